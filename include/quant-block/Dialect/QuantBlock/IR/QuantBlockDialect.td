@@ -1,0 +1,46 @@
+//===- QuantBlockDialect.td - quant_block dialect ----------*- tablegen -*-===//
+//
+// The quant_block dialect: block-wise (group-wise) and OCP Microscaling (MX)
+// quantization with self-describing types and run-time quantization
+// parameters.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANT_BLOCK_DIALECT_QUANTBLOCK_IR_QUANTBLOCKDIALECT_TD
+#define QUANT_BLOCK_DIALECT_QUANTBLOCK_IR_QUANTBLOCKDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def QuantBlock_Dialect : Dialect {
+  let name = "quant_block";
+  let cppNamespace = "::mlir::quant_block";
+  let summary = "Block-wise and OCP Microscaling (MX) quantization";
+  let description = [{
+    The `quant_block` dialect describes quantized tensors whose scales and
+    zero points are shared by *blocks* of elements: per-tensor, per-axis
+    (per-channel, per-token), per-group (e.g. 1x32, as int4 group-quantized
+    LLM weights use), 2-D blocks (e.g. 128x128) and the OCP Microscaling
+    formats (MXFP8, MXFP6, MXFP4, MXINT8) and NVFP4.
+
+    A quantized tensor has three parts: the *data* (storage values), the
+    *scales* and optional *zero points*. The *scheme*
+    (`#quant_block.scheme`) relates them and lives in the type
+    (`!quant_block.tensor`), so the IR is self-describing; the scales and
+    zero points themselves are SSA values, so they can be constants or arrive
+    at run time. Scales are always kept *contracted*: their shape is
+    `ceil(dim / block)` per dimension, never expanded to the data's shape.
+
+    The numerics of every op are defined bit for bit in `docs/Numerics.md`.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+  let hasConstantMaterializer = 0;
+  let extraClassDeclaration = [{
+  private:
+    void registerAttributes();
+    void registerTypes();
+  public:
+  }];
+}
+
+#endif // QUANT_BLOCK_DIALECT_QUANTBLOCK_IR_QUANTBLOCKDIALECT_TD

@@ -1,0 +1,30 @@
+//===- InitAll.h - register everything quant-block provides -----*- C++ -*-===//
+//
+// One place for embedders (and quant-opt) to register the quant_block dialect
+// and every quant-block pass and pipeline, in the style of
+// mlir/InitAllDialects.h and mlir/InitAllPasses.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANT_BLOCK_INITALL_H
+#define QUANT_BLOCK_INITALL_H
+
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir::quant_block {
+
+/// Adds the quant_block dialect to `registry`.
+inline void registerAllDialects(DialectRegistry &registry) {
+  registry.insert<QuantBlockDialect>();
+}
+
+/// Registers every quant-block pass and pipeline with the global pass
+/// registry (for command-line use). The transformation and conversion passes
+/// register themselves here as they are added.
+inline void registerAllPasses() {}
+
+} // namespace mlir::quant_block
+
+#endif // QUANT_BLOCK_INITALL_H
