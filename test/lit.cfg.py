@@ -11,7 +11,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "QUANT_BLOCK"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test"]
+config.suffixes = [".mlir", ".test", ".c"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.quant_block_obj_root, "test")
@@ -29,6 +29,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.quant_block_tools_dir, config.llvm_tools_dir]
 tools = [
     "quant-opt",
+    "quant-block-capi-test",
     "mlir-opt",
     "mlir-runner",
     "mlir-translate",

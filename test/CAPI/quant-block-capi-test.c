@@ -1,0 +1,137 @@
+/*===- quant-block-capi-test.c - C API test of quant_block ------------*- C -*-===*\
+|*                                                                            *|
+|* Exercises the C API as a C client would: register the dialect, build and   *|
+|* parse schemes, read every field back, derive part types, and get a null    *|
+|* result (with a diagnostic) for an invalid scheme.                          *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+// RUN: quant-block-capi-test 2>&1 | FileCheck %s
+
+#include "quant-block-c/QuantBlock.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/IR.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void printToStdout(MlirStringRef str, void *userData) {
+  (void)userData;
+  fwrite(str.data, 1, str.length, stdout);
+}
+
+static MlirLogicalResult printDiagnostic(MlirDiagnostic diag, void *userData) {
+  (void)userData;
+  printf("diagnostic: ");
+  mlirDiagnosticPrint(diag, printToStdout, NULL);
+  printf("\n");
+  return mlirLogicalResultSuccess();
+}
+
+static void printType(const char *label, MlirType type) {
+  printf("%s: ", label);
+  if (mlirTypeIsNull(type))
+    printf("<null>");
+  else
+    mlirTypePrint(type, printToStdout, NULL);
+  printf("\n");
+}
+
+static void testNamedScheme(MlirContext ctx) {
+  // CHECK-LABEL: testNamedScheme
+  printf("testNamedScheme\n");
+  MlirAttribute mxfp4 = mlirQuantBlockSchemeAttrGetNamed(
+      ctx, mlirStringRefCreateFromCString("mxfp4"), mlirBF16TypeGet(ctx));
+  // CHECK: isa scheme: 1
+  printf("isa scheme: %d\n", mlirAttributeIsAQuantBlockScheme(mxfp4));
+  // CHECK: #quant_block.scheme<mxfp4 : bf16>
+  mlirAttributePrint(mxfp4, printToStdout, NULL);
+  printf("\n");
+  // CHECK: storage: f4E2M1FN
+  printType("storage", mlirQuantBlockSchemeAttrGetStorageType(mxfp4));
+  // CHECK: scale: f8E8M0FNU
+  printType("scale", mlirQuantBlockSchemeAttrGetScaleType(mxfp4));
+  // CHECK: block rank 1, size 32
+  printf("block rank %ld, size %ld\n",
+         (long)mlirQuantBlockSchemeAttrGetBlockRank(mxfp4),
+         (long)mlirQuantBlockSchemeAttrGetBlockSize(mxfp4, 0));
+  MlirStringRef name;
+  // CHECK: standard name: mxfp4
+  if (mlirQuantBlockSchemeAttrGetStandardName(mxfp4, &name))
+    printf("standard name: %.*s\n", (int)name.length, name.data);
+  // CHECK: unknown name is null: 1
+  printf("unknown name is null: %d\n",
+         mlirAttributeIsNull(mlirQuantBlockSchemeAttrGetNamed(
+             ctx, mlirStringRefCreateFromCString("mxfp5"),
+             mlirF32TypeGet(ctx))));
+}
+
+static void testBuiltScheme(MlirContext ctx) {
+  // CHECK-LABEL: testBuiltScheme
+  printf("testBuiltScheme\n");
+  int64_t block[] = {1, 32};
+  MlirType ui4 = mlirIntegerTypeUnsignedGet(ctx, 4);
+  MlirAttribute scheme = mlirQuantBlockSchemeAttrGet(
+      ctx, ui4, mlirF32TypeGet(ctx), 2, block, mlirF16TypeGet(ctx), ui4);
+  // CHECK: #quant_block.scheme<ui4 : f32, block = [1, 32], scale = f16, zero_point = ui4>
+  mlirAttributePrint(scheme, printToStdout, NULL);
+  printf("\n");
+  // CHECK: domain 1, range [0, 15], saturate 1, outer 0
+  printf("domain %d, range [%ld, %ld], saturate %d, outer %d\n",
+         (int)mlirQuantBlockSchemeAttrGetZeroPointDomain(scheme),
+         (long)mlirQuantBlockSchemeAttrGetQmin(scheme),
+         (long)mlirQuantBlockSchemeAttrGetQmax(scheme),
+         mlirQuantBlockSchemeAttrGetSaturate(scheme),
+         mlirQuantBlockSchemeAttrHasOuter(scheme));
+
+  int64_t shape[] = {7, 70};
+  MlirType type = mlirQuantBlockTensorTypeGet(ctx, 2, shape, scheme);
+  // CHECK: isa tensor: 1
+  printf("isa tensor: %d\n", mlirTypeIsAQuantBlockTensor(type));
+  // CHECK: data: tensor<7x70xui4>
+  printType("data", mlirQuantBlockTensorTypeGetDataType(type));
+  // CHECK: scales: tensor<7x3xf16>
+  printType("scales", mlirQuantBlockTensorTypeGetScalesType(type));
+  // CHECK: zero points: tensor<7x3xui4>
+  printType("zero points", mlirQuantBlockTensorTypeGetZeroPointsType(type));
+  // CHECK: scheme matches: 1
+  printf("scheme matches: %d\n",
+         mlirAttributeEqual(mlirQuantBlockTensorTypeGetScheme(type), scheme));
+}
+
+static void testParsedAndInvalid(MlirContext ctx) {
+  // CHECK-LABEL: testParsedAndInvalid
+  printf("testParsedAndInvalid\n");
+  MlirAttribute parsed = mlirAttributeParseGet(
+      ctx, mlirStringRefCreateFromCString(
+               "#quant_block.scheme<i4 : f32, range = [-7, 7]>"));
+  // CHECK: parsed range [-7, 7], no zero point 1
+  printf("parsed range [%ld, %ld], no zero point %d\n",
+         (long)mlirQuantBlockSchemeAttrGetQmin(parsed),
+         (long)mlirQuantBlockSchemeAttrGetQmax(parsed),
+         mlirTypeIsNull(mlirQuantBlockSchemeAttrGetZeroPointType(parsed)));
+
+  int64_t block[] = {16};
+  MlirType noZeroPoint = {NULL};
+  // CHECK: diagnostic: an f8E8M0FNU (MX) scale needs a block of exactly 32 elements along one dimension (OCP MX v1.0), but the block is [16]
+  MlirAttribute invalid = mlirQuantBlockSchemeAttrGet(
+      ctx, mlirFloat4E2M1FNTypeGet(ctx), mlirF32TypeGet(ctx), 1, block,
+      mlirFloat8E8M0FNUTypeGet(ctx), noZeroPoint);
+  // CHECK: invalid is null: 1
+  printf("invalid is null: %d\n", mlirAttributeIsNull(invalid));
+}
+
+int main(void) {
+  MlirContext ctx = mlirContextCreate();
+  mlirDialectHandleRegisterDialect(mlirGetDialectHandle__quant_block__(), ctx);
+  mlirContextGetOrLoadDialect(ctx, mlirStringRefCreateFromCString("quant_block"));
+  mlirContextAttachDiagnosticHandler(ctx, printDiagnostic, NULL, NULL);
+  testNamedScheme(ctx);
+  testBuiltScheme(ctx);
+  testParsedAndInvalid(ctx);
+  mlirContextDestroy(ctx);
+  return 0;
+}
