@@ -1,4 +1,4 @@
-/*===- quant-block-c/QuantBlock.h - C API of the quant_block dialect -*- C -*-===*\
+/*===- quant-block-c/QuantBlock.h - quant_block C API -------------*- C -*-===*\
 |*                                                                            *|
 |* The C API of the quant_block dialect, in the conventions of mlir-c         *|
 |* (mlir-c/Dialect/Quant.h): a dialect handle, `mlir...IsA...` predicates,    *|
@@ -67,8 +67,10 @@ MLIR_CAPI_EXPORTED MlirType
 mlirQuantBlockSchemeAttrGetZeroPointType(MlirAttribute scheme);
 MLIR_CAPI_EXPORTED MlirQuantBlockZeroPointDomain
 mlirQuantBlockSchemeAttrGetZeroPointDomain(MlirAttribute scheme);
-MLIR_CAPI_EXPORTED int64_t mlirQuantBlockSchemeAttrGetQmin(MlirAttribute scheme);
-MLIR_CAPI_EXPORTED int64_t mlirQuantBlockSchemeAttrGetQmax(MlirAttribute scheme);
+MLIR_CAPI_EXPORTED int64_t
+mlirQuantBlockSchemeAttrGetQmin(MlirAttribute scheme);
+MLIR_CAPI_EXPORTED int64_t
+mlirQuantBlockSchemeAttrGetQmax(MlirAttribute scheme);
 MLIR_CAPI_EXPORTED bool
 mlirQuantBlockSchemeAttrGetSaturate(MlirAttribute scheme);
 MLIR_CAPI_EXPORTED bool mlirQuantBlockSchemeAttrHasOuter(MlirAttribute scheme);

@@ -26,12 +26,9 @@ bool mlirAttributeIsAQuantBlockScheme(MlirAttribute attr) {
   return isa<SchemeAttr>(unwrap(attr));
 }
 
-MlirAttribute mlirQuantBlockSchemeAttrGet(MlirContext ctx, MlirType storage,
-                                          MlirType expressed,
-                                          intptr_t blockRank,
-                                          const int64_t *blockShape,
-                                          MlirType scaleType,
-                                          MlirType zeroPointType) {
+MlirAttribute mlirQuantBlockSchemeAttrGet(
+    MlirContext ctx, MlirType storage, MlirType expressed, intptr_t blockRank,
+    const int64_t *blockShape, MlirType scaleType, MlirType zeroPointType) {
   MLIRContext *context = unwrap(ctx);
   Type storageType = unwrap(storage);
   int64_t qmin = 0, qmax = 0;
@@ -62,8 +59,7 @@ MlirType mlirQuantBlockSchemeAttrGetExpressedType(MlirAttribute attr) {
 intptr_t mlirQuantBlockSchemeAttrGetBlockRank(MlirAttribute attr) {
   return scheme(attr).getBlockShape().size();
 }
-int64_t mlirQuantBlockSchemeAttrGetBlockSize(MlirAttribute attr,
-                                             intptr_t pos) {
+int64_t mlirQuantBlockSchemeAttrGetBlockSize(MlirAttribute attr, intptr_t pos) {
   return scheme(attr).getBlockShape()[pos];
 }
 MlirType mlirQuantBlockSchemeAttrGetScaleType(MlirAttribute attr) {

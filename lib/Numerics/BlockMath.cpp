@@ -76,8 +76,7 @@ struct Factor {
   }
 };
 
-void appendFactor(SmallVector<Factor> &factors, FactorKind kind,
-                  int64_t size) {
+void appendFactor(SmallVector<Factor> &factors, FactorKind kind, int64_t size) {
   if (size == 1)
     return;
   if (!factors.empty() && factors.back().kind == kind)
@@ -159,9 +158,10 @@ std::optional<std::string> quant_block::numerics::checkBlockwiseReshape(
   return std::nullopt;
 }
 
-int64_t quant_block::numerics::linearBlockIndex(
-    ArrayRef<int64_t> index, ArrayRef<int64_t> shape,
-    ArrayRef<int64_t> effectiveBlock) {
+int64_t
+quant_block::numerics::linearBlockIndex(ArrayRef<int64_t> index,
+                                        ArrayRef<int64_t> shape,
+                                        ArrayRef<int64_t> effectiveBlock) {
   SmallVector<int64_t> contracted = contractShape(shape, effectiveBlock);
   int64_t linear = 0;
   for (size_t i = 0; i < index.size(); ++i)

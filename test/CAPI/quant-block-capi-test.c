@@ -1,4 +1,4 @@
-/*===- quant-block-capi-test.c - C API test of quant_block ------------*- C -*-===*\
+/*===- quant-block-capi-test.c - quant_block C API test -----------*- C -*-===*\
 |*                                                                            *|
 |* Exercises the C API as a C client would: register the dialect, build and   *|
 |* parse schemes, read every field back, derive part types, and get a null    *|
@@ -63,10 +63,10 @@ static void testNamedScheme(MlirContext ctx) {
   if (mlirQuantBlockSchemeAttrGetStandardName(mxfp4, &name))
     printf("standard name: %.*s\n", (int)name.length, name.data);
   // CHECK: unknown name is null: 1
-  printf("unknown name is null: %d\n",
-         mlirAttributeIsNull(mlirQuantBlockSchemeAttrGetNamed(
-             ctx, mlirStringRefCreateFromCString("mxfp5"),
-             mlirF32TypeGet(ctx))));
+  printf(
+      "unknown name is null: %d\n",
+      mlirAttributeIsNull(mlirQuantBlockSchemeAttrGetNamed(
+          ctx, mlirStringRefCreateFromCString("mxfp5"), mlirF32TypeGet(ctx))));
 }
 
 static void testBuiltScheme(MlirContext ctx) {
@@ -76,7 +76,8 @@ static void testBuiltScheme(MlirContext ctx) {
   MlirType ui4 = mlirIntegerTypeUnsignedGet(ctx, 4);
   MlirAttribute scheme = mlirQuantBlockSchemeAttrGet(
       ctx, ui4, mlirF32TypeGet(ctx), 2, block, mlirF16TypeGet(ctx), ui4);
-  // CHECK: #quant_block.scheme<ui4 : f32, block = [1, 32], scale = f16, zero_point = ui4>
+  // CHECK: #quant_block.scheme<ui4 : f32, block = [1, 32], scale = f16,
+  // zero_point = ui4>
   mlirAttributePrint(scheme, printToStdout, NULL);
   printf("\n");
   // CHECK: domain 1, range [0, 15], saturate 1, outer 0
@@ -116,7 +117,8 @@ static void testParsedAndInvalid(MlirContext ctx) {
 
   int64_t block[] = {16};
   MlirType noZeroPoint = {NULL};
-  // CHECK: diagnostic: an f8E8M0FNU (MX) scale needs a block of exactly 32 elements along one dimension (OCP MX v1.0), but the block is [16]
+  // CHECK: diagnostic: an f8E8M0FNU (MX) scale needs a block of exactly 32
+  // elements along one dimension (OCP MX v1.0), but the block is [16]
   MlirAttribute invalid = mlirQuantBlockSchemeAttrGet(
       ctx, mlirFloat4E2M1FNTypeGet(ctx), mlirF32TypeGet(ctx), 1, block,
       mlirFloat8E8M0FNUTypeGet(ctx), noZeroPoint);
@@ -127,7 +129,8 @@ static void testParsedAndInvalid(MlirContext ctx) {
 int main(void) {
   MlirContext ctx = mlirContextCreate();
   mlirDialectHandleRegisterDialect(mlirGetDialectHandle__quant_block__(), ctx);
-  mlirContextGetOrLoadDialect(ctx, mlirStringRefCreateFromCString("quant_block"));
+  mlirContextGetOrLoadDialect(ctx,
+                              mlirStringRefCreateFromCString("quant_block"));
   mlirContextAttachDiagnosticHandler(ctx, printDiagnostic, NULL, NULL);
   testNamedScheme(ctx);
   testBuiltScheme(ctx);

@@ -36,8 +36,7 @@ protected:
   }
 
   /// Runs `getChecked` and returns the diagnostic it emitted ("" if none).
-  template <typename... Args>
-  std::string diagnoseScheme(Args &&...args) {
+  template <typename... Args> std::string diagnoseScheme(Args &&...args) {
     std::string message;
     ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
       message = diag.str();
@@ -87,8 +86,8 @@ TEST_F(SchemeAttrTest, ZeroPointDomains) {
 }
 
 TEST_F(SchemeAttrTest, NamedSchemesRoundTrip) {
-  for (StringRef name : {"mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e2m3",
-                         "mxfp6_e3m2", "mxfp4", "mxint8", "nvfp4"}) {
+  for (StringRef name : {"mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e2m3", "mxfp6_e3m2",
+                         "mxfp4", "mxint8", "nvfp4"}) {
     SchemeAttr scheme = SchemeAttr::getNamed(&context, name, bf16);
     ASSERT_TRUE(scheme) << name.str();
     EXPECT_EQ(scheme.getStandardName(), std::optional<StringRef>(name));
@@ -207,8 +206,8 @@ TEST_F(SchemeAttrTest, ParserReportsBadSchemes) {
                               &context));
   EXPECT_EQ(message,
             "range [-8, 8] is outside the storage range [-8, 7] of 'i4'");
-  EXPECT_FALSE(parseAttribute("#quant_block.scheme<i4 : f32, blocks = [32]>",
-                              &context));
+  EXPECT_FALSE(
+      parseAttribute("#quant_block.scheme<i4 : f32, blocks = [32]>", &context));
   EXPECT_NE(message.find("unknown scheme field 'blocks'"), std::string::npos);
 }
 

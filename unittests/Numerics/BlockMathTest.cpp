@@ -58,16 +58,18 @@ TEST(BlockMathTest, LinearBlockIndex) {
 
 TEST(BlockMathTest, ReshapeKeepingBlocks) {
   // (M, K) <-> (M, K/32, 32), the WebNN/ONNX group view.
-  EXPECT_FALSE(checkBlockwiseReshape({8, 128}, {1, 32}, {8, 4, 32}, {1, 1, 32}));
-  EXPECT_FALSE(checkBlockwiseReshape({8, 4, 32}, {1, 1, 32}, {8, 128}, {1, 32}));
+  EXPECT_FALSE(
+      checkBlockwiseReshape({8, 128}, {1, 32}, {8, 4, 32}, {1, 1, 32}));
+  EXPECT_FALSE(
+      checkBlockwiseReshape({8, 4, 32}, {1, 1, 32}, {8, 128}, {1, 32}));
   // Flattening rows of per-row groups keeps the groups.
   EXPECT_FALSE(checkBlockwiseReshape({8, 128}, {1, 32}, {1024}, {32}));
   // 2-D blocks survive splitting the outer dimension along block lines.
   EXPECT_FALSE(
       checkBlockwiseReshape({64, 128}, {2, 32}, {32, 2, 128}, {1, 2, 32}));
   // Unit dimensions anywhere are free.
-  EXPECT_FALSE(checkBlockwiseReshape({1, 8, 128}, {1, 1, 32}, {8, 1, 128},
-                                     {1, 1, 32}));
+  EXPECT_FALSE(
+      checkBlockwiseReshape({1, 8, 128}, {1, 1, 32}, {8, 1, 128}, {1, 1, 32}));
   // A ragged dimension kept as is may stay ragged.
   EXPECT_FALSE(checkBlockwiseReshape({2, 3, 10}, {1, 1, 4}, {6, 10}, {1, 4}));
 }

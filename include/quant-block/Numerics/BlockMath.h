@@ -53,11 +53,9 @@ bool isSameBlockPartition(int64_t a, int64_t b, int64_t dimSize);
 /// `srcBlock`) into `dstShape` (resolved blocks `dstBlock`) maps every block
 /// onto exactly one block, in the same row-major order, so that the scales
 /// reshape the same way. Returns an explanation when it does not.
-std::optional<std::string>
-checkBlockwiseReshape(llvm::ArrayRef<int64_t> srcShape,
-                      llvm::ArrayRef<int64_t> srcBlock,
-                      llvm::ArrayRef<int64_t> dstShape,
-                      llvm::ArrayRef<int64_t> dstBlock);
+std::optional<std::string> checkBlockwiseReshape(
+    llvm::ArrayRef<int64_t> srcShape, llvm::ArrayRef<int64_t> srcBlock,
+    llvm::ArrayRef<int64_t> dstShape, llvm::ArrayRef<int64_t> dstBlock);
 
 /// The row-major linear index of the block holding element `index` of a tensor
 /// of `shape` with resolved static blocks `effectiveBlock`.

@@ -119,8 +119,8 @@ verifyBlockList(function_ref<InFlightDiagnostic()> emitError,
                 ArrayRef<int64_t> block, StringRef what) {
   for (auto [index, size] : llvm::enumerate(block))
     if (size <= 0 && size != SchemeAttr::kWholeDimension)
-      return emitError() << what << " size " << size << " at position "
-                         << index << " must be positive or '*'";
+      return emitError() << what << " size " << size << " at position " << index
+                         << " must be positive or '*'";
   return success();
 }
 
@@ -153,8 +153,8 @@ Attribute OuterScaleAttr::parse(AsmParser &parser, Type) {
   }
   if (parser.parseGreater())
     return {};
-  return parser.getChecked<OuterScaleAttr>(loc, parser.getContext(),
-                                           scaleType, block, minType);
+  return parser.getChecked<OuterScaleAttr>(loc, parser.getContext(), scaleType,
+                                           block, minType);
 }
 
 void OuterScaleAttr::print(AsmPrinter &printer) const {
@@ -202,8 +202,8 @@ static const NamedScheme kNamedSchemes[] = {
     {"mxfp8_e4m3", [](MLIRContext *c) -> Type { return getE4M3(c); }, 32,
      getE8M0, false},
     {"mxfp8_e5m2",
-     [](MLIRContext *c) -> Type { return Float8E5M2Type::get(c); }, 32,
-     getE8M0, false},
+     [](MLIRContext *c) -> Type { return Float8E5M2Type::get(c); }, 32, getE8M0,
+     false},
     {"mxfp6_e2m3",
      [](MLIRContext *c) -> Type { return Float6E2M3FNType::get(c); }, 32,
      getE8M0, false},
@@ -225,17 +225,16 @@ SchemeAttr SchemeAttr::getNamed(MLIRContext *context, StringRef name,
       continue;
     OuterScaleAttr outer;
     if (named.hasOuterF32)
-      outer = OuterScaleAttr::get(context, Float32Type::get(context), {},
-                                  Type());
+      outer =
+          OuterScaleAttr::get(context, Float32Type::get(context), {}, Type());
     Type storage = named.storage(context);
     int64_t qmin = 0, qmax = 0;
     if (auto intType = dyn_cast<IntegerType>(storage))
       std::tie(qmin, qmax) = getIntegerStorageRange(intType);
-    return SchemeAttr::get(context, storage, expressedType,
-                           ArrayRef<int64_t>{named.blockSize},
-                           named.scale(context), Type(), qmin, qmax,
-                           RoundingMode::HalfToEven, /*saturate=*/true,
-                           ScaleRoundingMode::Floor, outer);
+    return SchemeAttr::get(
+        context, storage, expressedType, ArrayRef<int64_t>{named.blockSize},
+        named.scale(context), Type(), qmin, qmax, RoundingMode::HalfToEven,
+        /*saturate=*/true, ScaleRoundingMode::Floor, outer);
   }
   return {};
 }
@@ -517,13 +516,13 @@ void SchemeAttr::print(AsmPrinter &printer) const {
 // SchemeAttr: verification
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                   Type storageType, Type expressedType,
-                   ArrayRef<int64_t> blockShape, Type scaleType,
-                   Type zeroPointType, int64_t qmin, int64_t qmax,
-                   RoundingMode rounding, bool saturate,
-                   ScaleRoundingMode scaleRounding, OuterScaleAttr outer) {
+LogicalResult SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 Type storageType, Type expressedType,
+                                 ArrayRef<int64_t> blockShape, Type scaleType,
+                                 Type zeroPointType, int64_t qmin, int64_t qmax,
+                                 RoundingMode rounding, bool saturate,
+                                 ScaleRoundingMode scaleRounding,
+                                 OuterScaleAttr outer) {
   // Storage.
   auto intStorage = dyn_cast<IntegerType>(storageType);
   if (intStorage && intStorage.isSigned())

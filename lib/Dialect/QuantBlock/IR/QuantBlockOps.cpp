@@ -103,8 +103,7 @@ static LogicalResult verifyParameters(Operation *op, QuantizedTensorType qType,
       return verifyPart(op, name, value, expected, qType, true);
     return success();
   };
-  if (failed(checkOptional("zero_points", zeroPoints,
-                           qType.getZeroPointsType(),
+  if (failed(checkOptional("zero_points", zeroPoints, qType.getZeroPointsType(),
                            "the scheme has no zero point")))
     return failure();
   if (failed(checkOptional("outer_scales", outerScales,
@@ -234,8 +233,8 @@ struct RoundTripChecker {
                            : x / scale;
         APFloat rounded(scaled);
         rounded.roundToIntegral(getAPRounding());
-        double back = rounded.convertToFloat() +
-                      (floatZeroPoint ? 0.0 : zeroPoint);
+        double back =
+            rounded.convertToFloat() + (floatZeroPoint ? 0.0 : zeroPoint);
         back = std::clamp<double>(back, scheme.getQmin(), scheme.getQmax());
         if (back != double(q))
           return false;
@@ -314,15 +313,14 @@ struct FoldQuantizeOfDequantize : public OpRewritePattern<QuantizeOp> {
       if (zeroPoints) {
         int64_t index = zeroPoints.isSplat() ? 0 : i;
         if (isa<IntegerType>(zeroPoints.getElementType()))
-          zeroPoint = double(
-              zeroPoints.getValues<APInt>()[index].getSExtValue());
-        else
           zeroPoint =
-              zeroPoints.getValues<APFloat>()[index].convertToDouble();
+              double(zeroPoints.getValues<APInt>()[index].getSExtValue());
+        else
+          zeroPoint = zeroPoints.getValues<APFloat>()[index].convertToDouble();
         if (auto intType = dyn_cast<IntegerType>(zeroPoints.getElementType()))
           if (intType.isUnsigned())
-            zeroPoint = double(
-                zeroPoints.getValues<APInt>()[index].getZExtValue());
+            zeroPoint =
+                double(zeroPoints.getValues<APInt>()[index].getZExtValue());
       }
       uint64_t zeroPointBits;
       std::memcpy(&zeroPointBits, &zeroPoint, sizeof(zeroPointBits));
@@ -508,8 +506,9 @@ LogicalResult MatmulOp::verify() {
 
   // Element types.
   Type lhsExpressed =
-      lhsQuantized ? lhsQuantized.getScheme().getExpressedType()
-                   : cast<RankedTensorType>(getLhs().getType()).getElementType();
+      lhsQuantized
+          ? lhsQuantized.getScheme().getExpressedType()
+          : cast<RankedTensorType>(getLhs().getType()).getElementType();
   if (lhsExpressed != expressed)
     return emitOpError() << "lhs expresses " << lhsExpressed
                          << " but rhs expresses " << expressed;
@@ -517,8 +516,10 @@ LogicalResult MatmulOp::verify() {
   // Contraction dimension.
   size_t rank = lhsShape.size();
   int64_t lhsK = lhsShape[rank - 1];
-  size_t rhsKDim = getTransposeRhs() ? rhsShape.size() - 1 : rhsShape.size() - 2;
-  size_t rhsNDim = getTransposeRhs() ? rhsShape.size() - 2 : rhsShape.size() - 1;
+  size_t rhsKDim =
+      getTransposeRhs() ? rhsShape.size() - 1 : rhsShape.size() - 2;
+  size_t rhsNDim =
+      getTransposeRhs() ? rhsShape.size() - 2 : rhsShape.size() - 1;
   int64_t rhsK = rhsShape[rhsKDim];
   if (!ShapedType::isDynamic(lhsK) && !ShapedType::isDynamic(rhsK) &&
       lhsK != rhsK)
@@ -581,9 +582,9 @@ LogicalResult MatmulOp::verify() {
     if (!lhsQuantized)
       return emitOpError() << "i32 accumulation needs a quantized lhs "
                               "(dynamic activation quantization)";
-    for (auto [name, type] : {std::pair<StringRef, QuantizedTensorType>{
-                                  "lhs", lhsQuantized},
-                              {"rhs", rhs}}) {
+    for (auto [name, type] :
+         {std::pair<StringRef, QuantizedTensorType>{"lhs", lhsQuantized},
+          {"rhs", rhs}}) {
       SchemeAttr scheme = type.getScheme();
       if (!scheme.hasIntegerStorage() || scheme.getStorageBitWidth() > 8)
         return emitOpError() << "i32 accumulation needs integer storage of at "
@@ -637,8 +638,8 @@ LogicalResult TransposeOp::verify() {
   SmallVector<bool> seen(rank, false);
   for (int64_t p : perm) {
     if (p < 0 || p >= rank || seen[p])
-      return emitOpError() << "permutation is not a permutation of [0, "
-                           << rank << ")";
+      return emitOpError() << "permutation is not a permutation of [0, " << rank
+                           << ")";
     seen[p] = true;
   }
   if (result.getRank() != rank)
@@ -673,11 +674,10 @@ LogicalResult TransposeOp::verify() {
     for (int64_t d = 0; d < rank; ++d)
       if (!isSameBlockPartition(outOuter[d], inOuter[perm[d]],
                                 inScales[perm[d]]))
-        return emitOpError() << "result outer block " << outOuter[d]
-                             << " along dimension " << d
-                             << " must be the input outer block "
-                             << inOuter[perm[d]] << " along dimension "
-                             << perm[d];
+        return emitOpError()
+               << "result outer block " << outOuter[d] << " along dimension "
+               << d << " must be the input outer block " << inOuter[perm[d]]
+               << " along dimension " << perm[d];
   }
   return success();
 }
@@ -771,8 +771,7 @@ LogicalResult ExtractSliceOp::verify() {
     int64_t block = inBlock[d];
     if (ShapedType::isDynamic(block)) {
       if (offset != 0)
-        return emitOpError() << "offset " << offset << " along dimension "
-                             << d
+        return emitOpError() << "offset " << offset << " along dimension " << d
                              << " cuts the whole-dimension block of a "
                                 "dynamic dimension";
     } else if (block > 0 && offset % block != 0) {
@@ -835,8 +834,8 @@ LogicalResult BroadcastOp::verify() {
                                      ArrayRef<int64_t>{size})))
       return emitOpError() << "result dimension " << d << " (size "
                            << result.getShape()[d]
-                           << ") must be input dimension " << inDim
-                           << " (size " << size << ")";
+                           << ") must be input dimension " << inDim << " (size "
+                           << size << ")";
     if (!isSameBlockPartition(outBlock[d], inBlock[inDim], size))
       return emitOpError() << "result block " << outBlock[d]
                            << " along kept dimension " << d

@@ -37,8 +37,8 @@ Type QuantizedTensorType::parse(AsmParser &parser) {
       parser.parseComma() || parser.parseAttribute(scheme) ||
       parser.parseGreater())
     return {};
-  return parser.getChecked<QuantizedTensorType>(loc, parser.getContext(),
-                                                shape, scheme);
+  return parser.getChecked<QuantizedTensorType>(loc, parser.getContext(), shape,
+                                                scheme);
 }
 
 void QuantizedTensorType::print(AsmPrinter &printer) const {
@@ -113,9 +113,8 @@ RankedTensorType QuantizedTensorType::getOuterMinsType() const {
 
 SmallVector<Type> QuantizedTensorType::getPartTypes() const {
   SmallVector<Type> parts = {getDataType(), getScalesType()};
-  for (Type optional :
-       {Type(getZeroPointsType()), Type(getOuterScalesType()),
-        Type(getOuterMinsType())})
+  for (Type optional : {Type(getZeroPointsType()), Type(getOuterScalesType()),
+                        Type(getOuterMinsType())})
     if (optional)
       parts.push_back(optional);
   return parts;
