@@ -9,6 +9,7 @@
 #ifndef QUANT_BLOCK_INITALL_H
 #define QUANT_BLOCK_INITALL_H
 
+#include "quant-block/Conversion/Passes.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -21,9 +22,8 @@ inline void registerAllDialects(DialectRegistry &registry) {
 }
 
 /// Registers every quant-block pass and pipeline with the global pass
-/// registry (for command-line use). The transformation and conversion passes
-/// register themselves here as they are added.
-inline void registerAllPasses() {}
+/// registry (for command-line use).
+inline void registerAllPasses() { registerQuantBlockConversionPasses(); }
 
 } // namespace mlir::quant_block
 

@@ -1,0 +1,58 @@
+//===- Passes.td - quant-block conversion passes -----------*- tablegen -*-===//
+//
+// The conversion passes out of the quant_block dialect, one section each.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANT_BLOCK_CONVERSION_PASSES_TD
+#define QUANT_BLOCK_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// QuantBlockToLinalg
+//===----------------------------------------------------------------------===//
+
+def ConvertQuantBlockToLinalg : Pass<"convert-quant-block-to-linalg"> {
+  let summary = "Lower quant_block ops to linalg, tensor and arith on plain tensors";
+  let description = [{
+    Replaces every `!quant_block.tensor` by its lowered parts (data, scales,
+    zero points, outer scales and mins; function signatures, calls and
+    returns included) and every quant_block op by `linalg.generic`s on them.
+
+    Sub-byte data (2- and 4-bit storage) is packed along the innermost
+    dimension into `i8` (first element in the low bits, each innermost row
+    starting on a byte boundary; docs/Packing.md). Scales stay contracted and
+    are read through projected-permutation indexing maps in an expanded
+    iteration space, so the upstream vectorizer accepts the generics:
+
+    ```mlir
+    // Input:
+    %x = quant_block.dequantize %q : !quant_block.tensor<4x64,
+        #quant_block.scheme<i4 : f32, block = [32]>> -> tensor<4x64xf32>
+    // Output (data tensor<4x32xi8> holds two i4 per byte):
+    %d = tensor.expand_shape %data [[0], [1, 2]] output_shape [4, 2, 16]
+        : tensor<4x32xi8> into tensor<4x2x16xi8>
+    %r = linalg.generic {indexing_maps = [
+          affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>,   // packed byte
+          affine_map<(d0, d1, d2, d3) -> (d0, d1)>,       // scale
+          affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%d, %scales : ...) outs(%init : tensor<4x2x16x2xf32>) {...}
+    %x = tensor.collapse_shape %r [[0], [1, 2, 3]] : ... into tensor<4x64xf32>
+    ```
+
+    What this version does not lower yet is reported as an error at the op,
+    never left behind: 3-, 5-, 6- and 7-bit storage, OCP float storage and
+    float8 scales, blocked dimensions that are dynamic or end in a ragged
+    block, outer scales, quantize_dynamic, matmul and the layout ops.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+#endif // QUANT_BLOCK_CONVERSION_PASSES_TD

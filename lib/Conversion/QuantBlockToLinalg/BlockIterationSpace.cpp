@@ -1,0 +1,161 @@
+//===- BlockIterationSpace.cpp - expanded iteration spaces ----------------===//
+//
+// Builds the expanded iteration space of a quantized tensor and the reshapes
+// between natural and expanded views.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BlockIterationSpace.h"
+
+#include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::quant_block;
+using namespace mlir::quant_block::detail;
+
+std::optional<BlockIterationSpace>
+BlockIterationSpace::get(QuantizedTensorType type, std::string &whyNot) {
+  BlockIterationSpace space;
+  std::optional<int64_t> perByte = getElementsPerByte(type.getScheme());
+  if (!perByte) {
+    whyNot = "storage of " + std::to_string(type.getScheme().getStorageBitWidth()) +
+             " bits is not packed by this lowering yet";
+    return std::nullopt;
+  }
+  space.elementsPerByte = *perByte;
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = shape.size();
+  if (rank == 0) {
+    whyNot = "rank-0 quantized tensors are not lowered yet";
+    return std::nullopt;
+  }
+  SmallVector<int64_t> block = type.getEffectiveBlockShape();
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = shape[d], b = block[d];
+    bool last = d == rank - 1;
+    bool packed = last && space.elementsPerByte > 1;
+    ReassociationIndices elementGroup, packedGroup;
+    auto addDim = [&](int64_t dimSize, bool inPacked) {
+      unsigned index = space.iterShape.size();
+      space.iterShape.push_back(dimSize);
+      elementGroup.push_back(index);
+      if (inPacked)
+        packedGroup.push_back(index);
+      return index;
+    };
+    if (b == 1 && !packed) {
+      space.paramDims.push_back(addDim(size, true));
+    } else {
+      if (ShapedType::isDynamic(size) || ShapedType::isDynamic(b)) {
+        whyNot = "dimension " + std::to_string(d) +
+                 " is dynamic and blocked (or packed); only unblocked "
+                 "dimensions may be dynamic in this lowering";
+        return std::nullopt;
+      }
+      if (b == 1) {
+        whyNot = "sub-byte data with one scale per element along the "
+                 "innermost dimension is not lowered yet";
+        return std::nullopt;
+      }
+      if (size % b != 0) {
+        whyNot = "dimension " + std::to_string(d) + " (size " +
+                 std::to_string(size) + ") ends in a ragged block of " +
+                 std::to_string(b) + "; ragged blocks are not lowered yet";
+        return std::nullopt;
+      }
+      space.paramDims.push_back(addDim(size / b, true));
+      if (packed) {
+        if (b % space.elementsPerByte != 0) {
+          whyNot = "the innermost block " + std::to_string(b) +
+                   " is not a multiple of the " +
+                   std::to_string(space.elementsPerByte) +
+                   " elements packed per byte";
+          return std::nullopt;
+        }
+        addDim(b / space.elementsPerByte, true);
+        space.laneDim = addDim(space.elementsPerByte, false);
+      } else {
+        addDim(b, true);
+      }
+    }
+    space.elementGroups.push_back(elementGroup);
+    space.packedGroups.push_back(packedGroup);
+  }
+  return space;
+}
+
+AffineMap BlockIterationSpace::getElementMap(MLIRContext *ctx) const {
+  return AffineMap::getMultiDimIdentityMap(getNumDims(), ctx);
+}
+
+AffineMap BlockIterationSpace::getPackedMap(MLIRContext *ctx) const {
+  SmallVector<AffineExpr> results;
+  for (unsigned d = 0; d < getNumDims(); ++d)
+    if (!laneDim || d != *laneDim)
+      results.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(getNumDims(), 0, results, ctx);
+}
+
+AffineMap BlockIterationSpace::getParamMap(MLIRContext *ctx) const {
+  SmallVector<AffineExpr> results;
+  for (unsigned d : paramDims)
+    results.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(getNumDims(), 0, results, ctx);
+}
+
+SmallVector<int64_t> BlockIterationSpace::getPackedShape() const {
+  SmallVector<int64_t> shape;
+  for (unsigned d = 0; d < getNumDims(); ++d)
+    if (!laneDim || d != *laneDim)
+      shape.push_back(iterShape[d]);
+  return shape;
+}
+
+static bool isTrivial(ArrayRef<ReassociationIndices> groups) {
+  return llvm::all_of(groups,
+                      [](const ReassociationIndices &g) { return g.size() == 1; });
+}
+
+Value mlir::quant_block::detail::expandTo(OpBuilder &b, Location loc,
+                                         Value value,
+                                         ArrayRef<ReassociationIndices> groups,
+                                         ArrayRef<int64_t> expandedShape) {
+  if (isTrivial(groups))
+    return value;
+  auto sourceType = cast<RankedTensorType>(value.getType());
+  auto resultType =
+      RankedTensorType::get(expandedShape, sourceType.getElementType());
+  SmallVector<OpFoldResult> outputShape;
+  for (auto [index, group] : llvm::enumerate(groups)) {
+    for (int64_t dim : group) {
+      if (ShapedType::isDynamic(expandedShape[dim]))
+        outputShape.push_back(
+            tensor::DimOp::create(b, loc, value, index).getResult());
+      else
+        outputShape.push_back(b.getIndexAttr(expandedShape[dim]));
+    }
+  }
+  return tensor::ExpandShapeOp::create(b, loc, resultType, value, groups,
+                                       outputShape);
+}
+
+Value mlir::quant_block::detail::collapseTo(
+    OpBuilder &b, Location loc, Value value,
+    ArrayRef<ReassociationIndices> groups, RankedTensorType type) {
+  if (isTrivial(groups))
+    return value;
+  return tensor::CollapseShapeOp::create(b, loc, type, value, groups);
+}
+
+Value mlir::quant_block::detail::createEmptyLike(
+    OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type elementType,
+    Value like, ArrayRef<ReassociationIndices> groups) {
+  SmallVector<Value> dynamicSizes;
+  for (auto [index, group] : llvm::enumerate(groups))
+    for (int64_t dim : group)
+      if (ShapedType::isDynamic(shape[dim]))
+        dynamicSizes.push_back(tensor::DimOp::create(b, loc, like, index));
+  return tensor::EmptyOp::create(b, loc, shape, elementType, dynamicSizes);
+}

@@ -1,0 +1,141 @@
+//===- ConvertQuantBlockToLinalg.cpp - the conversion pass ----------------===//
+//
+// The --convert-quant-block-to-linalg pass: checks first that every
+// quant_block op is one this lowering handles (so that anything else is a
+// clear error at the op, never a half-converted module), then runs a partial
+// dialect conversion with the quant_block type converter, which also rewrites
+// function signatures, calls and returns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BlockIterationSpace.h"
+#include "Patterns.h"
+
+#include "quant-block/Conversion/Passes.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlock.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir::quant_block {
+#define GEN_PASS_DEF_CONVERTQUANTBLOCKTOLINALG
+#include "quant-block/Conversion/Passes.h.inc"
+} // namespace mlir::quant_block
+
+using namespace mlir;
+using namespace mlir::quant_block;
+using namespace mlir::quant_block::detail;
+
+/// Scale and zero-point element types the generated arithmetic handles.
+static bool isLowerableParameterType(Type type) {
+  return !type || type.isF32() || type.isF16() || type.isBF16() ||
+         isa<IntegerType>(type);
+}
+
+static std::string toString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+static std::optional<std::string>
+getUnsupportedTypeReason(QuantizedTensorType type) {
+  SchemeAttr scheme = type.getScheme();
+  if (!scheme.hasIntegerStorage())
+    return "float storage (" +
+           toString(scheme.getStorageType()) +
+           ") is not lowered yet";
+  if (!isLowerableParameterType(scheme.getScaleType()) ||
+      isa<IntegerType>(scheme.getScaleType()))
+    return "scale type " + toString(scheme.getScaleType()) +
+           " is not lowered yet";
+  if (scheme.getOuter())
+    return std::string("outer (second-level) scales are not lowered yet");
+  std::string whyNot;
+  if (!BlockIterationSpace::get(type, whyNot))
+    return whyNot;
+  return std::nullopt;
+}
+
+std::optional<std::string>
+mlir::quant_block::detail::getUnsupportedReason(Operation *op) {
+  if (isa<QuantizeDynamicOp, MatmulOp, TransposeOp, ReshapeOp, ExtractSliceOp,
+          BroadcastOp>(op))
+    return "'" + op->getName().getStringRef().str() +
+           "' is not lowered to linalg yet";
+  for (Type type : llvm::concat<Type>(op->getOperandTypes(),
+                                      op->getResultTypes()))
+    if (auto quantized = dyn_cast<QuantizedTensorType>(type))
+      if (std::optional<std::string> reason =
+              getUnsupportedTypeReason(quantized))
+        return reason;
+  return std::nullopt;
+}
+
+void mlir::quant_block::populateQuantBlockToLinalgConversionPatterns(
+    const TypeConverter &typeConverter, RewritePatternSet &patterns) {
+  detail::populateDequantizePatterns(typeConverter, patterns);
+  detail::populateQuantizePatterns(typeConverter, patterns);
+  detail::populatePackPatterns(typeConverter, patterns);
+  populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(
+      patterns, typeConverter);
+  populateCallOpTypeConversionPattern(patterns, typeConverter);
+  populateReturnOpTypeConversionPattern(patterns, typeConverter);
+}
+
+namespace {
+struct ConvertQuantBlockToLinalgPass
+    : public mlir::quant_block::impl::ConvertQuantBlockToLinalgBase<
+          ConvertQuantBlockToLinalgPass> {
+  void runOnOperation() override {
+    Operation *root = getOperation();
+    bool supported = true;
+    root->walk([&](Operation *op) {
+      bool isQuantBlockOp = isa<QuantBlockDialect>(op->getDialect());
+      std::optional<std::string> reason;
+      if (isQuantBlockOp) {
+        reason = getUnsupportedReason(op);
+      } else if (auto func = dyn_cast<func::FuncOp>(op)) {
+        for (Type type : llvm::concat<const Type>(
+                 func.getFunctionType().getInputs(),
+                 func.getFunctionType().getResults()))
+          if (auto quantized = dyn_cast<QuantizedTensorType>(type))
+            if ((reason = getUnsupportedTypeReason(quantized)))
+              break;
+      }
+      if (reason) {
+        op->emitError() << "cannot lower to linalg: " << *reason;
+        supported = false;
+      }
+    });
+    if (!supported)
+      return signalPassFailure();
+
+    MLIRContext *ctx = &getContext();
+    QuantBlockTypeConverter typeConverter;
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<QuantBlockDialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, tensor::TensorDialect>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
+      return typeConverter.isSignatureLegal(func.getFunctionType()) &&
+             typeConverter.isLegal(&func.getBody());
+    });
+    target.addDynamicallyLegalOp<func::CallOp, func::ReturnOp>(
+        [&](Operation *op) { return typeConverter.isLegal(op); });
+    target.markUnknownOpDynamicallyLegal(
+        [&](Operation *op) { return typeConverter.isLegal(op); });
+
+    RewritePatternSet patterns(ctx);
+    populateQuantBlockToLinalgConversionPatterns(typeConverter, patterns);
+    if (failed(applyPartialConversion(root, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,116 @@
+//===- DequantizeLowering.cpp - quant_block.dequantize to linalg ----------===//
+//
+// One linalg.generic in the expanded block iteration space: it reads the
+// (packed) storage code, the block's scale and zero point through projected
+// permutations, and writes x = (q - zp) * s, q * s + m (one FMA) or q * s,
+// computed in f32 and rounded once to the expressed type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BlockIterationSpace.h"
+#include "Patterns.h"
+#include "ScalarCodegen.h"
+
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::quant_block;
+using namespace mlir::quant_block::detail;
+
+namespace {
+
+struct DequantizeOpLowering : public OpConversionPattern<DequantizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(DequantizeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    QuantizedTensorType qType = op.getInput().getType();
+    SchemeAttr scheme = qType.getScheme();
+    std::string whyNot;
+    std::optional<BlockIterationSpace> space =
+        BlockIterationSpace::get(qType, whyNot);
+    if (!space)
+      return rewriter.notifyMatchFailure(op, whyNot);
+    ValueRange parts = adaptor.getInput();
+    Value data = parts[0], scales = parts[1];
+    Value zeroPoints = scheme.getZeroPointType() ? parts[2] : Value();
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    RankedTensorType resultType = op.getResult().getType();
+    Type expressed = scheme.getExpressedType();
+
+    Value packedView = expandTo(rewriter, loc, data, space->packedGroups,
+                                space->getPackedShape());
+    Value init =
+        createEmptyLike(rewriter, loc, space->getElementShape(), expressed,
+                        data, space->elementGroups);
+    SmallVector<Value> inputs = {packedView, scales};
+    SmallVector<AffineMap> maps = {space->getPackedMap(ctx),
+                                   space->getParamMap(ctx)};
+    if (zeroPoints) {
+      inputs.push_back(zeroPoints);
+      maps.push_back(space->getParamMap(ctx));
+    }
+    maps.push_back(space->getElementMap(ctx));
+    SmallVector<utils::IteratorType> iterators(space->getNumDims(),
+                                               utils::IteratorType::parallel);
+
+    bool isSigned = scheme.isSignedStorage();
+    unsigned width = scheme.getStorageBitWidth();
+    std::optional<unsigned> laneDim = space->laneDim;
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, init.getType(), inputs, ValueRange{init}, maps,
+        iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value code = args[0];
+          if (laneDim) {
+            Value lane = linalg::IndexOp::create(b, loc, *laneDim);
+            code = extractPackedLane(b, loc, code, lane, width, isSigned);
+          }
+          Type f32 = b.getF32Type();
+          Value scale = convertFloat(b, loc, args[1], f32);
+          IntegerType intType = getIntegerComputeType(ctx, scheme);
+          Value q = extendInteger(b, loc, code, intType, isSigned);
+          Value result;
+          switch (scheme.getZeroPointDomain()) {
+          case ZeroPointDomain::None:
+            result = arith::MulFOp::create(
+                b, loc, arith::SIToFPOp::create(b, loc, f32, q), scale);
+            break;
+          case ZeroPointDomain::Int: {
+            Value zp = extendInteger(b, loc, args[2], intType,
+                                     !hasUnsignedZeroPoints(scheme));
+            Value diff = arith::SubIOp::create(b, loc, q, zp);
+            result = arith::MulFOp::create(
+                b, loc, arith::SIToFPOp::create(b, loc, f32, diff), scale);
+            break;
+          }
+          case ZeroPointDomain::Float: {
+            Value min = convertFloat(b, loc, args[2], f32);
+            result = math::FmaOp::create(
+                b, loc, arith::SIToFPOp::create(b, loc, f32, q), scale, min);
+            break;
+          }
+          }
+          linalg::YieldOp::create(b, loc,
+                                  convertFloat(b, loc, result, expressed));
+        });
+    Value collapsed = collapseTo(rewriter, loc, generic.getResult(0),
+                                 space->elementGroups, resultType);
+    rewriter.replaceOp(op, collapsed);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::quant_block::detail::populateDequantizePatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<DequantizeOpLowering>(converter, patterns.getContext());
+}

@@ -1,0 +1,27 @@
+//===- Patterns.h - quant_block to linalg pattern groups --------*- C++ -*-===//
+//
+// Internal: each op's lowering lives in its own file and adds its patterns
+// here; populateQuantBlockToLinalgConversionPatterns collects them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANT_BLOCK_LIB_CONVERSION_QUANTBLOCKTOLINALG_PATTERNS_H
+#define QUANT_BLOCK_LIB_CONVERSION_QUANTBLOCKTOLINALG_PATTERNS_H
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::quant_block::detail {
+
+void populateDequantizePatterns(const TypeConverter &converter,
+                                RewritePatternSet &patterns);
+void populateQuantizePatterns(const TypeConverter &converter,
+                              RewritePatternSet &patterns);
+void populatePackPatterns(const TypeConverter &converter,
+                          RewritePatternSet &patterns);
+
+/// Why this lowering cannot handle `op` yet, or std::nullopt if it can.
+std::optional<std::string> getUnsupportedReason(Operation *op);
+
+} // namespace mlir::quant_block::detail
+
+#endif // QUANT_BLOCK_LIB_CONVERSION_QUANTBLOCKTOLINALG_PATTERNS_H

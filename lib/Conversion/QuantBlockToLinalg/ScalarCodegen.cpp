@@ -1,0 +1,113 @@
+//===- ScalarCodegen.cpp - scalar arithmetic of the numerics contract -----===//
+//
+// Implements the scalar building blocks declared in ScalarCodegen.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScalarCodegen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlir::quant_block;
+using namespace mlir::quant_block::detail;
+
+static Value laneShift(OpBuilder &b, Location loc, Value lane,
+                       unsigned width) {
+  Type i8 = b.getI8Type();
+  Value lane8 = arith::IndexCastUIOp::create(b, loc, i8, lane);
+  Value widthValue = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(width));
+  return arith::MulIOp::create(b, loc, lane8, widthValue);
+}
+
+Value mlir::quant_block::detail::extractPackedLane(OpBuilder &b, Location loc,
+                                                   Value byte, Value lane,
+                                                   unsigned width,
+                                                   bool isSigned) {
+  Value shifted =
+      arith::ShRUIOp::create(b, loc, byte, laneShift(b, loc, lane, width));
+  if (!isSigned) {
+    Value mask = arith::ConstantOp::create(
+        b, loc, b.getI8IntegerAttr((1 << width) - 1));
+    return arith::AndIOp::create(b, loc, shifted, mask);
+  }
+  // Move the code to the top of the byte, then shift it back arithmetically
+  // to sign-extend it.
+  Value up = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(8 - width));
+  Value top = arith::ShLIOp::create(b, loc, shifted, up);
+  return arith::ShRSIOp::create(b, loc, top, up);
+}
+
+Value mlir::quant_block::detail::placeInLane(OpBuilder &b, Location loc,
+                                             Value code, Value lane,
+                                             unsigned width) {
+  Type i8 = b.getI8Type();
+  unsigned codeWidth = code.getType().getIntOrFloatBitWidth();
+  if (codeWidth > 8)
+    code = arith::TruncIOp::create(b, loc, i8, code);
+  else if (codeWidth < 8)
+    code = arith::ExtUIOp::create(b, loc, i8, code);
+  Value mask =
+      arith::ConstantOp::create(b, loc, b.getI8IntegerAttr((1 << width) - 1));
+  Value masked = arith::AndIOp::create(b, loc, code, mask);
+  return arith::ShLIOp::create(b, loc, masked, laneShift(b, loc, lane, width));
+}
+
+Value mlir::quant_block::detail::extendInteger(OpBuilder &b, Location loc,
+                                               Value value, Type type,
+                                               bool isSigned) {
+  if (value.getType() == type)
+    return value;
+  if (isSigned)
+    return arith::ExtSIOp::create(b, loc, type, value);
+  return arith::ExtUIOp::create(b, loc, type, value);
+}
+
+Value mlir::quant_block::detail::convertFloat(OpBuilder &b, Location loc,
+                                              Value value, Type type) {
+  Type from = value.getType();
+  if (from == type)
+    return value;
+  if (from.getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth() ||
+      (from.isF16() && type.isBF16()) || (from.isBF16() && type.isF16())) {
+    if (from.getIntOrFloatBitWidth() == type.getIntOrFloatBitWidth()) {
+      // f16 <-> bf16 goes through f32, exactly then with one rounding.
+      value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+      return arith::TruncFOp::create(b, loc, type, value);
+    }
+    return arith::ExtFOp::create(b, loc, type, value);
+  }
+  return arith::TruncFOp::create(b, loc, type, value);
+}
+
+Value mlir::quant_block::detail::roundToIntegral(OpBuilder &b, Location loc,
+                                                 Value value,
+                                                 RoundingMode mode) {
+  switch (mode) {
+  case RoundingMode::HalfToEven:
+    return math::RoundEvenOp::create(b, loc, value);
+  case RoundingMode::HalfAwayFromZero:
+    return math::RoundOp::create(b, loc, value);
+  case RoundingMode::TowardZero:
+    return math::TruncOp::create(b, loc, value);
+  }
+  llvm_unreachable("unknown rounding mode");
+}
+
+IntegerType mlir::quant_block::detail::getIntegerComputeType(MLIRContext *ctx,
+                                                            SchemeAttr scheme) {
+  return IntegerType::get(ctx, scheme.getStorageBitWidth() >= 32 ? 64 : 32);
+}
+
+FloatType mlir::quant_block::detail::getQuantizeComputeType(MLIRContext *ctx,
+                                                           SchemeAttr scheme) {
+  if (scheme.getStorageBitWidth() >= 32)
+    return Float64Type::get(ctx);
+  return Float32Type::get(ctx);
+}
+
+bool mlir::quant_block::detail::hasUnsignedZeroPoints(SchemeAttr scheme) {
+  auto intType = dyn_cast_or_null<IntegerType>(scheme.getZeroPointType());
+  return intType && intType.isUnsigned();
+}

@@ -1,0 +1,53 @@
+//===- ScalarCodegen.h - scalar arithmetic of the numerics contract -*- C++ -*-//
+//
+// Emits the scalar arithmetic of docs/Numerics.md inside linalg.generic
+// bodies, shared by the lowering of every op so that quantize, dequantize and
+// the fused kernels agree bit for bit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANT_BLOCK_LIB_CONVERSION_QUANTBLOCKTOLINALG_SCALARCODEGEN_H
+#define QUANT_BLOCK_LIB_CONVERSION_QUANTBLOCKTOLINALG_SCALARCODEGEN_H
+
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockAttrs.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::quant_block::detail {
+
+/// The i8 storage code of lane `lane` (an index) of a packed byte: bits
+/// [lane * width, (lane + 1) * width), sign-extended within the i8 when
+/// `isSigned`.
+Value extractPackedLane(OpBuilder &b, Location loc, Value byte, Value lane,
+                        unsigned width, bool isSigned);
+
+/// `code` (an integer of the storage width or the packed i8 lane) shifted
+/// into lane `lane` of a byte: (code & mask) << (lane * width), as i8.
+Value placeInLane(OpBuilder &b, Location loc, Value code, Value lane,
+                  unsigned width);
+
+/// Extends a signless integer to `type`, signed or unsigned.
+Value extendInteger(OpBuilder &b, Location loc, Value value, Type type,
+                    bool isSigned);
+
+/// Converts f16 / bf16 / f32 / f64 to `type` exactly (extension) or with one
+/// rounding to nearest even (truncation).
+Value convertFloat(OpBuilder &b, Location loc, Value value, Type type);
+
+/// Rounds a float to an integral float value with `mode`.
+Value roundToIntegral(OpBuilder &b, Location loc, Value value,
+                      RoundingMode mode);
+
+/// The integer type quantize and dequantize compute in for `scheme`: i32, or
+/// i64 for 32-bit storage (so that q - zp cannot overflow).
+IntegerType getIntegerComputeType(MLIRContext *ctx, SchemeAttr scheme);
+/// The float type quantize divides in: f32, or f64 for 32-bit storage (so
+/// that quotients beyond 2^24 keep their integer part).
+FloatType getQuantizeComputeType(MLIRContext *ctx, SchemeAttr scheme);
+
+/// True if the zero points of `scheme` are unsigned integers.
+bool hasUnsignedZeroPoints(SchemeAttr scheme);
+
+} // namespace mlir::quant_block::detail
+
+#endif // QUANT_BLOCK_LIB_CONVERSION_QUANTBLOCKTOLINALG_SCALARCODEGEN_H
