@@ -11,6 +11,7 @@
 
 #include "quant-block/Conversion/Passes.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockDialect.h"
+#include "quant-block/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -23,7 +24,10 @@ inline void registerAllDialects(DialectRegistry &registry) {
 
 /// Registers every quant-block pass and pipeline with the global pass
 /// registry (for command-line use).
-inline void registerAllPasses() { registerQuantBlockConversionPasses(); }
+inline void registerAllPasses() {
+  registerQuantBlockConversionPasses();
+  registerCPUPipeline();
+}
 
 } // namespace mlir::quant_block
 

@@ -20,7 +20,8 @@ BlockIterationSpace::get(QuantizedTensorType type, std::string &whyNot) {
   BlockIterationSpace space;
   std::optional<int64_t> perByte = getElementsPerByte(type.getScheme());
   if (!perByte) {
-    whyNot = "storage of " + std::to_string(type.getScheme().getStorageBitWidth()) +
+    whyNot = "storage of " +
+             std::to_string(type.getScheme().getStorageBitWidth()) +
              " bits is not packed by this lowering yet";
     return std::nullopt;
   }
@@ -114,14 +115,14 @@ SmallVector<int64_t> BlockIterationSpace::getPackedShape() const {
 }
 
 static bool isTrivial(ArrayRef<ReassociationIndices> groups) {
-  return llvm::all_of(groups,
-                      [](const ReassociationIndices &g) { return g.size() == 1; });
+  return llvm::all_of(
+      groups, [](const ReassociationIndices &g) { return g.size() == 1; });
 }
 
 Value mlir::quant_block::detail::expandTo(OpBuilder &b, Location loc,
-                                         Value value,
-                                         ArrayRef<ReassociationIndices> groups,
-                                         ArrayRef<int64_t> expandedShape) {
+                                          Value value,
+                                          ArrayRef<ReassociationIndices> groups,
+                                          ArrayRef<int64_t> expandedShape) {
   if (isTrivial(groups))
     return value;
   auto sourceType = cast<RankedTensorType>(value.getType());

@@ -48,8 +48,7 @@ static std::optional<std::string>
 getUnsupportedTypeReason(QuantizedTensorType type) {
   SchemeAttr scheme = type.getScheme();
   if (!scheme.hasIntegerStorage())
-    return "float storage (" +
-           toString(scheme.getStorageType()) +
+    return "float storage (" + toString(scheme.getStorageType()) +
            ") is not lowered yet";
   if (!isLowerableParameterType(scheme.getScaleType()) ||
       isa<IntegerType>(scheme.getScaleType()))
@@ -57,9 +56,15 @@ getUnsupportedTypeReason(QuantizedTensorType type) {
            " is not lowered yet";
   if (scheme.getOuter())
     return std::string("outer (second-level) scales are not lowered yet");
-  std::string whyNot;
-  if (!BlockIterationSpace::get(type, whyNot))
-    return whyNot;
+  if (!getElementsPerByte(scheme))
+    return "storage of " + std::to_string(scheme.getStorageBitWidth()) +
+           " bits is not packed by this lowering yet";
+  if (type.getRank() == 0)
+    return std::string("rank-0 quantized tensors are not lowered yet");
+  if (*getElementsPerByte(scheme) > 1 &&
+      ShapedType::isDynamic(type.getShape().back()))
+    return std::string("the packed innermost dimension of sub-byte data must "
+                       "be static");
   return std::nullopt;
 }
 
@@ -69,8 +74,8 @@ mlir::quant_block::detail::getUnsupportedReason(Operation *op) {
           BroadcastOp>(op))
     return "'" + op->getName().getStringRef().str() +
            "' is not lowered to linalg yet";
-  for (Type type : llvm::concat<Type>(op->getOperandTypes(),
-                                      op->getResultTypes()))
+  for (Type type :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
     if (auto quantized = dyn_cast<QuantizedTensorType>(type))
       if (std::optional<std::string> reason =
               getUnsupportedTypeReason(quantized))
@@ -83,8 +88,8 @@ void mlir::quant_block::populateQuantBlockToLinalgConversionPatterns(
   detail::populateDequantizePatterns(typeConverter, patterns);
   detail::populateQuantizePatterns(typeConverter, patterns);
   detail::populatePackPatterns(typeConverter, patterns);
-  populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(
-      patterns, typeConverter);
+  populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                 typeConverter);
   populateCallOpTypeConversionPattern(patterns, typeConverter);
   populateReturnOpTypeConversionPattern(patterns, typeConverter);
 }
@@ -102,9 +107,9 @@ struct ConvertQuantBlockToLinalgPass
       if (isQuantBlockOp) {
         reason = getUnsupportedReason(op);
       } else if (auto func = dyn_cast<func::FuncOp>(op)) {
-        for (Type type : llvm::concat<const Type>(
-                 func.getFunctionType().getInputs(),
-                 func.getFunctionType().getResults()))
+        for (Type type :
+             llvm::concat<const Type>(func.getFunctionType().getInputs(),
+                                      func.getFunctionType().getResults()))
           if (auto quantized = dyn_cast<QuantizedTensorType>(type))
             if ((reason = getUnsupportedTypeReason(quantized)))
               break;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockIterationSpace.h"
+#include "GatherLowering.h"
 #include "Patterns.h"
 #include "ScalarCodegen.h"
 
@@ -35,22 +36,29 @@ struct DequantizeOpLowering : public OpConversionPattern<DequantizeOp> {
     std::string whyNot;
     std::optional<BlockIterationSpace> space =
         BlockIterationSpace::get(qType, whyNot);
-    if (!space)
-      return rewriter.notifyMatchFailure(op, whyNot);
     ValueRange parts = adaptor.getInput();
     Value data = parts[0], scales = parts[1];
     Value zeroPoints = scheme.getZeroPointType() ? parts[2] : Value();
-
     Location loc = op.getLoc();
+    if (!space) {
+      // Layouts the expanded space cannot express take the general form.
+      Value result =
+          dequantizeByGather(rewriter, loc, qType, op.getResult().getType(),
+                             data, scales, zeroPoints);
+      if (!result)
+        return rewriter.notifyMatchFailure(op, whyNot);
+      rewriter.replaceOp(op, result);
+      return success();
+    }
+
     MLIRContext *ctx = rewriter.getContext();
     RankedTensorType resultType = op.getResult().getType();
     Type expressed = scheme.getExpressedType();
 
     Value packedView = expandTo(rewriter, loc, data, space->packedGroups,
                                 space->getPackedShape());
-    Value init =
-        createEmptyLike(rewriter, loc, space->getElementShape(), expressed,
-                        data, space->elementGroups);
+    Value init = createEmptyLike(rewriter, loc, space->getElementShape(),
+                                 expressed, data, space->elementGroups);
     SmallVector<Value> inputs = {packedView, scales};
     SmallVector<AffineMap> maps = {space->getPackedMap(ctx),
                                    space->getParamMap(ctx)};
@@ -73,33 +81,10 @@ struct DequantizeOpLowering : public OpConversionPattern<DequantizeOp> {
             Value lane = linalg::IndexOp::create(b, loc, *laneDim);
             code = extractPackedLane(b, loc, code, lane, width, isSigned);
           }
-          Type f32 = b.getF32Type();
-          Value scale = convertFloat(b, loc, args[1], f32);
-          IntegerType intType = getIntegerComputeType(ctx, scheme);
-          Value q = extendInteger(b, loc, code, intType, isSigned);
-          Value result;
-          switch (scheme.getZeroPointDomain()) {
-          case ZeroPointDomain::None:
-            result = arith::MulFOp::create(
-                b, loc, arith::SIToFPOp::create(b, loc, f32, q), scale);
-            break;
-          case ZeroPointDomain::Int: {
-            Value zp = extendInteger(b, loc, args[2], intType,
-                                     !hasUnsignedZeroPoints(scheme));
-            Value diff = arith::SubIOp::create(b, loc, q, zp);
-            result = arith::MulFOp::create(
-                b, loc, arith::SIToFPOp::create(b, loc, f32, diff), scale);
-            break;
-          }
-          case ZeroPointDomain::Float: {
-            Value min = convertFloat(b, loc, args[2], f32);
-            result = math::FmaOp::create(
-                b, loc, arith::SIToFPOp::create(b, loc, f32, q), scale, min);
-            break;
-          }
-          }
-          linalg::YieldOp::create(b, loc,
-                                  convertFloat(b, loc, result, expressed));
+          Value zeroPoint = zeroPoints ? args[2] : Value();
+          Value result =
+              emitDequantize(b, loc, scheme, code, args[1], zeroPoint);
+          linalg::YieldOp::create(b, loc, result);
         });
     Value collapsed = collapseTo(rewriter, loc, generic.getResult(0),
                                  space->elementGroups, resultType);

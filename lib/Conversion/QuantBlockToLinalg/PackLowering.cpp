@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GatherLowering.h"
 #include "Patterns.h"
 #include "ScalarCodegen.h"
 
@@ -23,10 +24,30 @@ using namespace mlir::quant_block;
 using namespace mlir::quant_block::detail;
 
 /// Reinterprets a tensor with another element signedness (or returns it).
+/// tensor.bitcast would say this directly but does not bufferize in MLIR 22,
+/// so each element goes through an unrealized cast, which the LLVM lowering
+/// (where signedness does not exist) reconciles away.
 static Value castElements(OpBuilder &b, Location loc, Value value, Type type) {
   if (value.getType() == type)
     return value;
-  return tensor::BitcastOp::create(b, loc, type, value);
+  auto resultType = cast<RankedTensorType>(type);
+  int64_t rank = resultType.getRank();
+  Value init = tensor::EmptyOp::create(b, loc,
+                                       tensor::getMixedSizes(b, loc, value),
+                                       resultType.getElementType());
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{value}, ValueRange{init},
+             ArrayRef<AffineMap>{identity, identity}, iterators,
+             [&](OpBuilder &b, Location loc, ValueRange args) {
+               Value cast = UnrealizedConversionCastOp::create(
+                                b, loc, resultType.getElementType(), args[0])
+                                .getResult(0);
+               linalg::YieldOp::create(b, loc, cast);
+             })
+      .getResult(0);
 }
 
 static RankedTensorType withElementType(Type tensorType, Type elementType) {
@@ -79,43 +100,46 @@ struct PackOpLowering : public OpConversionPattern<PackOp> {
     if (perByte > 1) {
       int64_t rank = qType.getRank();
       int64_t last = qType.getShape().back();
-      if (ShapedType::isDynamic(last) || last % perByte != 0)
-        return rewriter.notifyMatchFailure(
-            op, "innermost size is not a multiple of the elements per byte");
-      SmallVector<OpFoldResult> split =
-          getSplitShape(rewriter, loc, data, perByte);
-      SmallVector<int64_t> splitShape;
-      SmallVector<Value> dynamic;
-      dispatchIndexOpFoldResults(split, dynamic, splitShape);
-      Value view = tensor::ExpandShapeOp::create(
-          rewriter, loc,
-          RankedTensorType::get(splitShape, signlessStorage), data,
-          splitInnermost(rank), split);
-      SmallVector<OpFoldResult> outSizes(split.begin(), split.end() - 1);
-      Value init = tensor::EmptyOp::create(rewriter, loc, outSizes,
-                                           rewriter.getI8Type());
-      Value zero = arith::ConstantOp::create(rewriter, loc,
-                                             rewriter.getI8IntegerAttr(0));
-      init = linalg::FillOp::create(rewriter, loc, zero, init).getResult(0);
-      MLIRContext *ctx = rewriter.getContext();
-      AffineMap in = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
-      AffineMap out = in.dropResult(rank);
-      SmallVector<utils::IteratorType> iterators(rank + 1,
-                                                 utils::IteratorType::parallel);
-      iterators[rank] = utils::IteratorType::reduction;
-      unsigned width = scheme.getStorageBitWidth();
-      data = linalg::GenericOp::create(
-                 rewriter, loc, init.getType(), ValueRange{view},
-                 ValueRange{init}, ArrayRef<AffineMap>{in, out}, iterators,
-                 [&](OpBuilder &b, Location loc, ValueRange args) {
-                   Value lane = linalg::IndexOp::create(b, loc, rank);
-                   Value bits = placeInLane(b, loc, args[0], lane, width);
-                   linalg::YieldOp::create(
-                       b, loc,
-                       ValueRange{arith::OrIOp::create(b, loc, args[1], bits)
-                                      .getResult()});
-                 })
-                 .getResult(0);
+      if (ShapedType::isDynamic(last))
+        return rewriter.notifyMatchFailure(op, "dynamic packed dimension");
+      if (last % perByte != 0) {
+        data = packCodesByGather(rewriter, loc, data, dataType,
+                                 scheme.getStorageBitWidth());
+      } else {
+        SmallVector<OpFoldResult> split =
+            getSplitShape(rewriter, loc, data, perByte);
+        SmallVector<int64_t> splitShape;
+        SmallVector<Value> dynamic;
+        dispatchIndexOpFoldResults(split, dynamic, splitShape);
+        Value view = tensor::ExpandShapeOp::create(
+            rewriter, loc, RankedTensorType::get(splitShape, signlessStorage),
+            data, splitInnermost(rank), split);
+        SmallVector<OpFoldResult> outSizes(split.begin(), split.end() - 1);
+        Value init = tensor::EmptyOp::create(rewriter, loc, outSizes,
+                                             rewriter.getI8Type());
+        Value zero = arith::ConstantOp::create(rewriter, loc,
+                                               rewriter.getI8IntegerAttr(0));
+        init = linalg::FillOp::create(rewriter, loc, zero, init).getResult(0);
+        MLIRContext *ctx = rewriter.getContext();
+        AffineMap in = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
+        AffineMap out = in.dropResult(rank);
+        SmallVector<utils::IteratorType> iterators(
+            rank + 1, utils::IteratorType::parallel);
+        iterators[rank] = utils::IteratorType::reduction;
+        unsigned width = scheme.getStorageBitWidth();
+        data = linalg::GenericOp::create(
+                   rewriter, loc, init.getType(), ValueRange{view},
+                   ValueRange{init}, ArrayRef<AffineMap>{in, out}, iterators,
+                   [&](OpBuilder &b, Location loc, ValueRange args) {
+                     Value lane = linalg::IndexOp::create(b, loc, rank);
+                     Value bits = placeInLane(b, loc, args[0], lane, width);
+                     linalg::YieldOp::create(
+                         b, loc,
+                         ValueRange{arith::OrIOp::create(b, loc, args[1], bits)
+                                        .getResult()});
+                   })
+                   .getResult(0);
+      }
     }
     if (data.getType() != dataType)
       return rewriter.notifyMatchFailure(op, "lowered data type mismatch");
@@ -123,16 +147,14 @@ struct PackOpLowering : public OpConversionPattern<PackOp> {
     SmallVector<Value> results = {data};
     SmallVector<Value> params = {op.getScales(), op.getZeroPoints(),
                                  op.getOuterScales(), op.getOuterMins()};
-    SmallVector<ValueRange> adapted = {adaptor.getScales(),
-                                       adaptor.getZeroPoints(),
-                                       adaptor.getOuterScales(),
-                                       adaptor.getOuterMins()};
+    SmallVector<ValueRange> adapted = {
+        adaptor.getScales(), adaptor.getZeroPoints(), adaptor.getOuterScales(),
+        adaptor.getOuterMins()};
     for (auto [param, lowered] : llvm::zip(params, adapted)) {
       if (!param)
         continue;
       Type target = loweredTypes[results.size()];
-      results.push_back(
-          castElements(rewriter, loc, lowered.front(), target));
+      results.push_back(castElements(rewriter, loc, lowered.front(), target));
     }
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
@@ -157,44 +179,47 @@ struct UnpackOpLowering : public OpConversionPattern<UnpackOp> {
     if (perByte > 1) {
       int64_t rank = qType.getRank();
       int64_t last = qType.getShape().back();
-      if (ShapedType::isDynamic(last) || last % perByte != 0)
-        return rewriter.notifyMatchFailure(
-            op, "innermost size is not a multiple of the elements per byte");
-      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc,
-                                                              data);
-      sizes.push_back(rewriter.getIndexAttr(perByte));
-      Value init =
-          tensor::EmptyOp::create(rewriter, loc, sizes, signlessStorage);
-      MLIRContext *ctx = rewriter.getContext();
-      AffineMap out = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
-      AffineMap in = out.dropResult(rank);
-      SmallVector<utils::IteratorType> iterators(rank + 1,
-                                                 utils::IteratorType::parallel);
-      bool isSigned = scheme.isSignedStorage();
-      Value split =
-          linalg::GenericOp::create(
-              rewriter, loc, init.getType(), ValueRange{data},
-              ValueRange{init}, ArrayRef<AffineMap>{in, out}, iterators,
-              [&](OpBuilder &b, Location loc, ValueRange args) {
-                Value lane = linalg::IndexOp::create(b, loc, rank);
-                Value code =
-                    extractPackedLane(b, loc, args[0], lane, width, isSigned);
-                linalg::YieldOp::create(
-                    b, loc,
-                    ValueRange{arith::TruncIOp::create(b, loc,
-                                                       signlessStorage, code)
-                                   .getResult()});
-              })
-              .getResult(0);
       auto logical = RankedTensorType::get(qType.getShape(), signlessStorage);
-      data = tensor::CollapseShapeOp::create(rewriter, loc, logical, split,
-                                             splitInnermost(rank));
+      if (ShapedType::isDynamic(last))
+        return rewriter.notifyMatchFailure(op, "dynamic packed dimension");
+      if (last % perByte != 0) {
+        data = unpackCodesByGather(rewriter, loc, data, logical, width,
+                                   scheme.isSignedStorage());
+      } else {
+        SmallVector<OpFoldResult> sizes =
+            tensor::getMixedSizes(rewriter, loc, data);
+        sizes.push_back(rewriter.getIndexAttr(perByte));
+        Value init =
+            tensor::EmptyOp::create(rewriter, loc, sizes, signlessStorage);
+        MLIRContext *ctx = rewriter.getContext();
+        AffineMap out = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
+        AffineMap in = out.dropResult(rank);
+        SmallVector<utils::IteratorType> iterators(
+            rank + 1, utils::IteratorType::parallel);
+        bool isSigned = scheme.isSignedStorage();
+        Value split =
+            linalg::GenericOp::create(
+                rewriter, loc, init.getType(), ValueRange{data},
+                ValueRange{init}, ArrayRef<AffineMap>{in, out}, iterators,
+                [&](OpBuilder &b, Location loc, ValueRange args) {
+                  Value lane = linalg::IndexOp::create(b, loc, rank);
+                  Value code =
+                      extractPackedLane(b, loc, args[0], lane, width, isSigned);
+                  linalg::YieldOp::create(
+                      b, loc,
+                      ValueRange{
+                          arith::TruncIOp::create(b, loc, signlessStorage, code)
+                              .getResult()});
+                })
+                .getResult(0);
+        data = tensor::CollapseShapeOp::create(rewriter, loc, logical, split,
+                                               splitInnermost(rank));
+      }
     }
     SmallVector<Value> results;
     for (auto [index, result] : llvm::enumerate(op.getParts())) {
       Value lowered = index == 0 ? data : parts[index];
-      results.push_back(
-          castElements(rewriter, loc, lowered, result.getType()));
+      results.push_back(castElements(rewriter, loc, lowered, result.getType()));
     }
     rewriter.replaceOp(op, results);
     return success();

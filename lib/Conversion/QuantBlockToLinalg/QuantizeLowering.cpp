@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockIterationSpace.h"
+#include "GatherLowering.h"
 #include "Patterns.h"
 #include "ScalarCodegen.h"
 
@@ -36,15 +37,24 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
     std::string whyNot;
     std::optional<BlockIterationSpace> space =
         BlockIterationSpace::get(qType, whyNot);
-    if (!space)
-      return rewriter.notifyMatchFailure(op, whyNot);
-
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     Value input = adaptor.getInput().front();
     Value scales = adaptor.getScales().front();
     Value zeroPoints =
         op.getZeroPoints() ? adaptor.getZeroPoints().front() : Value();
+    if (!space) {
+      // Layouts the expanded space cannot express take the general form.
+      Value data =
+          quantizeByGather(rewriter, loc, qType, input, scales, zeroPoints);
+      if (!data)
+        return rewriter.notifyMatchFailure(op, whyNot);
+      SmallVector<Value> results = {data, scales};
+      if (zeroPoints)
+        results.push_back(zeroPoints);
+      rewriter.replaceOpWithMultiple(op, {results});
+      return success();
+    }
 
     RankedTensorType dataType = getLoweredDataType(qType);
     Value inputView = expandTo(rewriter, loc, input, space->elementGroups,
@@ -77,39 +87,9 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, init.getType(), inputs, ValueRange{init}, maps,
         iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
-          FloatType computeType = getQuantizeComputeType(ctx, scheme);
-          IntegerType intType = getIntegerComputeType(ctx, scheme);
-          Value x = convertFloat(b, loc, args[0], computeType);
-          Value scale = convertFloat(b, loc, args[1], computeType);
-          ZeroPointDomain domain = scheme.getZeroPointDomain();
-          if (domain == ZeroPointDomain::Float)
-            x = arith::SubFOp::create(
-                b, loc, x, convertFloat(b, loc, args[2], computeType));
-          Value scaled = arith::DivFOp::create(b, loc, x, scale);
-          Value rounded = roundToIntegral(b, loc, scaled, scheme.getRounding());
-          auto constant = [&](double value) -> Value {
-            return arith::ConstantOp::create(
-                b, loc, b.getFloatAttr(computeType, value));
-          };
-          Value qmin = constant(double(scheme.getQmin()));
-          Value qmax = constant(double(scheme.getQmax()));
-          Value offset = constant(0.0);
-          if (domain == ZeroPointDomain::Int) {
-            Value zp = extendInteger(b, loc, args[2], intType,
-                                     !hasUnsignedZeroPoints(scheme));
-            offset = arith::SIToFPOp::create(b, loc, computeType, zp);
-            rounded = arith::AddFOp::create(b, loc, rounded, offset);
-          }
-          // maximumf/minimumf propagate NaN, which then maps to the zero
-          // point (clamped), as docs/Numerics.md defines.
-          Value clamped = arith::MinimumFOp::create(
-              b, loc, arith::MaximumFOp::create(b, loc, rounded, qmin), qmax);
-          Value nanValue = arith::MinimumFOp::create(
-              b, loc, arith::MaximumFOp::create(b, loc, offset, qmin), qmax);
-          Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
-                                              clamped, clamped);
-          clamped = arith::SelectOp::create(b, loc, isNaN, nanValue, clamped);
-          Value code = arith::FPToSIOp::create(b, loc, intType, clamped);
+          Value zeroPoint = zeroPoints ? args[2] : Value();
+          Value code =
+              emitQuantize(b, loc, scheme, args[0], args[1], zeroPoint);
           Value result;
           if (laneDim) {
             Value lane = linalg::IndexOp::create(b, loc, *laneDim);

@@ -13,11 +13,11 @@ using namespace mlir;
 using namespace mlir::quant_block;
 using namespace mlir::quant_block::detail;
 
-static Value laneShift(OpBuilder &b, Location loc, Value lane,
-                       unsigned width) {
+static Value laneShift(OpBuilder &b, Location loc, Value lane, unsigned width) {
   Type i8 = b.getI8Type();
   Value lane8 = arith::IndexCastUIOp::create(b, loc, i8, lane);
-  Value widthValue = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(width));
+  Value widthValue =
+      arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(width));
   return arith::MulIOp::create(b, loc, lane8, widthValue);
 }
 
@@ -28,8 +28,8 @@ Value mlir::quant_block::detail::extractPackedLane(OpBuilder &b, Location loc,
   Value shifted =
       arith::ShRUIOp::create(b, loc, byte, laneShift(b, loc, lane, width));
   if (!isSigned) {
-    Value mask = arith::ConstantOp::create(
-        b, loc, b.getI8IntegerAttr((1 << width) - 1));
+    Value mask =
+        arith::ConstantOp::create(b, loc, b.getI8IntegerAttr((1 << width) - 1));
     return arith::AndIOp::create(b, loc, shifted, mask);
   }
   // Move the code to the top of the byte, then shift it back arithmetically
@@ -95,13 +95,14 @@ Value mlir::quant_block::detail::roundToIntegral(OpBuilder &b, Location loc,
   llvm_unreachable("unknown rounding mode");
 }
 
-IntegerType mlir::quant_block::detail::getIntegerComputeType(MLIRContext *ctx,
-                                                            SchemeAttr scheme) {
+IntegerType
+mlir::quant_block::detail::getIntegerComputeType(MLIRContext *ctx,
+                                                 SchemeAttr scheme) {
   return IntegerType::get(ctx, scheme.getStorageBitWidth() >= 32 ? 64 : 32);
 }
 
 FloatType mlir::quant_block::detail::getQuantizeComputeType(MLIRContext *ctx,
-                                                           SchemeAttr scheme) {
+                                                            SchemeAttr scheme) {
   if (scheme.getStorageBitWidth() >= 32)
     return Float64Type::get(ctx);
   return Float32Type::get(ctx);
@@ -110,4 +111,75 @@ FloatType mlir::quant_block::detail::getQuantizeComputeType(MLIRContext *ctx,
 bool mlir::quant_block::detail::hasUnsignedZeroPoints(SchemeAttr scheme) {
   auto intType = dyn_cast_or_null<IntegerType>(scheme.getZeroPointType());
   return intType && intType.isUnsigned();
+}
+
+Value mlir::quant_block::detail::emitDequantize(OpBuilder &b, Location loc,
+                                                SchemeAttr scheme, Value code,
+                                                Value scale, Value zeroPoint) {
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  scale = convertFloat(b, loc, scale, f32);
+  IntegerType intType = getIntegerComputeType(ctx, scheme);
+  Value q = extendInteger(b, loc, code, intType, scheme.isSignedStorage());
+  Value result;
+  switch (scheme.getZeroPointDomain()) {
+  case ZeroPointDomain::None:
+    result = arith::MulFOp::create(
+        b, loc, arith::SIToFPOp::create(b, loc, f32, q), scale);
+    break;
+  case ZeroPointDomain::Int: {
+    Value zp = extendInteger(b, loc, zeroPoint, intType,
+                             !hasUnsignedZeroPoints(scheme));
+    Value diff = arith::SubIOp::create(b, loc, q, zp);
+    result = arith::MulFOp::create(
+        b, loc, arith::SIToFPOp::create(b, loc, f32, diff), scale);
+    break;
+  }
+  case ZeroPointDomain::Float: {
+    Value min = convertFloat(b, loc, zeroPoint, f32);
+    result = math::FmaOp::create(
+        b, loc, arith::SIToFPOp::create(b, loc, f32, q), scale, min);
+    break;
+  }
+  }
+  return convertFloat(b, loc, result, scheme.getExpressedType());
+}
+
+Value mlir::quant_block::detail::emitQuantize(OpBuilder &b, Location loc,
+                                              SchemeAttr scheme, Value x,
+                                              Value scale, Value zeroPoint) {
+  MLIRContext *ctx = b.getContext();
+  FloatType computeType = getQuantizeComputeType(ctx, scheme);
+  IntegerType intType = getIntegerComputeType(ctx, scheme);
+  x = convertFloat(b, loc, x, computeType);
+  scale = convertFloat(b, loc, scale, computeType);
+  ZeroPointDomain domain = scheme.getZeroPointDomain();
+  if (domain == ZeroPointDomain::Float)
+    x = arith::SubFOp::create(b, loc, x,
+                              convertFloat(b, loc, zeroPoint, computeType));
+  Value scaled = arith::DivFOp::create(b, loc, x, scale);
+  Value rounded = roundToIntegral(b, loc, scaled, scheme.getRounding());
+  auto constant = [&](double value) -> Value {
+    return arith::ConstantOp::create(b, loc,
+                                     b.getFloatAttr(computeType, value));
+  };
+  Value qmin = constant(double(scheme.getQmin()));
+  Value qmax = constant(double(scheme.getQmax()));
+  Value offset = constant(0.0);
+  if (domain == ZeroPointDomain::Int) {
+    Value zp = extendInteger(b, loc, zeroPoint, intType,
+                             !hasUnsignedZeroPoints(scheme));
+    offset = arith::SIToFPOp::create(b, loc, computeType, zp);
+    rounded = arith::AddFOp::create(b, loc, rounded, offset);
+  }
+  // maximumf / minimumf propagate NaN, which then maps to the zero point
+  // (clamped), as docs/Numerics.md defines.
+  Value clamped = arith::MinimumFOp::create(
+      b, loc, arith::MaximumFOp::create(b, loc, rounded, qmin), qmax);
+  Value nanValue = arith::MinimumFOp::create(
+      b, loc, arith::MaximumFOp::create(b, loc, offset, qmin), qmax);
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                      clamped, clamped);
+  clamped = arith::SelectOp::create(b, loc, isNaN, nanValue, clamped);
+  return arith::FPToSIOp::create(b, loc, intType, clamped);
 }

@@ -1,4 +1,5 @@
-//===- ScalarCodegen.h - scalar arithmetic of the numerics contract -*- C++ -*-//
+//===- ScalarCodegen.h - scalar arithmetic of the numerics contract -*- C++
+//-*-//
 //
 // Emits the scalar arithmetic of docs/Numerics.md inside linalg.generic
 // bodies, shared by the lowering of every op so that quantize, dequantize and
@@ -47,6 +48,17 @@ FloatType getQuantizeComputeType(MLIRContext *ctx, SchemeAttr scheme);
 
 /// True if the zero points of `scheme` are unsigned integers.
 bool hasUnsignedZeroPoints(SchemeAttr scheme);
+
+/// The expressed value of one element: `code` is the storage code as an
+/// integer (sign-extended or not as the storage is), `scale` and `zeroPoint`
+/// (null without one) the block's parameters as stored.
+Value emitDequantize(OpBuilder &b, Location loc, SchemeAttr scheme, Value code,
+                     Value scale, Value zeroPoint);
+
+/// The storage code of one element as an integer of
+/// getIntegerComputeType(scheme): clamp(round(x / s) + zp), NaN -> zero point.
+Value emitQuantize(OpBuilder &b, Location loc, SchemeAttr scheme, Value x,
+                   Value scale, Value zeroPoint);
 
 } // namespace mlir::quant_block::detail
 

@@ -12,7 +12,8 @@
 using namespace mlir;
 using namespace mlir::quant_block;
 
-std::optional<int64_t> mlir::quant_block::getElementsPerByte(SchemeAttr scheme) {
+std::optional<int64_t>
+mlir::quant_block::getElementsPerByte(SchemeAttr scheme) {
   switch (scheme.getStorageBitWidth()) {
   case 2:
     return 4;
@@ -54,24 +55,24 @@ mlir::quant_block::getLoweredDataType(QuantizedTensorType type) {
   SmallVector<int64_t> shape(type.getShape());
   if (!ShapedType::isDynamic(shape.back()))
     shape.back() = (shape.back() + *perByte - 1) / *perByte;
-  return RankedTensorType::get(shape,
-                               IntegerType::get(type.getContext(), 8));
+  return RankedTensorType::get(shape, IntegerType::get(type.getContext(), 8));
 }
 
 QuantBlockTypeConverter::QuantBlockTypeConverter() {
   addConversion([](Type type) { return type; });
-  addConversion([](QuantizedTensorType type, SmallVectorImpl<Type> &results)
-                    -> std::optional<LogicalResult> {
-    RankedTensorType data = getLoweredDataType(type);
-    if (!data)
-      return failure();
-    results.push_back(data);
-    results.push_back(makeSignless(type.getScalesType()));
-    for (RankedTensorType part :
-         {type.getZeroPointsType(), type.getOuterScalesType(),
-          type.getOuterMinsType()})
-      if (part)
-        results.push_back(makeSignless(part));
-    return success();
-  });
+  addConversion(
+      [](QuantizedTensorType type,
+         SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
+        RankedTensorType data = getLoweredDataType(type);
+        if (!data)
+          return failure();
+        results.push_back(data);
+        results.push_back(makeSignless(type.getScalesType()));
+        for (RankedTensorType part :
+             {type.getZeroPointsType(), type.getOuterScalesType(),
+              type.getOuterMinsType()})
+          if (part)
+            results.push_back(makeSignless(part));
+        return success();
+      });
 }

@@ -1,0 +1,33 @@
+//===- Pipelines.h - named end-to-end quant-block pipelines -----*- C++ -*-===//
+//
+// The named pipelines that take a module with quant_block ops (and any
+// upstream IR around them) all the way down: --quant-block-cpu-pipeline to the
+// LLVM dialect, runnable with mlir-runner.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANT_BLOCK_PIPELINES_PIPELINES_H
+#define QUANT_BLOCK_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::quant_block {
+
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<bool> lowerTosa{
+      *this, "lower-tosa",
+      llvm::cl::desc("Lower TOSA ops around the quant_block ops to linalg"),
+      llvm::cl::init(true)};
+};
+
+/// Appends the CPU pipeline to `pm` (a module pass manager): quant_block to
+/// linalg, TOSA to linalg, bufferization, loops, and the LLVM dialect.
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// Registers --quant-block-cpu-pipeline.
+void registerCPUPipeline();
+
+} // namespace mlir::quant_block
+
+#endif // QUANT_BLOCK_PIPELINES_PIPELINES_H

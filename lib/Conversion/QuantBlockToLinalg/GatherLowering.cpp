@@ -1,0 +1,286 @@
+//===- GatherLowering.cpp - general lowering with gathered parameters -----===//
+//
+// Implements GatherLowering.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GatherLowering.h"
+#include "ScalarCodegen.h"
+
+#include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::quant_block;
+using namespace mlir::quant_block::detail;
+
+/// The parameter indices of the element at `indices`: index / block per
+/// dimension (0 where the block is the whole dimension).
+static SmallVector<Value> getParamIndices(OpBuilder &b, Location loc,
+                                          QuantizedTensorType type,
+                                          ValueRange indices) {
+  SmallVector<int64_t> block = type.getEffectiveBlockShape();
+  SmallVector<Value> result;
+  for (auto [d, index] : llvm::enumerate(indices)) {
+    int64_t size = type.getShape()[d], b_d = block[d];
+    if (b_d == 1) {
+      result.push_back(index);
+    } else if (ShapedType::isDynamic(b_d) || b_d == size) {
+      result.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    } else {
+      Value blockSize = arith::ConstantIndexOp::create(b, loc, b_d);
+      result.push_back(arith::DivUIOp::create(b, loc, index, blockSize));
+    }
+  }
+  return result;
+}
+
+static SmallVector<Value> getIterationIndices(OpBuilder &b, Location loc,
+                                              int64_t rank) {
+  SmallVector<Value> indices;
+  for (int64_t d = 0; d < rank; ++d)
+    indices.push_back(linalg::IndexOp::create(b, loc, d));
+  return indices;
+}
+
+static Value extractAt(OpBuilder &b, Location loc, Value tensor,
+                       ValueRange indices) {
+  if (!tensor)
+    return {};
+  return tensor::ExtractOp::create(b, loc, tensor, indices);
+}
+
+Value mlir::quant_block::detail::dequantizeByGather(OpBuilder &b, Location loc,
+                                                    QuantizedTensorType type,
+                                                    RankedTensorType resultType,
+                                                    Value data, Value scales,
+                                                    Value zeroPoints) {
+  SchemeAttr scheme = type.getScheme();
+  int64_t rank = type.getRank();
+  int64_t perByte = *getElementsPerByte(scheme);
+  unsigned width = scheme.getStorageBitWidth();
+  MLIRContext *ctx = b.getContext();
+
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!ShapedType::isDynamic(resultType.getDimSize(d)))
+      sizes.push_back(b.getIndexAttr(resultType.getDimSize(d)));
+    else if (d == rank - 1 && perByte > 1)
+      // The packed innermost dimension does not give the element count; the
+      // scales and the expressed type do not either. Callers with dynamic
+      // packed dimensions are rejected before lowering.
+      return {};
+    else
+      sizes.push_back(tensor::DimOp::create(b, loc, data, d).getResult());
+  }
+  Value init =
+      tensor::EmptyOp::create(b, loc, sizes, resultType.getElementType());
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  if (perByte == 1) {
+    // Unpacked data is read through the identity map.
+    inputs.push_back(data);
+    maps.push_back(identity);
+  }
+  maps.push_back(identity);
+  bool isSigned = scheme.isSignedStorage();
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        SmallVector<Value> indices = getIterationIndices(b, loc, rank);
+        Value code;
+        if (perByte == 1) {
+          code = args[0];
+        } else {
+          Value perByteValue = arith::ConstantIndexOp::create(b, loc, perByte);
+          SmallVector<Value> byteIndices = indices;
+          byteIndices.back() =
+              arith::DivUIOp::create(b, loc, indices.back(), perByteValue);
+          Value lane =
+              arith::RemUIOp::create(b, loc, indices.back(), perByteValue);
+          Value byte = tensor::ExtractOp::create(b, loc, data, byteIndices);
+          code = extractPackedLane(b, loc, byte, lane, width, isSigned);
+        }
+        SmallVector<Value> paramIndices =
+            getParamIndices(b, loc, type, indices);
+        Value scale = extractAt(b, loc, scales, paramIndices);
+        Value zeroPoint = extractAt(b, loc, zeroPoints, paramIndices);
+        linalg::YieldOp::create(
+            b, loc, emitDequantize(b, loc, scheme, code, scale, zeroPoint));
+      });
+  return generic.getResult(0);
+}
+
+Value mlir::quant_block::detail::quantizeByGather(OpBuilder &b, Location loc,
+                                                  QuantizedTensorType type,
+                                                  Value input, Value scales,
+                                                  Value zeroPoints) {
+  SchemeAttr scheme = type.getScheme();
+  int64_t rank = type.getRank();
+  int64_t perByte = *getElementsPerByte(scheme);
+  unsigned width = scheme.getStorageBitWidth();
+  MLIRContext *ctx = b.getContext();
+  RankedTensorType dataType = getLoweredDataType(type);
+
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
+  Value innermost = getValueOrCreateConstantIndexOp(b, loc, sizes.back());
+  if (perByte > 1) {
+    if (ShapedType::isDynamic(type.getShape().back()))
+      return {};
+    sizes.back() = b.getIndexAttr(dataType.getShape().back());
+  }
+  Value init =
+      tensor::EmptyOp::create(b, loc, sizes, dataType.getElementType());
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  if (perByte == 1) {
+    inputs.push_back(input);
+    maps.push_back(identity);
+  }
+  maps.push_back(identity);
+  Type storage = dataType.getElementType();
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        SmallVector<Value> indices = getIterationIndices(b, loc, rank);
+        auto quantizeAt = [&](Value x, ValueRange elementIndices) {
+          SmallVector<Value> paramIndices =
+              getParamIndices(b, loc, type, elementIndices);
+          return emitQuantize(b, loc, scheme, x,
+                              extractAt(b, loc, scales, paramIndices),
+                              extractAt(b, loc, zeroPoints, paramIndices));
+        };
+        if (perByte == 1) {
+          Value code = quantizeAt(args[0], indices);
+          linalg::YieldOp::create(
+              b, loc,
+              ValueRange{
+                  arith::TruncIOp::create(b, loc, storage, code).getResult()});
+          return;
+        }
+        // One packed byte: quantize each of its lanes that exists (the last
+        // byte of an odd row has unused lanes, which stay zero).
+        Value byte = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+        Value lastIndex = arith::SubIOp::create(
+            b, loc, innermost, arith::ConstantIndexOp::create(b, loc, 1));
+        for (int64_t lane = 0; lane < perByte; ++lane) {
+          Value k = arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(
+                  b, loc, indices.back(),
+                  arith::ConstantIndexOp::create(b, loc, perByte)),
+              arith::ConstantIndexOp::create(b, loc, lane));
+          Value inBounds = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult, k, innermost);
+          SmallVector<Value> elementIndices = indices;
+          elementIndices.back() = arith::MinUIOp::create(b, loc, k, lastIndex);
+          Value x = tensor::ExtractOp::create(b, loc, input, elementIndices);
+          Value code = quantizeAt(x, elementIndices);
+          Value bits =
+              placeInLane(b, loc, code,
+                          arith::ConstantIndexOp::create(b, loc, lane), width);
+          Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+          bits = arith::SelectOp::create(b, loc, inBounds, bits, zero);
+          byte = arith::OrIOp::create(b, loc, byte, bits);
+        }
+        linalg::YieldOp::create(b, loc, byte);
+      });
+  return generic.getResult(0);
+}
+
+Value mlir::quant_block::detail::packCodesByGather(OpBuilder &b, Location loc,
+                                                   Value codes,
+                                                   RankedTensorType dataType,
+                                                   unsigned width) {
+  int64_t rank = dataType.getRank();
+  int64_t perByte = 8 / width;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, codes);
+  Value innermost = getValueOrCreateConstantIndexOp(b, loc, sizes.back());
+  sizes.back() = b.getIndexAttr(dataType.getShape().back());
+  Value init = tensor::EmptyOp::create(b, loc, sizes, b.getI8Type());
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{}, ValueRange{init},
+             ArrayRef<AffineMap>{identity}, iterators,
+             [&](OpBuilder &b, Location loc, ValueRange) {
+               SmallVector<Value> indices = getIterationIndices(b, loc, rank);
+               Value byte =
+                   arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+               Value lastIndex = arith::SubIOp::create(
+                   b, loc, innermost,
+                   arith::ConstantIndexOp::create(b, loc, 1));
+               for (int64_t lane = 0; lane < perByte; ++lane) {
+                 Value k = arith::AddIOp::create(
+                     b, loc,
+                     arith::MulIOp::create(
+                         b, loc, indices.back(),
+                         arith::ConstantIndexOp::create(b, loc, perByte)),
+                     arith::ConstantIndexOp::create(b, loc, lane));
+                 Value inBounds = arith::CmpIOp::create(
+                     b, loc, arith::CmpIPredicate::ult, k, innermost);
+                 SmallVector<Value> elementIndices = indices;
+                 elementIndices.back() =
+                     arith::MinUIOp::create(b, loc, k, lastIndex);
+                 Value code =
+                     tensor::ExtractOp::create(b, loc, codes, elementIndices);
+                 Value bits = placeInLane(
+                     b, loc, code, arith::ConstantIndexOp::create(b, loc, lane),
+                     width);
+                 Value zero =
+                     arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+                 bits = arith::SelectOp::create(b, loc, inBounds, bits, zero);
+                 byte = arith::OrIOp::create(b, loc, byte, bits);
+               }
+               linalg::YieldOp::create(b, loc, byte);
+             })
+      .getResult(0);
+}
+
+Value mlir::quant_block::detail::unpackCodesByGather(
+    OpBuilder &b, Location loc, Value data, RankedTensorType logicalType,
+    unsigned width, bool isSigned) {
+  int64_t rank = logicalType.getRank();
+  int64_t perByte = 8 / width;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, data);
+  sizes.back() = b.getIndexAttr(logicalType.getShape().back());
+  Value init =
+      tensor::EmptyOp::create(b, loc, sizes, logicalType.getElementType());
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  Type codeType = logicalType.getElementType();
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{}, ValueRange{init},
+             ArrayRef<AffineMap>{identity}, iterators,
+             [&](OpBuilder &b, Location loc, ValueRange) {
+               SmallVector<Value> indices = getIterationIndices(b, loc, rank);
+               Value perByteValue =
+                   arith::ConstantIndexOp::create(b, loc, perByte);
+               SmallVector<Value> byteIndices = indices;
+               byteIndices.back() =
+                   arith::DivUIOp::create(b, loc, indices.back(), perByteValue);
+               Value lane =
+                   arith::RemUIOp::create(b, loc, indices.back(), perByteValue);
+               Value byte =
+                   tensor::ExtractOp::create(b, loc, data, byteIndices);
+               Value code =
+                   extractPackedLane(b, loc, byte, lane, width, isSigned);
+               linalg::YieldOp::create(
+                   b, loc,
+                   ValueRange{arith::TruncIOp::create(b, loc, codeType, code)
+                                  .getResult()});
+             })
+      .getResult(0);
+}

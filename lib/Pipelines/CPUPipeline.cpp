@@ -1,0 +1,66 @@
+//===- CPUPipeline.cpp - --quant-block-cpu-pipeline -----------------------===//
+//
+// From quant_block (and func / linalg / tensor / arith / math / TOSA IR around
+// it) to the LLVM dialect. Functions keep plain memref arguments
+// (identity-layout bufferization) so that mlir-runner and C callers can pass
+// buffers; every tensor is bufferized and deallocated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Pipelines/Pipelines.h"
+
+#include "quant-block/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::quant_block;
+
+void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
+                                         const CPUPipelineOptions &options) {
+  if (options.lowerTosa) {
+    // TOSA around the quantized ops goes through the standard lowering.
+    OpPassManager &funcPm = pm.nest<func::FuncOp>();
+    funcPm.addPass(tosa::createTosaToLinalgNamed());
+    funcPm.addPass(tosa::createTosaToLinalg());
+    funcPm.addPass(createTosaToArithPass());
+    funcPm.addPass(createTosaToTensorPass());
+  }
+  pm.addPass(createConvertQuantBlockToLinalg());
+  // Elementwise arith / math on tensors (as frontends and tests write them)
+  // becomes linalg so that it bufferizes.
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+
+  bufferization::OneShotBufferizePassOptions bufferization;
+  bufferization.bufferizeFunctionBoundaries = true;
+  bufferization.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::quant_block::registerCPUPipeline() {
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "quant-block-cpu-pipeline",
+      "Lower quant_block and the upstream IR around it to the LLVM dialect "
+      "for the host CPU (runnable with mlir-runner)",
+      buildCPUPipeline);
+}
