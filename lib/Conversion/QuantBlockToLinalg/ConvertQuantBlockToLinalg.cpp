@@ -40,7 +40,7 @@ static bool isLowerableParameterType(Type type) {
 static std::string toString(Type type) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << type;
+  os << "'" << type << "'";
   return text;
 }
 
@@ -48,8 +48,8 @@ static std::optional<std::string>
 getUnsupportedTypeReason(QuantizedTensorType type) {
   SchemeAttr scheme = type.getScheme();
   if (!scheme.hasIntegerStorage())
-    return "float storage (" + toString(scheme.getStorageType()) +
-           ") is not lowered yet";
+    return "float storage " + toString(scheme.getStorageType()) +
+           " is not lowered yet";
   if (!isLowerableParameterType(scheme.getScaleType()) ||
       isa<IntegerType>(scheme.getScaleType()))
     return "scale type " + toString(scheme.getScaleType()) +
@@ -100,25 +100,34 @@ struct ConvertQuantBlockToLinalgPass
           ConvertQuantBlockToLinalgPass> {
   void runOnOperation() override {
     Operation *root = getOperation();
+    // Report every op this lowering cannot handle; a function signature is
+    // only blamed when no op inside explains the problem already.
     bool supported = true;
     root->walk([&](Operation *op) {
-      bool isQuantBlockOp = isa<QuantBlockDialect>(op->getDialect());
-      std::optional<std::string> reason;
-      if (isQuantBlockOp) {
-        reason = getUnsupportedReason(op);
-      } else if (auto func = dyn_cast<func::FuncOp>(op)) {
-        for (Type type :
-             llvm::concat<const Type>(func.getFunctionType().getInputs(),
-                                      func.getFunctionType().getResults()))
-          if (auto quantized = dyn_cast<QuantizedTensorType>(type))
-            if ((reason = getUnsupportedTypeReason(quantized)))
-              break;
-      }
-      if (reason) {
+      if (!isa<QuantBlockDialect>(op->getDialect()))
+        return;
+      if (std::optional<std::string> reason = getUnsupportedReason(op)) {
         op->emitError() << "cannot lower to linalg: " << *reason;
         supported = false;
       }
     });
+    if (supported) {
+      root->walk([&](func::FuncOp func) {
+        for (Type type :
+             llvm::concat<const Type>(func.getFunctionType().getInputs(),
+                                      func.getFunctionType().getResults())) {
+          auto quantized = dyn_cast<QuantizedTensorType>(type);
+          if (!quantized)
+            continue;
+          if (std::optional<std::string> reason =
+                  getUnsupportedTypeReason(quantized)) {
+            func.emitError() << "cannot lower to linalg: " << *reason;
+            supported = false;
+            return;
+          }
+        }
+      });
+    }
     if (!supported)
       return signalPassFailure();
 

@@ -23,33 +23,6 @@ using namespace mlir;
 using namespace mlir::quant_block;
 using namespace mlir::quant_block::detail;
 
-/// Reinterprets a tensor with another element signedness (or returns it).
-/// tensor.bitcast would say this directly but does not bufferize in MLIR 22,
-/// so each element goes through an unrealized cast, which the LLVM lowering
-/// (where signedness does not exist) reconciles away.
-static Value castElements(OpBuilder &b, Location loc, Value value, Type type) {
-  if (value.getType() == type)
-    return value;
-  auto resultType = cast<RankedTensorType>(type);
-  int64_t rank = resultType.getRank();
-  Value init = tensor::EmptyOp::create(b, loc,
-                                       tensor::getMixedSizes(b, loc, value),
-                                       resultType.getElementType());
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), ValueRange{value}, ValueRange{init},
-             ArrayRef<AffineMap>{identity, identity}, iterators,
-             [&](OpBuilder &b, Location loc, ValueRange args) {
-               Value cast = UnrealizedConversionCastOp::create(
-                                b, loc, resultType.getElementType(), args[0])
-                                .getResult(0);
-               linalg::YieldOp::create(b, loc, cast);
-             })
-      .getResult(0);
-}
-
 static RankedTensorType withElementType(Type tensorType, Type elementType) {
   auto ranked = cast<RankedTensorType>(tensorType);
   return RankedTensorType::get(ranked.getShape(), elementType);
@@ -95,8 +68,8 @@ struct PackOpLowering : public OpConversionPattern<PackOp> {
     Value data = adaptor.getData().front();
     Type signlessStorage =
         IntegerType::get(rewriter.getContext(), scheme.getStorageBitWidth());
-    data = castElements(rewriter, loc, data,
-                        withElementType(data.getType(), signlessStorage));
+    data = castTensorElements(rewriter, loc, data,
+                              withElementType(data.getType(), signlessStorage));
     if (perByte > 1) {
       int64_t rank = qType.getRank();
       int64_t last = qType.getShape().back();
@@ -154,7 +127,8 @@ struct PackOpLowering : public OpConversionPattern<PackOp> {
       if (!param)
         continue;
       Type target = loweredTypes[results.size()];
-      results.push_back(castElements(rewriter, loc, lowered.front(), target));
+      results.push_back(
+          castTensorElements(rewriter, loc, lowered.front(), target));
     }
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
@@ -219,7 +193,8 @@ struct UnpackOpLowering : public OpConversionPattern<UnpackOp> {
     SmallVector<Value> results;
     for (auto [index, result] : llvm::enumerate(op.getParts())) {
       Value lowered = index == 0 ? data : parts[index];
-      results.push_back(castElements(rewriter, loc, lowered, result.getType()));
+      results.push_back(
+          castTensorElements(rewriter, loc, lowered, result.getType()));
     }
     rewriter.replaceOp(op, results);
     return success();

@@ -24,6 +24,24 @@ using namespace mlir;
 using namespace mlir::quant_block;
 using namespace mlir::quant_block::detail;
 
+/// The lowered parts of the quantized result: the new data (may be null while
+/// only the parameters are wanted) and the given parameters with their
+/// element types made signless.
+static SmallVector<Value> getLoweredParts(OpBuilder &b, Location loc,
+                                          QuantizedTensorType type, Value data,
+                                          Value scales, Value zeroPoints) {
+  SmallVector<Value> parts = {data, scales};
+  if (zeroPoints)
+    parts.push_back(zeroPoints);
+  QuantBlockTypeConverter converter;
+  SmallVector<Type> loweredTypes;
+  (void)converter.convertType(type, loweredTypes);
+  for (auto [part, loweredType] : llvm::zip(parts, loweredTypes))
+    if (part)
+      part = castTensorElements(b, loc, part, loweredType);
+  return parts;
+}
+
 namespace {
 
 struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
@@ -43,16 +61,20 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
     Value scales = adaptor.getScales().front();
     Value zeroPoints =
         op.getZeroPoints() ? adaptor.getZeroPoints().front() : Value();
+    // The generated arithmetic reads signless parameters.
+    SmallVector<Value> signless =
+        getLoweredParts(rewriter, loc, qType, Value(), scales, zeroPoints);
+    scales = signless[1];
+    zeroPoints = zeroPoints ? signless[2] : Value();
     if (!space) {
       // Layouts the expanded space cannot express take the general form.
       Value data =
           quantizeByGather(rewriter, loc, qType, input, scales, zeroPoints);
       if (!data)
         return rewriter.notifyMatchFailure(op, whyNot);
-      SmallVector<Value> results = {data, scales};
-      if (zeroPoints)
-        results.push_back(zeroPoints);
-      rewriter.replaceOpWithMultiple(op, {results});
+      rewriter.replaceOpWithMultiple(
+          op,
+          {getLoweredParts(rewriter, loc, qType, data, scales, zeroPoints)});
       return success();
     }
 
@@ -102,10 +124,8 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
         });
     Value data = collapseTo(rewriter, loc, generic.getResult(0),
                             space->packedGroups, dataType);
-    SmallVector<Value> results = {data, scales};
-    if (zeroPoints)
-      results.push_back(zeroPoints);
-    rewriter.replaceOpWithMultiple(op, {results});
+    rewriter.replaceOpWithMultiple(
+        op, {getLoweredParts(rewriter, loc, qType, data, scales, zeroPoints)});
     return success();
   }
 };

@@ -7,7 +7,9 @@
 #include "ScalarCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::quant_block;
@@ -182,4 +184,32 @@ Value mlir::quant_block::detail::emitQuantize(OpBuilder &b, Location loc,
                                       clamped, clamped);
   clamped = arith::SelectOp::create(b, loc, isNaN, nanValue, clamped);
   return arith::FPToSIOp::create(b, loc, intType, clamped);
+}
+
+/// Reinterprets a tensor with another element signedness (or returns it).
+/// tensor.bitcast would say this directly but does not bufferize in MLIR 22,
+/// so each element goes through an unrealized cast, which the LLVM lowering
+/// (where signedness does not exist) reconciles away.
+Value mlir::quant_block::detail::castTensorElements(OpBuilder &b, Location loc,
+                                                    Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  auto resultType = cast<RankedTensorType>(type);
+  int64_t rank = resultType.getRank();
+  Value init =
+      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, value),
+                              resultType.getElementType());
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{value}, ValueRange{init},
+             ArrayRef<AffineMap>{identity, identity}, iterators,
+             [&](OpBuilder &b, Location loc, ValueRange args) {
+               Value cast = UnrealizedConversionCastOp::create(
+                                b, loc, resultType.getElementType(), args[0])
+                                .getResult(0);
+               linalg::YieldOp::create(b, loc, cast);
+             })
+      .getResult(0);
 }

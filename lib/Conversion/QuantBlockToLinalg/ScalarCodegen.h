@@ -49,6 +49,10 @@ FloatType getQuantizeComputeType(MLIRContext *ctx, SchemeAttr scheme);
 /// True if the zero points of `scheme` are unsigned integers.
 bool hasUnsignedZeroPoints(SchemeAttr scheme);
 
+/// Reinterprets a tensor with another element signedness (or returns it
+/// unchanged when the types already match).
+Value castTensorElements(OpBuilder &b, Location loc, Value value, Type type);
+
 /// The expressed value of one element: `code` is the storage code as an
 /// integer (sign-extended or not as the storage is), `scale` and `zeroPoint`
 /// (null without one) the block's parameters as stored.

@@ -1,0 +1,65 @@
+// What --convert-quant-block-to-linalg does not lower yet is an error at the
+// op, never a half-converted module.
+// RUN: quant-opt %s --split-input-file --convert-quant-block-to-linalg --verify-diagnostics
+
+func.func @float_storage(%q: !quant_block.tensor<2x32, #quant_block.scheme<mxfp4>>) -> tensor<2x32xf32> {
+  // expected-error @+1 {{cannot lower to linalg: float storage 'f4E2M1FN' is not lowered yet}}
+  %x = quant_block.dequantize %q : !quant_block.tensor<2x32, #quant_block.scheme<mxfp4>> -> tensor<2x32xf32>
+  return %x : tensor<2x32xf32>
+}
+
+// -----
+
+func.func @mx_int(%q: !quant_block.tensor<2x32, #quant_block.scheme<mxint8>>) -> tensor<2x32xf32> {
+  // expected-error @+1 {{cannot lower to linalg: scale type 'f8E8M0FNU' is not lowered yet}}
+  %x = quant_block.dequantize %q : !quant_block.tensor<2x32, #quant_block.scheme<mxint8>> -> tensor<2x32xf32>
+  return %x : tensor<2x32xf32>
+}
+
+// -----
+
+func.func @outer(%q: !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [16], outer = <f32>>>) -> tensor<2x32xf32> {
+  // expected-error @+1 {{cannot lower to linalg: outer (second-level) scales are not lowered yet}}
+  %x = quant_block.dequantize %q : !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [16], outer = <f32>>> -> tensor<2x32xf32>
+  return %x : tensor<2x32xf32>
+}
+
+// -----
+
+func.func @three_bits(%q: !quant_block.tensor<2x32, #quant_block.scheme<i3 : f32, block = [16]>>) -> tensor<2x32xf32> {
+  // expected-error @+1 {{cannot lower to linalg: storage of 3 bits is not packed by this lowering yet}}
+  %x = quant_block.dequantize %q : !quant_block.tensor<2x32, #quant_block.scheme<i3 : f32, block = [16]>> -> tensor<2x32xf32>
+  return %x : tensor<2x32xf32>
+}
+
+// -----
+
+func.func @rank0(%q: !quant_block.tensor<, #quant_block.scheme<i8 : f32>>) -> tensor<f32> {
+  // expected-error @+1 {{cannot lower to linalg: rank-0 quantized tensors are not lowered yet}}
+  %x = quant_block.dequantize %q : !quant_block.tensor<, #quant_block.scheme<i8 : f32>> -> tensor<f32>
+  return %x : tensor<f32>
+}
+
+// -----
+
+func.func @dynamic_packed(%q: !quant_block.tensor<2x?, #quant_block.scheme<i4 : f32, block = [1, *]>>) -> tensor<2x?xf32> {
+  // expected-error @+1 {{cannot lower to linalg: the packed innermost dimension of sub-byte data must be static}}
+  %x = quant_block.dequantize %q : !quant_block.tensor<2x?, #quant_block.scheme<i4 : f32, block = [1, *]>> -> tensor<2x?xf32>
+  return %x : tensor<2x?xf32>
+}
+
+// -----
+
+func.func @matmul(%x: tensor<2x32xf32>, %w: !quant_block.tensor<32x8, #quant_block.scheme<i8 : f32, block = [32, 1]>>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{cannot lower to linalg: 'quant_block.matmul' is not lowered to linalg yet}}
+  %y = quant_block.matmul %x, %w accumulate(f32) inhibit : tensor<2x32xf32>, !quant_block.tensor<32x8, #quant_block.scheme<i8 : f32, block = [32, 1]>> -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @dynamic_quantization(%x: tensor<2x32xf32>) -> !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [1, *]>> {
+  // expected-error @+1 {{cannot lower to linalg: 'quant_block.quantize_dynamic' is not lowered to linalg yet}}
+  %q = quant_block.quantize_dynamic absmax %x : tensor<2x32xf32> -> !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [1, *]>>
+  return %q : !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [1, *]>>
+}
