@@ -53,6 +53,9 @@ def dense(values, shape, dtype):
     element = MLIR_TYPES[dtype]
     if dtype in FLOAT_NP:
         items = [float_literal(v, dtype) for v in values]
+    elif is_float_storage(dtype):
+        # Narrow float values are exact decimals of representable values.
+        items = [repr(float(v)) for v in values]
     else:
         items = [str(int(v)) for v in values]
     return (f"arith.constant dense<[{', '.join(items)}]> : "
@@ -61,6 +64,23 @@ def dense(values, shape, dtype):
 
 class Unsupported(Exception):
     pass
+
+
+def is_float_storage(dtype):
+    return dtype.startswith("float") and dtype not in FLOAT_NP
+
+
+def zero_point_of(case):
+    """The case's zero point; float8/float4 zero points must be zero and are
+    dropped (quant_block float storage has no zero point)."""
+    zp = case["zero_point"]
+    storage = (case["input"] if case["op"] == "dequantize"
+               else case["expected"])["dtype"]
+    if zp is not None and is_float_storage(storage):
+        if any(float(v) != 0.0 for v in zp["data"]):
+            raise Unsupported("non-zero float8/float4 zero point")
+        return None
+    return zp
 
 
 def scheme_and_shapes(source, case):
@@ -75,8 +95,7 @@ def scheme_and_shapes(source, case):
         storage_dtype = case["expected"]["dtype"]
         expressed_dtype = x["dtype"]
     for dtype in (storage_dtype, scale["dtype"], expressed_dtype):
-        if dtype not in MLIR_TYPES or dtype.startswith("float") and \
-                dtype not in FLOAT_NP:
+        if dtype not in MLIR_TYPES:
             raise Unsupported(f"{dtype} is not lowered yet")
     rank = len(shape)
     if source == "webnn":
@@ -103,7 +122,7 @@ def scheme_and_shapes(source, case):
               "block = [" + ", ".join(map(str, block)) + "]"]
     if scale["dtype"] != "float32":
         fields.append(f"scale = {MLIR_TYPES[scale['dtype']]}")
-    if zp is not None:
+    if zp is not None and not is_float_storage(storage_dtype):
         fields.append(f"zero_point = {MLIR_TYPES[zp['dtype']]}")
     return ("#quant_block.scheme<" + ", ".join(fields) + ">", shape,
             scale_shape, storage_dtype, expressed_dtype)
@@ -128,7 +147,7 @@ def emit_case(source, index, case):
                      f"  %{name}_shape = arith.constant dense<[{dims}]> : "
                      f"tensor<{len(target_shape)}xindex>")
 
-    zp = case["zero_point"]
+    zp = zero_point_of(case)
     reshaped("x", case["input"]["data"], case["input"]["dtype"], shape)
     reshaped("s", case["scale"]["data"], case["scale"]["dtype"], scale_shape)
     zp_clause = ""
@@ -162,18 +181,26 @@ def emit_case(source, index, case):
                      f" : {x_type} -> {qtype}")
         parts = [tensor_type(shape, MLIR_TYPES[storage]),
                  tensor_type(scale_shape, MLIR_TYPES[case["scale"]["dtype"]])]
+        if is_float_storage(storage):
+            zp = None
         if zp is not None:
             parts.append(tensor_type(scale_shape, MLIR_TYPES[zp["dtype"]]))
         names = "%d" + ("".join(f", %p{i}" for i in range(1, len(parts))))
         lines.append(f"  {names} = quant_block.unpack %q : {qtype} -> "
                      f"{', '.join(parts)}")
         storage_type = MLIR_TYPES[storage]
-        signless = "i" + storage_type.lstrip("ui")
+        if is_float_storage(storage):
+            signless = f"i{8 if storage_type.startswith('f8') else 4}"
+            to_signless = "arith.bitcast"
+        else:
+            signless = "i" + storage_type.lstrip("ui")
+            to_signless = "builtin.unrealized_conversion_cast"
         lines.append(f"  %df = tensor.collapse_shape %d {collapse} : {parts[0]}"
                      f" into {flat_type(storage_type)}")
         # Storage codes widened to i32 (unsigned ones reinterpreted as
         # signless inside the body, where only the LLVM lowering sees them).
-        ext = "extui" if storage_type.startswith("ui") else "extsi"
+        ext = ("extui" if storage_type.startswith("ui") or
+               is_float_storage(storage) else "extsi")
         if signless == "i32":
             widen = "%w = arith.addi %c, %zero : i32"
         else:
@@ -185,7 +212,7 @@ def emit_case(source, index, case):
                      f"{flat_type(storage_type)}) outs(%init : "
                      f"{flat_type('i32')}) {{\n"
                      f"  ^bb0(%a: {storage_type}, %o: i32):\n"
-                     f"    %c = builtin.unrealized_conversion_cast %a : "
+                     f"    %c = {to_signless} %a : "
                      f"{storage_type} to {signless}\n"
                      f"    %zero = arith.constant 0 : i32\n"
                      f"    {widen}\n"
@@ -199,6 +226,8 @@ def emit_case(source, index, case):
 
 def expected_bits(case):
     dtype = case["expected"]["dtype"]
+    if is_float_storage(dtype):
+        return None, [int(b, 16) for b in case["expected"]["bits"]]
     if dtype in FLOAT_NP:
         array = np.array([float(v) for v in case["expected"]["data"]],
                          dtype=FLOAT_NP[dtype])
@@ -266,6 +295,13 @@ def run_file(quant_opt, runner, lib_dir, path):
             got = [w if g | sign_bit == sign_bit and w | sign_bit == sign_bit
                    else g for g, w in zip(got, want)]
         tolerance = case["tolerance"]
+        if is_float_storage(dtype):
+            # Narrow float codes: the sources store -0.0 as +0 (compare zero
+            # by value).
+            width = 8 if dtype.startswith("float8") else 4
+            magnitude = (1 << (width - 1)) - 1
+            got = [w if g & magnitude == 0 and w & magnitude == 0 else g
+                   for g, w in zip(got, want)]
         if len(got) != len(want):
             ok = False
         elif got == want:

@@ -42,10 +42,16 @@ def ConvertQuantBlockToLinalg : Pass<"convert-quant-block-to-linalg"> {
     %x = tensor.collapse_shape %r [[0], [1, 2, 3]] : ... into tensor<4x64xf32>
     ```
 
+    Layouts the expanded space cannot express (ragged last blocks, blocked
+    dynamic dimensions, one scale per packed element, odd innermost sizes)
+    take a general form that gathers parameters with tensor.extract. OCP
+    narrow floats (FP8, FP4) and E8M0 / E4M3 scales are encoded and decoded
+    by integer bit manipulation.
+
     What this version does not lower yet is reported as an error at the op,
-    never left behind: 3-, 5-, 6- and 7-bit storage, OCP float storage and
-    float8 scales, blocked dimensions that are dynamic or end in a ragged
-    block, outer scales, quantize_dynamic, matmul and the layout ops.
+    never left behind: 3-, 5-, 6- and 7-bit storage, two-level (integer)
+    scales and outer scales, rank-0 tensors, quantize_dynamic, matmul and the
+    layout ops.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -31,12 +31,6 @@ using namespace mlir;
 using namespace mlir::quant_block;
 using namespace mlir::quant_block::detail;
 
-/// Scale and zero-point element types the generated arithmetic handles.
-static bool isLowerableParameterType(Type type) {
-  return !type || type.isF32() || type.isF16() || type.isBF16() ||
-         isa<IntegerType>(type);
-}
-
 static std::string toString(Type type) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -47,12 +41,8 @@ static std::string toString(Type type) {
 static std::optional<std::string>
 getUnsupportedTypeReason(QuantizedTensorType type) {
   SchemeAttr scheme = type.getScheme();
-  if (!scheme.hasIntegerStorage())
-    return "float storage " + toString(scheme.getStorageType()) +
-           " is not lowered yet";
-  if (!isLowerableParameterType(scheme.getScaleType()) ||
-      isa<IntegerType>(scheme.getScaleType()))
-    return "scale type " + toString(scheme.getScaleType()) +
+  if (isa<IntegerType>(scheme.getScaleType()))
+    return "integer (two-level) scale type " + toString(scheme.getScaleType()) +
            " is not lowered yet";
   if (scheme.getOuter())
     return std::string("outer (second-level) scales are not lowered yet");

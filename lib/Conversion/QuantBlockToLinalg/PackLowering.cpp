@@ -64,12 +64,16 @@ struct PackOpLowering : public OpConversionPattern<PackOp> {
     auto dataType = cast<RankedTensorType>(loweredTypes[0]);
     int64_t perByte = *getElementsPerByte(scheme);
 
-    // Logical data in signless form.
+    // Logical data as the lowered element type (8 bits and wider) or as
+    // integer codes (sub-byte, to be packed).
     Value data = adaptor.getData().front();
     Type signlessStorage =
         IntegerType::get(rewriter.getContext(), scheme.getStorageBitWidth());
-    data = castTensorElements(rewriter, loc, data,
-                              withElementType(data.getType(), signlessStorage));
+    data = castTensorElements(
+        rewriter, loc, data,
+        withElementType(data.getType(), perByte > 1
+                                            ? signlessStorage
+                                            : dataType.getElementType()));
     if (perByte > 1) {
       int64_t rank = qType.getRank();
       int64_t last = qType.getShape().back();

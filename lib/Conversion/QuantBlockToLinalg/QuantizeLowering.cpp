@@ -118,7 +118,7 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
             Value bits = placeInLane(b, loc, code, lane, width);
             result = arith::OrIOp::create(b, loc, args.back(), bits);
           } else {
-            result = arith::TruncIOp::create(b, loc, storageType, code);
+            result = codeToStorage(b, loc, code, storageType);
           }
           linalg::YieldOp::create(b, loc, result);
         });

@@ -6,6 +6,8 @@
 
 #include "ScalarCodegen.h"
 
+#include "quant-block/Numerics/FloatFormats.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -115,12 +117,32 @@ bool mlir::quant_block::detail::hasUnsignedZeroPoints(SchemeAttr scheme) {
   return intType && intType.isUnsigned();
 }
 
+/// The f32 scale of one element: the stored scale decoded, times 2^-(N-2)
+/// for MX integers (two's-complement fixed point with N-2 fraction bits).
+static Value getEffectiveScale(OpBuilder &b, Location loc, SchemeAttr scheme,
+                               Value scale) {
+  Value f32Scale = emitScaleToF32(b, loc, scale);
+  if (scheme.hasIntegerStorage() && scheme.hasMXScale()) {
+    Value fraction = arith::ConstantOp::create(
+        b, loc,
+        b.getF32FloatAttr(
+            std::ldexp(1.0f, 2 - int(scheme.getStorageBitWidth()))));
+    f32Scale = arith::MulFOp::create(b, loc, f32Scale, fraction);
+  }
+  return f32Scale;
+}
+
 Value mlir::quant_block::detail::emitDequantize(OpBuilder &b, Location loc,
                                                 SchemeAttr scheme, Value code,
                                                 Value scale, Value zeroPoint) {
   MLIRContext *ctx = b.getContext();
   Type f32 = b.getF32Type();
-  scale = convertFloat(b, loc, scale, f32);
+  scale = getEffectiveScale(b, loc, scheme, scale);
+  if (scheme.hasFloatStorage()) {
+    Value value = emitDecodeOCPFloat(b, loc, code, scheme.getStorageType());
+    return convertFloat(b, loc, arith::MulFOp::create(b, loc, value, scale),
+                        scheme.getExpressedType());
+  }
   IntegerType intType = getIntegerComputeType(ctx, scheme);
   Value q = extendInteger(b, loc, code, intType, scheme.isSignedStorage());
   Value result;
@@ -151,10 +173,18 @@ Value mlir::quant_block::detail::emitQuantize(OpBuilder &b, Location loc,
                                               SchemeAttr scheme, Value x,
                                               Value scale, Value zeroPoint) {
   MLIRContext *ctx = b.getContext();
+  if (scheme.hasFloatStorage()) {
+    Type f32 = b.getF32Type();
+    Value y = arith::DivFOp::create(b, loc, convertFloat(b, loc, x, f32),
+                                    emitScaleToF32(b, loc, scale));
+    return emitEncodeOCPFloat(b, loc, y, scheme.getStorageType(),
+                              scheme.getRounding(), scheme.getSaturate());
+  }
   FloatType computeType = getQuantizeComputeType(ctx, scheme);
   IntegerType intType = getIntegerComputeType(ctx, scheme);
   x = convertFloat(b, loc, x, computeType);
-  scale = convertFloat(b, loc, scale, computeType);
+  scale = convertFloat(b, loc, getEffectiveScale(b, loc, scheme, scale),
+                       computeType);
   ZeroPointDomain domain = scheme.getZeroPointDomain();
   if (domain == ZeroPointDomain::Float)
     x = arith::SubFOp::create(b, loc, x,
@@ -165,7 +195,12 @@ Value mlir::quant_block::detail::emitQuantize(OpBuilder &b, Location loc,
     return arith::ConstantOp::create(b, loc,
                                      b.getFloatAttr(computeType, value));
   };
-  Value qmin = constant(double(scheme.getQmin()));
+  // MX integers clamp symmetrically (OCP MX: the most negative code is never
+  // produced).
+  int64_t lowest = scheme.getQmin();
+  if (scheme.hasMXScale())
+    lowest = std::max(lowest, -scheme.getQmax());
+  Value qmin = constant(double(lowest));
   Value qmax = constant(double(scheme.getQmax()));
   Value offset = constant(0.0);
   if (domain == ZeroPointDomain::Int) {
@@ -206,10 +241,218 @@ Value mlir::quant_block::detail::castTensorElements(OpBuilder &b, Location loc,
              b, loc, init.getType(), ValueRange{value}, ValueRange{init},
              ArrayRef<AffineMap>{identity, identity}, iterators,
              [&](OpBuilder &b, Location loc, ValueRange args) {
-               Value cast = UnrealizedConversionCastOp::create(
-                                b, loc, resultType.getElementType(), args[0])
-                                .getResult(0);
+               Type from = args[0].getType();
+               Type to = resultType.getElementType();
+               Value cast;
+               if (isa<FloatType>(from) != isa<FloatType>(to))
+                 cast = arith::BitcastOp::create(b, loc, to, args[0]);
+               else
+                 cast = UnrealizedConversionCastOp::create(b, loc, to, args[0])
+                            .getResult(0);
                linalg::YieldOp::create(b, loc, cast);
              })
       .getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// OCP narrow floats and E8M0
+//===----------------------------------------------------------------------===//
+
+namespace numerics = ::quant_block::numerics;
+
+static const numerics::FloatFormatInfo &
+getFormatInfo(Type type, numerics::FloatFormatKind *kindOut = nullptr) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << type;
+  std::optional<numerics::FloatFormatKind> kind =
+      numerics::parseFloatFormatName(name);
+  assert(kind && "not an OCP float format");
+  if (kindOut)
+    *kindOut = *kind;
+  return numerics::getFloatFormatInfo(*kind);
+}
+
+static Value constI32(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
+}
+
+/// The code as an i32 (bitcasting float-typed codes to integers first).
+static Value codeToI32(OpBuilder &b, Location loc, Value code) {
+  Type type = code.getType();
+  if (isa<FloatType>(type))
+    code = arith::BitcastOp::create(
+        b, loc, b.getIntegerType(type.getIntOrFloatBitWidth()), code);
+  return extendInteger(b, loc, code, b.getI32Type(), /*isSigned=*/false);
+}
+
+Value mlir::quant_block::detail::emitDecodeOCPFloat(OpBuilder &b, Location loc,
+                                                    Value code,
+                                                    Type storageType) {
+  numerics::FloatFormatKind kind;
+  const numerics::FloatFormatInfo &info = getFormatInfo(storageType, &kind);
+  unsigned m = info.mantissaBits, e = info.exponentBits, w = info.bitWidth;
+  Value c = codeToI32(b, loc, code);
+  // Only the low w bits are the code (a packed lane may carry sign copies).
+  c = arith::AndIOp::create(b, loc, c, constI32(b, loc, (1 << w) - 1));
+  Value sign = arith::ShRUIOp::create(b, loc, c, constI32(b, loc, w - 1));
+  Value exp = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, c, constI32(b, loc, m)),
+      constI32(b, loc, (1 << e) - 1));
+  Value man = arith::AndIOp::create(b, loc, c, constI32(b, loc, (1 << m) - 1));
+  Value zero = constI32(b, loc, 0);
+  Value isSubnormal =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, exp, zero);
+  Value significand = arith::SelectOp::create(
+      b, loc, isSubnormal, man,
+      arith::OrIOp::create(b, loc, man, constI32(b, loc, 1 << m)));
+  Value biasedExp = arith::MaxSIOp::create(b, loc, exp, constI32(b, loc, 1));
+  // 2^(exp - bias - m) as f32 bits; always a normal f32 for these formats.
+  Value powBits = arith::ShLIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, biasedExp,
+                            constI32(b, loc, 127 - info.bias - int(m))),
+      constI32(b, loc, 23));
+  Type f32 = b.getF32Type();
+  Value pow = arith::BitcastOp::create(b, loc, f32, powBits);
+  Value magnitude = arith::MulFOp::create(
+      b, loc, arith::SIToFPOp::create(b, loc, f32, significand), pow);
+  Value isNegative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, sign, zero);
+  Value value = arith::SelectOp::create(
+      b, loc, isNegative, arith::NegFOp::create(b, loc, magnitude), magnitude);
+  auto f32Const = [&](float v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  };
+  if (info.hasNaN) {
+    Value magnitudeBits =
+        arith::AndIOp::create(b, loc, c, constI32(b, loc, (1 << (w - 1)) - 1));
+    Value isNaN;
+    if (info.hasInf) {
+      // E5M2: all-ones exponent is Inf (zero mantissa) or NaN.
+      Value allOnes =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, exp,
+                                constI32(b, loc, (1 << e) - 1));
+      Value manZero =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, man, zero);
+      Value isInf = arith::AndIOp::create(b, loc, allOnes, manZero);
+      Value inf = arith::SelectOp::create(
+          b, loc, isNegative, f32Const(-INFINITY), f32Const(INFINITY));
+      value = arith::SelectOp::create(b, loc, isInf, inf, value);
+      isNaN = arith::AndIOp::create(
+          b, loc, allOnes,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, man, zero));
+    } else {
+      // E4M3FN: only S.1111.111 is NaN.
+      isNaN =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, magnitudeBits,
+                                constI32(b, loc, (1 << (w - 1)) - 1));
+    }
+    value = arith::SelectOp::create(b, loc, isNaN, f32Const(NAN), value);
+  }
+  return value;
+}
+
+Value mlir::quant_block::detail::emitEncodeOCPFloat(OpBuilder &b, Location loc,
+                                                    Value value,
+                                                    Type storageType,
+                                                    RoundingMode mode,
+                                                    bool saturate) {
+  numerics::FloatFormatKind kind;
+  const numerics::FloatFormatInfo &info = getFormatInfo(storageType, &kind);
+  int m = info.mantissaBits, w = info.bitWidth;
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  value = convertFloat(b, loc, value, f32);
+  Value bits = arith::BitcastOp::create(b, loc, i32, value);
+  Value sign = arith::ShRUIOp::create(b, loc, bits, constI32(b, loc, 31));
+  Value isNaN =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, value, value);
+  // Beyond 2^(emax + 2) every value overflows the same way; clamping keeps
+  // the arithmetic finite (Inf included).
+  Value big = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(std::ldexp(1.0f, info.emax + 2)));
+  Value a = arith::MinimumFOp::create(b, loc,
+                                      math::AbsFOp::create(b, loc, value), big);
+  Value aBits = arith::BitcastOp::create(b, loc, i32, a);
+  Value exponent = arith::SubIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, aBits, constI32(b, loc, 23)),
+      constI32(b, loc, 127));
+  exponent =
+      arith::MaxSIOp::create(b, loc, exponent, constI32(b, loc, info.emin));
+  // 2^(m - e) from bits, then an exact scaling and one rounding.
+  Value scaleBits = arith::ShLIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, constI32(b, loc, m + 127), exponent),
+      constI32(b, loc, 23));
+  Value scaled = arith::MulFOp::create(
+      b, loc, a, arith::BitcastOp::create(b, loc, f32, scaleBits));
+  Value q = arith::FPToSIOp::create(b, loc, i32,
+                                    roundToIntegral(b, loc, scaled, mode));
+  Value magnitude = arith::AddIOp::create(
+      b, loc,
+      arith::ShLIOp::create(
+          b, loc,
+          arith::SubIOp::create(b, loc, exponent, constI32(b, loc, info.emin)),
+          constI32(b, loc, m)),
+      q);
+  int64_t maxCode = numerics::encodeFloat(kind, info.maxNormal,
+                                          numerics::RoundingMode::HalfToEven,
+                                          /*saturate=*/true);
+  Value maxValue = constI32(b, loc, maxCode);
+  if (saturate || (!info.hasInf && !info.hasNaN)) {
+    magnitude = arith::MinSIOp::create(b, loc, magnitude, maxValue);
+  } else {
+    // Overflow becomes Inf (E5M2) or NaN (E4M3FN), as ONNX saturate=0.
+    int64_t overflowCode =
+        numerics::encodeFloat(kind, INFINITY,
+                              numerics::RoundingMode::HalfToEven,
+                              /*saturate=*/false) &
+        ((1 << (w - 1)) - 1);
+    Value overflow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                           magnitude, maxValue);
+    magnitude = arith::SelectOp::create(
+        b, loc, overflow, constI32(b, loc, overflowCode), magnitude);
+  }
+  Value code = arith::OrIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, sign, constI32(b, loc, w - 1)),
+      magnitude);
+  // NaN: the format's NaN, or +0 for formats without one.
+  std::optional<uint32_t> nanCode = numerics::getNaNCode(kind);
+  return arith::SelectOp::create(
+      b, loc, isNaN, constI32(b, loc, nanCode ? *nanCode : 0), code);
+}
+
+Value mlir::quant_block::detail::emitScaleToF32(OpBuilder &b, Location loc,
+                                                Value scale) {
+  Type type = scale.getType();
+  Type f32 = b.getF32Type();
+  if (isa<Float8E8M0FNUType>(type)) {
+    // 2^(c - 127) is the f32 whose exponent field is c; code 0 is the f32
+    // subnormal 2^-127 and 0xFF is NaN.
+    Value c = codeToI32(b, loc, scale);
+    Value bits = arith::ShLIOp::create(b, loc, c, constI32(b, loc, 23));
+    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c,
+                                         constI32(b, loc, 0));
+    bits = arith::SelectOp::create(b, loc, isZero, constI32(b, loc, 0x00400000),
+                                   bits);
+    Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c,
+                                        constI32(b, loc, 0xFF));
+    bits = arith::SelectOp::create(b, loc, isNaN, constI32(b, loc, 0x7FC00000),
+                                   bits);
+    return arith::BitcastOp::create(b, loc, f32, bits);
+  }
+  if (isOCPFloatStorageType(type))
+    return emitDecodeOCPFloat(b, loc, scale, type);
+  return convertFloat(b, loc, scale, f32);
+}
+
+Value mlir::quant_block::detail::codeToStorage(OpBuilder &b, Location loc,
+                                               Value code, Type storageType) {
+  unsigned width = storageType.getIntOrFloatBitWidth();
+  Type intType = b.getIntegerType(width);
+  if (code.getType() != intType)
+    code = arith::TruncIOp::create(b, loc, intType, code);
+  if (isa<FloatType>(storageType))
+    return arith::BitcastOp::create(b, loc, storageType, code);
+  return code;
 }

@@ -49,6 +49,27 @@ FloatType getQuantizeComputeType(MLIRContext *ctx, SchemeAttr scheme);
 /// True if the zero points of `scheme` are unsigned integers.
 bool hasUnsignedZeroPoints(SchemeAttr scheme);
 
+/// Decodes an OCP narrow-float code (an integer holding the code in its low
+/// bits) of `storageType` (f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN, f4E2M1FN)
+/// into f32 exactly, by bit manipulation: sign, exponent and mantissa fields,
+/// the (sub)normal significand times a power of two built from bits.
+Value emitDecodeOCPFloat(OpBuilder &b, Location loc, Value code,
+                         Type storageType);
+
+/// Encodes an f32 value into the code of `storageType` (returned as i32):
+/// q = round(|y| * 2^(M - e)) with e = max(floor(log2|y|), emin), code =
+/// ((e - emin) << M) + q, which carries into the exponent by itself; then
+/// saturation (or Inf / NaN without it), NaN and the sign.
+Value emitEncodeOCPFloat(OpBuilder &b, Location loc, Value value,
+                         Type storageType, RoundingMode mode, bool saturate);
+
+/// Narrows an integer code to the lowered storage element type (an integer,
+/// or an f8 type whose bits the code is).
+Value codeToStorage(OpBuilder &b, Location loc, Value code, Type storageType);
+
+/// Converts a stored scale (f32, f16, bf16, f8E8M0FNU, f8E4M3FN) to f32.
+Value emitScaleToF32(OpBuilder &b, Location loc, Value scale);
+
 /// Reinterprets a tensor with another element signedness (or returns it
 /// unchanged when the types already match).
 Value castTensorElements(OpBuilder &b, Location loc, Value value, Type type);
@@ -59,8 +80,9 @@ Value castTensorElements(OpBuilder &b, Location loc, Value value, Type type);
 Value emitDequantize(OpBuilder &b, Location loc, SchemeAttr scheme, Value code,
                      Value scale, Value zeroPoint);
 
-/// The storage code of one element as an integer of
-/// getIntegerComputeType(scheme): clamp(round(x / s) + zp), NaN -> zero point.
+/// The storage code of one element as an integer (i32 for float storage,
+/// getIntegerComputeType(scheme) otherwise): clamp(round(x / s) + zp) with
+/// NaN -> zero point, or the OCP float encoding of x / s.
 Value emitQuantize(OpBuilder &b, Location loc, SchemeAttr scheme, Value x,
                    Value scale, Value zeroPoint);
 

@@ -2,18 +2,18 @@
 // op, never a half-converted module.
 // RUN: quant-opt %s --split-input-file --convert-quant-block-to-linalg --verify-diagnostics
 
-func.func @float_storage(%q: !quant_block.tensor<2x32, #quant_block.scheme<mxfp4>>) -> tensor<2x32xf32> {
-  // expected-error @+1 {{cannot lower to linalg: float storage 'f4E2M1FN' is not lowered yet}}
-  %x = quant_block.dequantize %q : !quant_block.tensor<2x32, #quant_block.scheme<mxfp4>> -> tensor<2x32xf32>
+func.func @fp6_storage(%q: !quant_block.tensor<2x32, #quant_block.scheme<mxfp6_e2m3>>) -> tensor<2x32xf32> {
+  // expected-error @+1 {{cannot lower to linalg: storage of 6 bits is not packed by this lowering yet}}
+  %x = quant_block.dequantize %q : !quant_block.tensor<2x32, #quant_block.scheme<mxfp6_e2m3>> -> tensor<2x32xf32>
   return %x : tensor<2x32xf32>
 }
 
 // -----
 
-func.func @mx_int(%q: !quant_block.tensor<2x32, #quant_block.scheme<mxint8>>) -> tensor<2x32xf32> {
-  // expected-error @+1 {{cannot lower to linalg: scale type 'f8E8M0FNU' is not lowered yet}}
-  %x = quant_block.dequantize %q : !quant_block.tensor<2x32, #quant_block.scheme<mxint8>> -> tensor<2x32xf32>
-  return %x : tensor<2x32xf32>
+func.func @two_level(%q: !quant_block.tensor<2x256, #quant_block.scheme<ui4 : f32, block = [32], scale = ui6, outer = <f16, block = [8]>>>) -> tensor<2x256xf32> {
+  // expected-error @+1 {{cannot lower to linalg: integer (two-level) scale type 'ui6' is not lowered yet}}
+  %x = quant_block.dequantize %q : !quant_block.tensor<2x256, #quant_block.scheme<ui4 : f32, block = [32], scale = ui6, outer = <f16, block = [8]>>> -> tensor<2x256xf32>
+  return %x : tensor<2x256xf32>
 }
 
 // -----
