@@ -60,8 +60,21 @@ getUnsupportedTypeReason(QuantizedTensorType type) {
 
 std::optional<std::string>
 mlir::quant_block::detail::getUnsupportedReason(Operation *op) {
-  if (isa<QuantizeDynamicOp, MatmulOp, TransposeOp, ReshapeOp, ExtractSliceOp,
-          BroadcastOp>(op))
+  if (auto dynamic = dyn_cast<QuantizeDynamicOp>(op)) {
+    QuantizedTensorType type = dynamic.getResult().getType();
+    if (std::optional<std::string> reason = getUnsupportedTypeReason(type))
+      return reason;
+    SchemeAttr scheme = type.getScheme();
+    if (scheme.getScaleRounding() != ScaleRoundingMode::Floor)
+      return "quantize_dynamic with scale_rounding = " +
+             stringifyScaleRoundingMode(scheme.getScaleRounding()).str() +
+             " is not lowered yet";
+    std::string whyNot;
+    if (!BlockIterationSpace::get(type, whyNot))
+      return "quantize_dynamic: " + whyNot;
+    return std::nullopt;
+  }
+  if (isa<MatmulOp, TransposeOp, ReshapeOp, ExtractSliceOp, BroadcastOp>(op))
     return "'" + op->getName().getStringRef().str() +
            "' is not lowered to linalg yet";
   for (Type type :
@@ -78,6 +91,7 @@ void mlir::quant_block::populateQuantBlockToLinalgConversionPatterns(
   detail::populateDequantizePatterns(typeConverter, patterns);
   detail::populateQuantizePatterns(typeConverter, patterns);
   detail::populatePackPatterns(typeConverter, patterns);
+  detail::populateQuantizeDynamicPatterns(typeConverter, patterns);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                  typeConverter);
   populateCallOpTypeConversionPattern(patterns, typeConverter);

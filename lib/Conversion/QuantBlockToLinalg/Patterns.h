@@ -16,6 +16,8 @@ void populateDequantizePatterns(const TypeConverter &converter,
                                 RewritePatternSet &patterns);
 void populateQuantizePatterns(const TypeConverter &converter,
                               RewritePatternSet &patterns);
+void populateQuantizeDynamicPatterns(const TypeConverter &converter,
+                                     RewritePatternSet &patterns);
 void populatePackPatterns(const TypeConverter &converter,
                           RewritePatternSet &patterns);
 

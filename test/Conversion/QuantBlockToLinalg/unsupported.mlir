@@ -58,8 +58,24 @@ func.func @matmul(%x: tensor<2x32xf32>, %w: !quant_block.tensor<32x8, #quant_blo
 
 // -----
 
-func.func @dynamic_quantization(%x: tensor<2x32xf32>) -> !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [1, *]>> {
-  // expected-error @+1 {{cannot lower to linalg: 'quant_block.quantize_dynamic' is not lowered to linalg yet}}
-  %q = quant_block.quantize_dynamic absmax %x : tensor<2x32xf32> -> !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [1, *]>>
-  return %q : !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [1, *]>>
+func.func @dynamic_ragged(%x: tensor<2x30xf32>) -> !quant_block.tensor<2x30, #quant_block.scheme<i8 : f32, block = [1, 16]>> {
+  // expected-error @+1 {{cannot lower to linalg: quantize_dynamic: dimension 1 (size 30) ends in a ragged block of 16; ragged blocks are not lowered yet}}
+  %q = quant_block.quantize_dynamic absmax %x : tensor<2x30xf32> -> !quant_block.tensor<2x30, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+  return %q : !quant_block.tensor<2x30, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+}
+
+// -----
+
+func.func @dynamic_scale_rounding(%x: tensor<2x32xf32>) -> !quant_block.tensor<2x32, #quant_block.scheme<mxfp4, scale_rounding = ceil>> {
+  // expected-error @+1 {{cannot lower to linalg: quantize_dynamic with scale_rounding = ceil is not lowered yet}}
+  %q = quant_block.quantize_dynamic mx %x : tensor<2x32xf32> -> !quant_block.tensor<2x32, #quant_block.scheme<mxfp4, scale_rounding = ceil>>
+  return %q : !quant_block.tensor<2x32, #quant_block.scheme<mxfp4, scale_rounding = ceil>>
+}
+
+// -----
+
+func.func @dynamic_nvfp4(%x: tensor<2x32xf32>) -> !quant_block.tensor<2x32, #quant_block.scheme<nvfp4>> {
+  // expected-error @+1 {{cannot lower to linalg: outer (second-level) scales are not lowered yet}}
+  %q = quant_block.quantize_dynamic absmax %x : tensor<2x32xf32> -> !quant_block.tensor<2x32, #quant_block.scheme<nvfp4>>
+  return %q : !quant_block.tensor<2x32, #quant_block.scheme<nvfp4>>
 }

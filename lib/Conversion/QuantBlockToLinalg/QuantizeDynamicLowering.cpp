@@ -1,0 +1,244 @@
+//===- QuantizeDynamicLowering.cpp - quant_block.quantize_dynamic ---------===//
+//
+// Dynamic quantization in three steps: one linalg.generic reduces every block
+// to its statistics (max |x|, or min and max) in the expanded block
+// iteration space (the block dimensions are reductions, the parameter
+// dimensions parallel), one element-wise generic turns the statistics into
+// scales (and zero points) of the scheme's types, and a quant_block.quantize
+// with those parameters, lowered by its own pattern, writes the data. The
+// formulas are docs/Numerics.md's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BlockIterationSpace.h"
+#include "Patterns.h"
+#include "ScalarCodegen.h"
+
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
+#include "quant-block/Numerics/FloatFormats.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::quant_block;
+using namespace mlir::quant_block::detail;
+namespace numerics = ::quant_block::numerics;
+
+/// The largest magnitude the storage holds, and for MX the element emax.
+static std::pair<double, int> getStorageMaxAndEmax(SchemeAttr scheme) {
+  if (scheme.hasIntegerStorage())
+    return {double(scheme.getQmax()), 0};
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << scheme.getStorageType();
+  const numerics::FloatFormatInfo &info =
+      numerics::getFloatFormatInfo(*numerics::parseFloatFormatName(name));
+  return {info.maxNormal, info.emax};
+}
+
+/// Rounds an f32 scale to the scheme's scale type (one rounding to nearest
+/// even, saturating for f8E4M3FN).
+static Value convertScale(OpBuilder &b, Location loc, Value scale,
+                          Type scaleType) {
+  if (isa<Float8E4M3FNType>(scaleType)) {
+    Value code =
+        emitEncodeOCPFloat(b, loc, scale, scaleType, RoundingMode::HalfToEven,
+                           /*saturate=*/true);
+    return codeToStorage(b, loc, code, scaleType);
+  }
+  return convertFloat(b, loc, scale, scaleType);
+}
+
+namespace {
+
+struct QuantizeDynamicOpLowering
+    : public OpConversionPattern<QuantizeDynamicOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(QuantizeDynamicOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    QuantizedTensorType qType = op.getResult().getType();
+    SchemeAttr scheme = qType.getScheme();
+    std::string whyNot;
+    std::optional<BlockIterationSpace> space =
+        BlockIterationSpace::get(qType, whyNot);
+    if (!space)
+      return rewriter.notifyMatchFailure(op, whyNot);
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = adaptor.getInput().front();
+    Type f32 = rewriter.getF32Type();
+    CalibrationMethod method = op.getMethod();
+    bool minMax = method == CalibrationMethod::MinMax;
+
+    // 1. Block statistics: max |x| (absmax, mx) or min and max (minmax).
+    RankedTensorType scalesType = qType.getScalesType();
+    Value inputView = expandTo(rewriter, loc, input, space->elementGroups,
+                               space->getElementShape());
+    auto emptyParams = [&](Type elementType) -> Value {
+      SmallVector<Value> dynamic;
+      for (auto [index, size] : llvm::enumerate(scalesType.getShape()))
+        if (ShapedType::isDynamic(size))
+          dynamic.push_back(tensor::DimOp::create(rewriter, loc, input, index));
+      return tensor::EmptyOp::create(rewriter, loc, scalesType.getShape(),
+                                     elementType, dynamic);
+    };
+    auto filled = [&](float value) -> Value {
+      Value init = emptyParams(f32);
+      Value constant = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getF32FloatAttr(value));
+      return linalg::FillOp::create(rewriter, loc, constant, init).getResult(0);
+    };
+    SmallVector<Value> inits;
+    if (minMax)
+      inits = {filled(INFINITY), filled(-INFINITY)};
+    else
+      inits = {filled(0.0f)};
+    SmallVector<AffineMap> maps = {space->getElementMap(ctx)};
+    for (size_t i = 0; i < inits.size(); ++i)
+      maps.push_back(space->getParamMap(ctx));
+    SmallVector<utils::IteratorType> iterators(space->getNumDims(),
+                                               utils::IteratorType::reduction);
+    for (unsigned d : space->paramDims)
+      iterators[d] = utils::IteratorType::parallel;
+    auto statistics = linalg::GenericOp::create(
+        rewriter, loc, ValueRange(inits).getTypes(), ValueRange{inputView},
+        inits, maps, iterators,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value x = convertFloat(b, loc, args[0], b.getF32Type());
+          // maximumf / minimumf propagate NaN, so a NaN block gets a NaN
+          // statistic and then a NaN scale.
+          if (minMax) {
+            linalg::YieldOp::create(
+                b, loc,
+                ValueRange{arith::MinimumFOp::create(b, loc, args[1], x),
+                           arith::MaximumFOp::create(b, loc, args[2], x)});
+          } else {
+            Value magnitude = math::AbsFOp::create(b, loc, x);
+            linalg::YieldOp::create(b, loc,
+                                    ValueRange{arith::MaximumFOp::create(
+                                        b, loc, args[1], magnitude)});
+          }
+        });
+
+    // 2. Scales (and zero points) from the statistics.
+    auto [storageMax, emax] = getStorageMaxAndEmax(scheme);
+    Type scaleType = scheme.getScaleType();
+    Type zeroPointType = scheme.getZeroPointType();
+    SmallVector<Value> paramInits = {emptyParams(scaleType)};
+    if (zeroPointType)
+      paramInits.push_back(
+          emptyParams(zeroPointType.isUnsignedInteger()
+                          ? Type(IntegerType::get(
+                                ctx, zeroPointType.getIntOrFloatBitWidth()))
+                          : zeroPointType));
+    int64_t paramRank = scalesType.getRank();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(paramRank, ctx);
+    SmallVector<AffineMap> paramMaps(
+        statistics.getNumResults() + paramInits.size(), identity);
+    SmallVector<utils::IteratorType> paramIterators(
+        paramRank, utils::IteratorType::parallel);
+    auto parameters = linalg::GenericOp::create(
+        rewriter, loc, ValueRange(paramInits).getTypes(),
+        statistics.getResults(), paramInits, paramMaps, paramIterators,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          auto constant = [&](double value) -> Value {
+            return arith::ConstantOp::create(b, loc,
+                                             b.getF32FloatAttr(float(value)));
+          };
+          if (method == CalibrationMethod::MX) {
+            // Shared exponent floor(log2(max|x|)) - emax from the f32
+            // exponent field, clamped to [-127, 127]; NaN / Inf -> NaN.
+            Type i32 = b.getI32Type();
+            Value bits = arith::BitcastOp::create(b, loc, i32, args[0]);
+            Value field = arith::ShRUIOp::create(
+                b, loc, bits,
+                arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(23)));
+            Value code = arith::SubIOp::create(
+                b, loc, field,
+                arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(emax)));
+            code = arith::MaxSIOp::create(
+                b, loc, code,
+                arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+            Value nonFinite = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::eq, field,
+                arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(255)));
+            code = arith::SelectOp::create(
+                b, loc, nonFinite,
+                arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(255)),
+                arith::MinSIOp::create(b, loc, code,
+                                       arith::ConstantOp::create(
+                                           b, loc, b.getI32IntegerAttr(254))));
+            linalg::YieldOp::create(b, loc,
+                                    codeToStorage(b, loc, code, scaleType));
+            return;
+          }
+          Value zero = constant(0.0), one = constant(1.0);
+          if (!minMax) {
+            Value scale =
+                arith::DivFOp::create(b, loc, args[0], constant(storageMax));
+            Value isZero = arith::CmpFOp::create(
+                b, loc, arith::CmpFPredicate::OEQ, scale, zero);
+            scale = arith::SelectOp::create(b, loc, isZero, one, scale);
+            linalg::YieldOp::create(b, loc,
+                                    convertScale(b, loc, scale, scaleType));
+            return;
+          }
+          Value lo = arith::MinimumFOp::create(b, loc, args[0], zero);
+          Value hi = arith::MaximumFOp::create(b, loc, args[1], zero);
+          Value range =
+              constant(double(scheme.getQmax()) - double(scheme.getQmin()));
+          Value scale = arith::DivFOp::create(
+              b, loc, arith::SubFOp::create(b, loc, hi, lo), range);
+          Value isZero = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OEQ, scale, zero);
+          scale = arith::SelectOp::create(b, loc, isZero, one, scale);
+          Value stored = convertScale(b, loc, scale, scaleType);
+          Value zeroPoint;
+          if (scheme.getZeroPointDomain() == ZeroPointDomain::Float) {
+            zeroPoint = convertFloat(b, loc, lo, zeroPointType);
+          } else {
+            // zp = clamp(round(qmin - lo / s)) with the stored scale.
+            Value s = emitScaleToF32(b, loc, stored);
+            Value shifted = arith::SubFOp::create(
+                b, loc, constant(double(scheme.getQmin())),
+                arith::DivFOp::create(b, loc, lo, s));
+            Value rounded = math::RoundEvenOp::create(b, loc, shifted);
+            Value clamped = arith::MinimumFOp::create(
+                b, loc,
+                arith::MaximumFOp::create(b, loc, rounded,
+                                          constant(double(scheme.getQmin()))),
+                constant(double(scheme.getQmax())));
+            Value asInt =
+                arith::FPToSIOp::create(b, loc, b.getI32Type(), clamped);
+            zeroPoint = arith::TruncIOp::create(
+                b, loc, b.getIntegerType(zeroPointType.getIntOrFloatBitWidth()),
+                asInt);
+          }
+          linalg::YieldOp::create(b, loc, ValueRange{stored, zeroPoint});
+        });
+
+    // 3. Quantize with the derived parameters.
+    Value scales = parameters.getResult(0);
+    Value zeroPoints = zeroPointType ? parameters.getResult(1) : Value();
+    if (zeroPoints && zeroPointType.isUnsignedInteger())
+      zeroPoints = castTensorElements(
+          rewriter, loc, zeroPoints,
+          RankedTensorType::get(scalesType.getShape(), zeroPointType));
+    auto quantize = QuantizeOp::create(rewriter, loc, qType, op.getInput(),
+                                       scales, zeroPoints, Value(), Value());
+    rewriter.replaceOp(op, quantize.getResult());
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::quant_block::detail::populateQuantizeDynamicPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<QuantizeDynamicOpLowering>(converter, patterns.getContext());
+}

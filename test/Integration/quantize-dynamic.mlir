@@ -1,0 +1,78 @@
+// quantize_dynamic compiled for the CPU and executed: MX shared exponents
+// (OCP floor rule, zero blocks), symmetric absmax per token with a dynamic
+// token count, asymmetric minmax with int and float zero points.
+// RUN: quant-opt %s --quant-block-cpu-pipeline | mlir-runner -e main --entry-point-result=void --shared-libs=%llvm_lib_dir/libmlir_runner_utils.so,%llvm_lib_dir/libmlir_c_runner_utils.so | FileCheck %s
+
+!mx = !quant_block.tensor<2x32, #quant_block.scheme<mxfp8_e4m3>>
+!a = !quant_block.tensor<?x8, #quant_block.scheme<i8 : f32, block = [1, *]>>
+!m = !quant_block.tensor<2x8, #quant_block.scheme<ui4 : f32, block = [4], zero_point = ui4>>
+!mf = !quant_block.tensor<2x8, #quant_block.scheme<ui4 : f16, block = [4], scale = f16, zero_point = f16>>
+func.func @mx(%x: tensor<2x32xf32>) -> (tensor<2x32xf32>, tensor<2x1xf8E8M0FNU>) {
+  %q = quant_block.quantize_dynamic mx %x : tensor<2x32xf32> -> !mx
+  %y = quant_block.dequantize %q : !mx -> tensor<2x32xf32>
+  %p:2 = quant_block.unpack %q : !mx -> tensor<2x32xf8E4M3FN>, tensor<2x1xf8E8M0FNU>
+  return %y, %p#1 : tensor<2x32xf32>, tensor<2x1xf8E8M0FNU>
+}
+func.func @absmax(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %q = quant_block.quantize_dynamic absmax %x : tensor<?x8xf32> -> !a
+  %y = quant_block.dequantize %q : !a -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+func.func @minmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %q = quant_block.quantize_dynamic minmax %x : tensor<2x8xf32> -> !m
+  %y = quant_block.dequantize %q : !m -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+func.func @minmaxf(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
+  %q = quant_block.quantize_dynamic minmax %x : tensor<2x8xf16> -> !mf
+  %y = quant_block.dequantize %q : !mf -> tensor<2x8xf16>
+  return %y : tensor<2x8xf16>
+}
+func.func @main() {
+  %x = arith.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 1000.0],
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<2x32xf32>
+  %y:2 = func.call @mx(%x) : (tensor<2x32xf32>) -> (tensor<2x32xf32>, tensor<2x1xf8E8M0FNU>)
+  %u = tensor.cast %y#0 : tensor<2x32xf32> to tensor<*xf32>
+  // max |x| = 1000: floor(log2 1000) - emax(E4M3) = 9 - 8 = 1, scale 2;
+  // 17 / 2 = 8.5 ties to 8 (16), 19 / 2 = 9.5 ties to 10 (20), 500 saturates
+  // to 448 (896). An all-zero block gets the smallest scale, 2^-127.
+  // CHECK: [1,   2,   3,   4,   5,   6,   7,   8,   9,   10,   11,   12,   13,   14,   15,   16,   16,   18,   20,   20,   20,   22,   24,   24,   24,   26,   28,   28,   28,   30,   32,   896]
+  // CHECK: [0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0]
+  func.call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
+  // E8M0 codes: 127 + 1, and 0 (2^-127).
+  // CHECK: [128]
+  // CHECK: [0]
+  %sb = arith.bitcast %y#1 : tensor<2x1xf8E8M0FNU> to tensor<2x1xi8>
+  %sw = arith.extui %sb : tensor<2x1xi8> to tensor<2x1xi32>
+  %su = tensor.cast %sw : tensor<2x1xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%su) : (tensor<*xi32>) -> ()
+  %a = arith.constant dense<[[1.0, -2.0, 3.0, 127.0, 0.5, 0.25, -63.5, 10.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<2x8xf32>
+  %ad = tensor.cast %a : tensor<2x8xf32> to tensor<?x8xf32>
+  %ya = func.call @absmax(%ad) : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  %ua = tensor.cast %ya : tensor<?x8xf32> to tensor<*xf32>
+  // Per token: s = 127 / 127 = 1, so 0.5 and 0.25 round to 0 and -63.5 to
+  // -64 (half to even); the all-zero token gets s = 1.
+  // CHECK: [1,   -2,   3,   127,   0,   0,   -64,   10]
+  // CHECK: [0,   0,   0,   0,   0,   0,   0,   0]
+  func.call @printMemrefF32(%ua) : (tensor<*xf32>) -> ()
+  %m = arith.constant dense<[[1.0, 2.0, 3.0, 4.0, -1.0, 0.0, 0.5, 1.0], [10.0, 10.0, 10.0, 10.0, -3.0, -2.0, -1.0, -0.5]]> : tensor<2x8xf32>
+  %ym = func.call @minmax(%m) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %um = tensor.cast %ym : tensor<2x8xf32> to tensor<*xf32>
+  // Blocks of 4, [min, max] widened to include 0, s = (max - min) / 15,
+  // zp = round(-min / s): [1..4] -> s = 4/15; [-1, 1] -> s = 2/15, zp = 7
+  // (7.4999996 in f32), so -1 comes back as -7 * s.
+  // CHECK: [1.06667,   1.86667,   2.93333,   4,   -0.933333,   0,   0.533333,   0.933333]
+  // CHECK: [10,   10,   10,   10,   -3,   -2,   -1,   -0.4]
+  func.call @printMemrefF32(%um) : (tensor<*xf32>) -> ()
+  %mh = arith.truncf %m : tensor<2x8xf32> to tensor<2x8xf16>
+  %yh = func.call @minmaxf(%mh) : (tensor<2x8xf16>) -> tensor<2x8xf16>
+  %yhf = arith.extf %yh : tensor<2x8xf16> to tensor<2x8xf32>
+  %uh = tensor.cast %yhf : tensor<2x8xf32> to tensor<*xf32>
+  // Float zero points (m = min) with f16 scales: x = q * s + m.
+  // CHECK: [1.06641,   2.13281,   2.93359,   4,   -1,   0.0664062,   0.466309,   0.999512]
+  // CHECK: [10,   10,   10,   10,   -3,   -2,   -1,   -0.400635]
+  func.call @printMemrefF32(%uh) : (tensor<*xf32>) -> ()
+  return
+}
+func.func private @printMemrefF32(tensor<*xf32>)
+func.func private @printMemrefI32(tensor<*xi32>)
