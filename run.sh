@@ -66,12 +66,16 @@ demo() {
     "$opt" "$example" --canonicalize
   done
   echo
-  echo "== test/Integration/int4-roundtrip.mlir: int4 / uint2 quantize +"
-  echo "   dequantize compiled with --quant-block-cpu-pipeline and run"
   local lib=/usr/lib/llvm-22/lib
-  "$opt" test/Integration/int4-roundtrip.mlir --quant-block-cpu-pipeline |
-    /usr/lib/llvm-22/bin/mlir-runner -e main --entry-point-result=void \
-      --shared-libs="$lib/libmlir_runner_utils.so,$lib/libmlir_c_runner_utils.so"
+  for example in test/Integration/int4-linear.mlir \
+    test/Integration/ocp-floats.mlir; do
+    echo "== $example: compiled with --quant-block-cpu-pipeline and run"
+    sed -n '1,/^\/\/ RUN/p' "$example" | grep -v RUN
+    "$opt" "$example" --quant-block-cpu-pipeline |
+      /usr/lib/llvm-22/bin/mlir-runner -e main --entry-point-result=void \
+        --shared-libs="$lib/libmlir_runner_utils.so,$lib/libmlir_c_runner_utils.so"
+    echo
+  done
   echo
   echo "== the quant_block passes and pipelines known to quant-opt"
   "$opt" --help | grep -E -- "--quant-block|--convert-quant-block" ||

@@ -74,7 +74,25 @@ mlir::quant_block::detail::getUnsupportedReason(Operation *op) {
       return "quantize_dynamic: " + whyNot;
     return std::nullopt;
   }
-  if (isa<MatmulOp, TransposeOp, ReshapeOp, ExtractSliceOp, BroadcastOp>(op))
+  if (auto matmul = dyn_cast<MatmulOp>(op)) {
+    if (isa<IntegerType>(matmul.getAccumulatorType()))
+      return std::string("matmul with i32 accumulation is not lowered yet");
+    // The operands are dequantized and a propagated result is requantized
+    // dynamically: those ops must be lowerable too.
+    for (Value operand : {matmul.getLhs(), Value(matmul.getRhs())})
+      if (auto type = dyn_cast<QuantizedTensorType>(operand.getType()))
+        if (std::optional<std::string> reason = getUnsupportedTypeReason(type))
+          return reason;
+    if (auto type = dyn_cast<QuantizedTensorType>(matmul.getType())) {
+      std::string whyNot;
+      if (std::optional<std::string> reason = getUnsupportedTypeReason(type))
+        return reason;
+      if (!BlockIterationSpace::get(type, whyNot))
+        return "requantizing the matmul result: " + whyNot;
+    }
+    return std::nullopt;
+  }
+  if (isa<TransposeOp, ReshapeOp, ExtractSliceOp, BroadcastOp>(op))
     return "'" + op->getName().getStringRef().str() +
            "' is not lowered to linalg yet";
   for (Type type :
@@ -92,6 +110,7 @@ void mlir::quant_block::populateQuantBlockToLinalgConversionPatterns(
   detail::populateQuantizePatterns(typeConverter, patterns);
   detail::populatePackPatterns(typeConverter, patterns);
   detail::populateQuantizeDynamicPatterns(typeConverter, patterns);
+  detail::populateMatmulPatterns(typeConverter, patterns);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                  typeConverter);
   populateCallOpTypeConversionPattern(patterns, typeConverter);

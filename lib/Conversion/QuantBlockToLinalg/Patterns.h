@@ -18,6 +18,8 @@ void populateQuantizePatterns(const TypeConverter &converter,
                               RewritePatternSet &patterns);
 void populateQuantizeDynamicPatterns(const TypeConverter &converter,
                                      RewritePatternSet &patterns);
+void populateMatmulPatterns(const TypeConverter &converter,
+                            RewritePatternSet &patterns);
 void populatePackPatterns(const TypeConverter &converter,
                           RewritePatternSet &patterns);
 

@@ -124,3 +124,22 @@ func.func @caller(%q: !quant_block.tensor<8x32, #quant_block.scheme<ui4 : f32, b
   %r = func.call @callee(%q) : (!quant_block.tensor<8x32, #quant_block.scheme<ui4 : f32, block = [32]>>) -> !quant_block.tensor<8x32, #quant_block.scheme<ui4 : f32, block = [32]>>
   return %r : !quant_block.tensor<8x32, #quant_block.scheme<ui4 : f32, block = [32]>>
 }
+
+// -----
+
+// A float-accumulating matmul: the weight is dequantized, then one
+// contraction extends both sides to the accumulator and rounds once to the
+// expressed type.
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @matmul_bf16
+// CHECK: %[[W:.*]] = tensor.collapse_shape {{.*}} into tensor<16x64xbf16>
+// CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x16xf32>)
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %[[W]] : tensor<?x64xbf16>, tensor<16x64xbf16>) outs(%[[ACC]] : tensor<?x16xf32>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.truncf %[[P]] : tensor<?x16xf32> to tensor<?x16xbf16>
+func.func @matmul_bf16(%x: tensor<?x64xbf16>, %w: !quant_block.tensor<16x64, #quant_block.scheme<i4 : bf16, block = [32], scale = bf16>>) -> tensor<?x16xbf16> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<?x64xbf16>, !quant_block.tensor<16x64, #quant_block.scheme<i4 : bf16, block = [32], scale = bf16>> -> tensor<?x16xbf16>
+  return %y : tensor<?x16xbf16>
+}

@@ -50,10 +50,18 @@ func.func @dynamic_packed(%q: !quant_block.tensor<2x?, #quant_block.scheme<i4 : 
 
 // -----
 
-func.func @matmul(%x: tensor<2x32xf32>, %w: !quant_block.tensor<32x8, #quant_block.scheme<i8 : f32, block = [32, 1]>>) -> tensor<2x8xf32> {
-  // expected-error @+1 {{cannot lower to linalg: 'quant_block.matmul' is not lowered to linalg yet}}
-  %y = quant_block.matmul %x, %w accumulate(f32) inhibit : tensor<2x32xf32>, !quant_block.tensor<32x8, #quant_block.scheme<i8 : f32, block = [32, 1]>> -> tensor<2x8xf32>
+func.func @matmul_i32(%x: !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [1, 32]>>, %w: !quant_block.tensor<32x8, #quant_block.scheme<i8 : f32, block = [32, 1]>>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{cannot lower to linalg: matmul with i32 accumulation is not lowered yet}}
+  %y = quant_block.matmul %x, %w accumulate(i32) inhibit : !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [1, 32]>>, !quant_block.tensor<32x8, #quant_block.scheme<i8 : f32, block = [32, 1]>> -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @transpose(%q: !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [1, 32]>>) -> !quant_block.tensor<32x2, #quant_block.scheme<i8 : f32, block = [32, 1]>> {
+  // expected-error @+1 {{cannot lower to linalg: 'quant_block.transpose' is not lowered to linalg yet}}
+  %t = quant_block.transpose %q permutation = [1, 0] : !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [1, 32]>> -> !quant_block.tensor<32x2, #quant_block.scheme<i8 : f32, block = [32, 1]>>
+  return %t : !quant_block.tensor<32x2, #quant_block.scheme<i8 : f32, block = [32, 1]>>
 }
 
 // -----
