@@ -54,6 +54,36 @@ static Value extractAt(OpBuilder &b, Location loc, Value tensor,
   return tensor::ExtractOp::create(b, loc, tensor, indices);
 }
 
+/// Builds one packed byte at byte position `indices` (innermost index in
+/// bytes): the codes of its `perByte` lanes, each from `codeAt` at the
+/// element's indices, OR-ed into their bits. Lanes past the innermost size
+/// `innermost` (the tail of an odd row) stay zero.
+static Value
+emitPackedByte(OpBuilder &b, Location loc, ValueRange indices, Value innermost,
+               int64_t perByte, unsigned width,
+               function_ref<Value(ValueRange elementIndices)> codeAt) {
+  Value byte = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+  Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+  Value lastIndex = arith::SubIOp::create(
+      b, loc, innermost, arith::ConstantIndexOp::create(b, loc, 1));
+  Value first = arith::MulIOp::create(
+      b, loc, indices.back(), arith::ConstantIndexOp::create(b, loc, perByte));
+  for (int64_t lane = 0; lane < perByte; ++lane) {
+    Value k = arith::AddIOp::create(
+        b, loc, first, arith::ConstantIndexOp::create(b, loc, lane));
+    Value inBounds =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, k, innermost);
+    SmallVector<Value> elementIndices(indices);
+    elementIndices.back() = arith::MinUIOp::create(b, loc, k, lastIndex);
+    Value bits =
+        placeInLane(b, loc, codeAt(elementIndices),
+                    arith::ConstantIndexOp::create(b, loc, lane), width);
+    bits = arith::SelectOp::create(b, loc, inBounds, bits, zero);
+    byte = arith::OrIOp::create(b, loc, byte, bits);
+  }
+  return byte;
+}
+
 Value mlir::quant_block::detail::dequantizeByGather(OpBuilder &b, Location loc,
                                                     QuantizedTensorType type,
                                                     RankedTensorType resultType,
@@ -168,31 +198,13 @@ Value mlir::quant_block::detail::quantizeByGather(OpBuilder &b, Location loc,
                   arith::TruncIOp::create(b, loc, storage, code).getResult()});
           return;
         }
-        // One packed byte: quantize each of its lanes that exists (the last
-        // byte of an odd row has unused lanes, which stay zero).
-        Value byte = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
-        Value lastIndex = arith::SubIOp::create(
-            b, loc, innermost, arith::ConstantIndexOp::create(b, loc, 1));
-        for (int64_t lane = 0; lane < perByte; ++lane) {
-          Value k = arith::AddIOp::create(
-              b, loc,
-              arith::MulIOp::create(
-                  b, loc, indices.back(),
-                  arith::ConstantIndexOp::create(b, loc, perByte)),
-              arith::ConstantIndexOp::create(b, loc, lane));
-          Value inBounds = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::ult, k, innermost);
-          SmallVector<Value> elementIndices = indices;
-          elementIndices.back() = arith::MinUIOp::create(b, loc, k, lastIndex);
-          Value x = tensor::ExtractOp::create(b, loc, input, elementIndices);
-          Value code = quantizeAt(x, elementIndices);
-          Value bits =
-              placeInLane(b, loc, code,
-                          arith::ConstantIndexOp::create(b, loc, lane), width);
-          Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
-          bits = arith::SelectOp::create(b, loc, inBounds, bits, zero);
-          byte = arith::OrIOp::create(b, loc, byte, bits);
-        }
+        // One packed byte: quantize each of its lanes that exists.
+        Value byte = emitPackedByte(b, loc, indices, innermost, perByte, width,
+                                    [&](ValueRange elementIndices) {
+                                      Value x = tensor::ExtractOp::create(
+                                          b, loc, input, elementIndices);
+                                      return quantizeAt(x, elementIndices);
+                                    });
         linalg::YieldOp::create(b, loc, byte);
       });
   return generic.getResult(0);
@@ -217,32 +229,11 @@ Value mlir::quant_block::detail::packCodesByGather(OpBuilder &b, Location loc,
              [&](OpBuilder &b, Location loc, ValueRange) {
                SmallVector<Value> indices = getIterationIndices(b, loc, rank);
                Value byte =
-                   arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
-               Value lastIndex = arith::SubIOp::create(
-                   b, loc, innermost,
-                   arith::ConstantIndexOp::create(b, loc, 1));
-               for (int64_t lane = 0; lane < perByte; ++lane) {
-                 Value k = arith::AddIOp::create(
-                     b, loc,
-                     arith::MulIOp::create(
-                         b, loc, indices.back(),
-                         arith::ConstantIndexOp::create(b, loc, perByte)),
-                     arith::ConstantIndexOp::create(b, loc, lane));
-                 Value inBounds = arith::CmpIOp::create(
-                     b, loc, arith::CmpIPredicate::ult, k, innermost);
-                 SmallVector<Value> elementIndices = indices;
-                 elementIndices.back() =
-                     arith::MinUIOp::create(b, loc, k, lastIndex);
-                 Value code =
-                     tensor::ExtractOp::create(b, loc, codes, elementIndices);
-                 Value bits = placeInLane(
-                     b, loc, code, arith::ConstantIndexOp::create(b, loc, lane),
-                     width);
-                 Value zero =
-                     arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
-                 bits = arith::SelectOp::create(b, loc, inBounds, bits, zero);
-                 byte = arith::OrIOp::create(b, loc, byte, bits);
-               }
+                   emitPackedByte(b, loc, indices, innermost, perByte, width,
+                                  [&](ValueRange elementIndices) -> Value {
+                                    return tensor::ExtractOp::create(
+                                        b, loc, codes, elementIndices);
+                                  });
                linalg::YieldOp::create(b, loc, byte);
              })
       .getResult(0);
