@@ -92,9 +92,11 @@ mlir::quant_block::detail::getUnsupportedReason(Operation *op) {
     }
     return std::nullopt;
   }
-  if (isa<TransposeOp, ReshapeOp, ExtractSliceOp, BroadcastOp>(op))
-    return "'" + op->getName().getStringRef().str() +
-           "' is not lowered to linalg yet";
+  if (auto broadcast = dyn_cast<BroadcastOp>(op))
+    for (int64_t d : broadcast.getDimensions())
+      if (ShapedType::isDynamic(broadcast.getType().getShape()[d]))
+        return std::string(
+            "broadcasting along a new dynamic dimension is not lowered yet");
   for (Type type :
        llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
     if (auto quantized = dyn_cast<QuantizedTensorType>(type))
@@ -111,6 +113,7 @@ void mlir::quant_block::populateQuantBlockToLinalgConversionPatterns(
   detail::populatePackPatterns(typeConverter, patterns);
   detail::populateQuantizeDynamicPatterns(typeConverter, patterns);
   detail::populateMatmulPatterns(typeConverter, patterns);
+  detail::populateLayoutPatterns(typeConverter, patterns);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                  typeConverter);
   populateCallOpTypeConversionPattern(patterns, typeConverter);

@@ -20,6 +20,8 @@ void populateQuantizeDynamicPatterns(const TypeConverter &converter,
                                      RewritePatternSet &patterns);
 void populateMatmulPatterns(const TypeConverter &converter,
                             RewritePatternSet &patterns);
+void populateLayoutPatterns(const TypeConverter &converter,
+                            RewritePatternSet &patterns);
 void populatePackPatterns(const TypeConverter &converter,
                           RewritePatternSet &patterns);
 

@@ -58,10 +58,10 @@ func.func @matmul_i32(%x: !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32
 
 // -----
 
-func.func @transpose(%q: !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [1, 32]>>) -> !quant_block.tensor<32x2, #quant_block.scheme<i8 : f32, block = [32, 1]>> {
-  // expected-error @+1 {{cannot lower to linalg: 'quant_block.transpose' is not lowered to linalg yet}}
-  %t = quant_block.transpose %q permutation = [1, 0] : !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [1, 32]>> -> !quant_block.tensor<32x2, #quant_block.scheme<i8 : f32, block = [32, 1]>>
-  return %t : !quant_block.tensor<32x2, #quant_block.scheme<i8 : f32, block = [32, 1]>>
+func.func @broadcast_dynamic(%q: !quant_block.tensor<32, #quant_block.scheme<i8 : f32, block = [32]>>) -> !quant_block.tensor<?x32, #quant_block.scheme<i8 : f32, block = [*, 32]>> {
+  // expected-error @+1 {{cannot lower to linalg: broadcasting along a new dynamic dimension is not lowered yet}}
+  %b = quant_block.broadcast %q dimensions = [0] : !quant_block.tensor<32, #quant_block.scheme<i8 : f32, block = [32]>> -> !quant_block.tensor<?x32, #quant_block.scheme<i8 : f32, block = [*, 32]>>
+  return %b : !quant_block.tensor<?x32, #quant_block.scheme<i8 : f32, block = [*, 32]>>
 }
 
 // -----
