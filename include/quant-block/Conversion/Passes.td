@@ -50,7 +50,7 @@ def ConvertQuantBlockToLinalg : Pass<"convert-quant-block-to-linalg"> {
 
     What this version does not lower yet is reported as an error at the op,
     never left behind: 3-, 5-, 6- and 7-bit storage, two-level (integer)
-    scales and outer scales, rank-0 tensors, quantize_dynamic with ragged or dynamic blocked dimensions or non-floor scale rounding, i32-accumulating matmul and
+    scales, blocked outer scales and outer mins, rank-0 tensors, quantize_dynamic with ragged or dynamic blocked dimensions or non-floor scale rounding, i32-accumulating matmul and
     broadcasts along new dynamic dimensions.
   }];
   let dependentDialects = [

@@ -44,8 +44,10 @@ getUnsupportedTypeReason(QuantizedTensorType type) {
   if (isa<IntegerType>(scheme.getScaleType()))
     return "integer (two-level) scale type " + toString(scheme.getScaleType()) +
            " is not lowered yet";
-  if (scheme.getOuter())
-    return std::string("outer (second-level) scales are not lowered yet");
+  if (OuterScaleAttr outer = scheme.getOuter())
+    if (!outer.getBlockShape().empty() || outer.getMinType())
+      return std::string("blocked outer scales and outer mins (K-quant "
+                         "super-blocks) are not lowered yet");
   if (!getElementsPerByte(scheme))
     return "storage of " + std::to_string(scheme.getStorageBitWidth()) +
            " bits is not packed by this lowering yet";
@@ -69,6 +71,9 @@ mlir::quant_block::detail::getUnsupportedReason(Operation *op) {
       return "quantize_dynamic with scale_rounding = " +
              stringifyScaleRoundingMode(scheme.getScaleRounding()).str() +
              " is not lowered yet";
+    if (scheme.getOuter() && dynamic.getMethod() != CalibrationMethod::AbsMax)
+      return std::string("quantize_dynamic with an outer scale is lowered for "
+                         "absmax only");
     std::string whyNot;
     if (!BlockIterationSpace::get(type, whyNot))
       return "quantize_dynamic: " + whyNot;

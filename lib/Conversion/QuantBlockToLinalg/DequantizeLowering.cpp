@@ -40,11 +40,13 @@ struct DequantizeOpLowering : public OpConversionPattern<DequantizeOp> {
     Value data = parts[0], scales = parts[1];
     Value zeroPoints = scheme.getZeroPointType() ? parts[2] : Value();
     Location loc = op.getLoc();
+    Value outerScale =
+        extractOuterScale(rewriter, loc, getOuterScalesPart(scheme, parts));
     if (!space) {
       // Layouts the expanded space cannot express take the general form.
       Value result =
           dequantizeByGather(rewriter, loc, qType, op.getResult().getType(),
-                             data, scales, zeroPoints);
+                             data, scales, zeroPoints, outerScale);
       if (!result)
         return rewriter.notifyMatchFailure(op, whyNot);
       rewriter.replaceOp(op, result);
@@ -82,8 +84,8 @@ struct DequantizeOpLowering : public OpConversionPattern<DequantizeOp> {
             code = extractPackedLane(b, loc, code, lane, width, isSigned);
           }
           Value zeroPoint = zeroPoints ? args[2] : Value();
-          Value result =
-              emitDequantize(b, loc, scheme, code, args[1], zeroPoint);
+          Value result = emitDequantize(b, loc, scheme, code, args[1],
+                                        zeroPoint, outerScale);
           linalg::YieldOp::create(b, loc, result);
         });
     Value collapsed = collapseTo(rewriter, loc, generic.getResult(0),

@@ -88,7 +88,8 @@ Value mlir::quant_block::detail::dequantizeByGather(OpBuilder &b, Location loc,
                                                     QuantizedTensorType type,
                                                     RankedTensorType resultType,
                                                     Value data, Value scales,
-                                                    Value zeroPoints) {
+                                                    Value zeroPoints,
+                                                    Value outerScale) {
   SchemeAttr scheme = type.getScheme();
   int64_t rank = type.getRank();
   int64_t perByte = *getElementsPerByte(scheme);
@@ -143,7 +144,8 @@ Value mlir::quant_block::detail::dequantizeByGather(OpBuilder &b, Location loc,
         Value scale = extractAt(b, loc, scales, paramIndices);
         Value zeroPoint = extractAt(b, loc, zeroPoints, paramIndices);
         linalg::YieldOp::create(
-            b, loc, emitDequantize(b, loc, scheme, code, scale, zeroPoint));
+            b, loc,
+            emitDequantize(b, loc, scheme, code, scale, zeroPoint, outerScale));
       });
   return generic.getResult(0);
 }
@@ -151,7 +153,8 @@ Value mlir::quant_block::detail::dequantizeByGather(OpBuilder &b, Location loc,
 Value mlir::quant_block::detail::quantizeByGather(OpBuilder &b, Location loc,
                                                   QuantizedTensorType type,
                                                   Value input, Value scales,
-                                                  Value zeroPoints) {
+                                                  Value zeroPoints,
+                                                  Value outerScale) {
   SchemeAttr scheme = type.getScheme();
   int64_t rank = type.getRank();
   int64_t perByte = *getElementsPerByte(scheme);
@@ -186,9 +189,9 @@ Value mlir::quant_block::detail::quantizeByGather(OpBuilder &b, Location loc,
         auto quantizeAt = [&](Value x, ValueRange elementIndices) {
           SmallVector<Value> paramIndices =
               getParamIndices(b, loc, type, elementIndices);
-          return emitQuantize(b, loc, scheme, x,
-                              extractAt(b, loc, scales, paramIndices),
-                              extractAt(b, loc, zeroPoints, paramIndices));
+          return emitQuantize(
+              b, loc, scheme, x, extractAt(b, loc, scales, paramIndices),
+              extractAt(b, loc, zeroPoints, paramIndices), outerScale);
         };
         if (perByte == 1) {
           Value code = quantizeAt(args[0], indices);

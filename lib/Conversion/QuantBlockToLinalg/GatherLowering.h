@@ -24,11 +24,12 @@ namespace mlir::quant_block::detail {
 /// `type` into a tensor of `resultType`.
 Value dequantizeByGather(OpBuilder &b, Location loc, QuantizedTensorType type,
                          RankedTensorType resultType, Value data, Value scales,
-                         Value zeroPoints);
+                         Value zeroPoints, Value outerScale);
 
 /// Quantizes `input` into the lowered data tensor of `type`.
 Value quantizeByGather(OpBuilder &b, Location loc, QuantizedTensorType type,
-                       Value input, Value scales, Value zeroPoints);
+                       Value input, Value scales, Value zeroPoints,
+                       Value outerScale);
 
 /// Packs logical signless `codes` (innermost size not a multiple of the
 /// elements per byte) into the lowered data type `dataType`.

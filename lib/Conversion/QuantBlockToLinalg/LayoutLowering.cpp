@@ -150,10 +150,15 @@ struct ExtractSliceOpLowering : public OpConversionPattern<ExtractSliceOp> {
           // contracted sizes.
           bool isElements = type.getShape() == op.getType().getShape();
           SmallVector<OpFoldResult> sliceOffsets, sizes, strides;
+          auto sourceShape = cast<RankedTensorType>(value.getType()).getShape();
           for (auto [d, size] : llvm::enumerate(type.getShape())) {
             int64_t offset = offsets[d];
             if (!isElements)
               offset = ShapedType::isDynamic(block[d]) ? 0 : offset / block[d];
+            // A dimension of one (a per-tensor outer scale, a whole-block
+            // scale) can only be sliced at 0.
+            if (sourceShape[d] == 1)
+              offset = 0;
             sliceOffsets.push_back(b.getIndexAttr(offset));
             sizes.push_back(b.getIndexAttr(size));
             strides.push_back(b.getIndexAttr(1));

@@ -5,8 +5,9 @@
 // iteration space (the block dimensions are reductions, the parameter
 // dimensions parallel), one element-wise generic turns the statistics into
 // scales (and zero points) of the scheme's types, and a quant_block.quantize
-// with those parameters, lowered by its own pattern, writes the data. The
-// formulas are docs/Numerics.md's.
+// with those parameters, lowered by its own pattern, writes the data. A
+// per-tensor outer scale (NVFP4) is derived from the whole tensor's max |x|
+// first. The formulas are docs/Numerics.md's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +38,14 @@ static std::pair<double, int> getStorageMaxAndEmax(SchemeAttr scheme) {
   const numerics::FloatFormatInfo &info =
       numerics::getFloatFormatInfo(*numerics::parseFloatFormatName(name));
   return {info.maxNormal, info.emax};
+}
+
+/// The largest finite value of a scale type.
+static double getScaleTypeMax(Type scaleType) {
+  if (isa<Float8E4M3FNType>(scaleType))
+    return 448.0;
+  return APFloat::getLargest(cast<FloatType>(scaleType).getFloatSemantics())
+      .convertToDouble();
 }
 
 /// Rounds an f32 scale to the scheme's scale type (one rounding to nearest
@@ -125,8 +134,64 @@ struct QuantizeDynamicOpLowering
           }
         });
 
-    // 2. Scales (and zero points) from the statistics.
+    // 2. With a per-tensor outer scale (NVFP4): max |x| over the tensor sets
+    // outer = max / (max_storage * max_scale), rounded to the outer type;
+    // block scales are then taken relative to it.
     auto [storageMax, emax] = getStorageMaxAndEmax(scheme);
+    Value outerTensor, outerScale;
+    if (OuterScaleAttr outer = scheme.getOuter()) {
+      Value zeroInit = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getF32FloatAttr(0.0f));
+      Value scalarInit =
+          linalg::FillOp::create(
+              rewriter, loc, zeroInit,
+              tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{}, f32)
+                  .getResult())
+              .getResult(0);
+      int64_t statRank = scalesType.getRank();
+      SmallVector<utils::IteratorType> allReduction(
+          statRank, utils::IteratorType::reduction);
+      SmallVector<AffineMap> reduceMaps = {
+          AffineMap::getMultiDimIdentityMap(statRank, ctx),
+          AffineMap::get(statRank, 0, {}, ctx)};
+      Value global =
+          linalg::GenericOp::create(
+              rewriter, loc, scalarInit.getType(), statistics.getResult(0),
+              scalarInit, reduceMaps, allReduction,
+              [&](OpBuilder &b, Location loc, ValueRange args) {
+                linalg::YieldOp::create(b, loc,
+                                        ValueRange{arith::MaximumFOp::create(
+                                                       b, loc, args[1], args[0])
+                                                       .getResult()});
+              })
+              .getResult(0);
+      Value amax =
+          tensor::ExtractOp::create(rewriter, loc, global, ValueRange{});
+      double scaleMax = getScaleTypeMax(scheme.getScaleType());
+      Value value = arith::DivFOp::create(
+          rewriter, loc, amax,
+          arith::ConstantOp::create(
+              rewriter, loc, rewriter.getF32FloatAttr(storageMax * scaleMax)));
+      Value isZero = arith::CmpFOp::create(
+          rewriter, loc, arith::CmpFPredicate::OEQ, value, zeroInit);
+      value = arith::SelectOp::create(
+          rewriter, loc, isZero,
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getF32FloatAttr(1.0f)),
+          value);
+      Value stored = convertFloat(rewriter, loc, value, outer.getScaleType());
+      outerScale = convertFloat(rewriter, loc, stored, f32);
+      RankedTensorType outerType = qType.getOuterScalesType();
+      outerTensor =
+          linalg::FillOp::create(
+              rewriter, loc, stored,
+              tensor::EmptyOp::create(rewriter, loc, outerType.getShape(),
+                                      outerType.getElementType())
+                  .getResult())
+              .getResult(0);
+    }
+
+    // 3. Scales (and zero points) from the statistics.
     Type scaleType = scheme.getScaleType();
     Type zeroPointType = scheme.getZeroPointType();
     SmallVector<Value> paramInits = {emptyParams(scaleType)};
@@ -181,6 +246,8 @@ struct QuantizeDynamicOpLowering
           if (!minMax) {
             Value scale =
                 arith::DivFOp::create(b, loc, args[0], constant(storageMax));
+            if (outerScale)
+              scale = arith::DivFOp::create(b, loc, scale, outerScale);
             Value isZero = arith::CmpFOp::create(
                 b, loc, arith::CmpFPredicate::OEQ, scale, zero);
             scale = arith::SelectOp::create(b, loc, isZero, one, scale);
@@ -222,15 +289,16 @@ struct QuantizeDynamicOpLowering
           linalg::YieldOp::create(b, loc, ValueRange{stored, zeroPoint});
         });
 
-    // 3. Quantize with the derived parameters.
+    // 4. Quantize with the derived parameters.
     Value scales = parameters.getResult(0);
     Value zeroPoints = zeroPointType ? parameters.getResult(1) : Value();
     if (zeroPoints && zeroPointType.isUnsignedInteger())
       zeroPoints = castTensorElements(
           rewriter, loc, zeroPoints,
           RankedTensorType::get(scalesType.getShape(), zeroPointType));
-    auto quantize = QuantizeOp::create(rewriter, loc, qType, op.getInput(),
-                                       scales, zeroPoints, Value(), Value());
+    auto quantize =
+        QuantizeOp::create(rewriter, loc, qType, op.getInput(), scales,
+                           zeroPoints, outerTensor, Value());
     rewriter.replaceOp(op, quantize.getResult());
     return success();
   }

@@ -29,10 +29,13 @@ using namespace mlir::quant_block::detail;
 /// element types made signless.
 static SmallVector<Value> getLoweredParts(OpBuilder &b, Location loc,
                                           QuantizedTensorType type, Value data,
-                                          Value scales, Value zeroPoints) {
+                                          Value scales, Value zeroPoints,
+                                          Value outerScales) {
   SmallVector<Value> parts = {data, scales};
   if (zeroPoints)
     parts.push_back(zeroPoints);
+  if (outerScales)
+    parts.push_back(outerScales);
   QuantBlockTypeConverter converter;
   SmallVector<Type> loweredTypes;
   (void)converter.convertType(type, loweredTypes);
@@ -61,20 +64,23 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
     Value scales = adaptor.getScales().front();
     Value zeroPoints =
         op.getZeroPoints() ? adaptor.getZeroPoints().front() : Value();
+    Value outerScales =
+        op.getOuterScales() ? adaptor.getOuterScales().front() : Value();
+    Value outerScale = extractOuterScale(rewriter, loc, outerScales);
     // The generated arithmetic reads signless parameters.
-    SmallVector<Value> signless =
-        getLoweredParts(rewriter, loc, qType, Value(), scales, zeroPoints);
+    SmallVector<Value> signless = getLoweredParts(
+        rewriter, loc, qType, Value(), scales, zeroPoints, outerScales);
     scales = signless[1];
     zeroPoints = zeroPoints ? signless[2] : Value();
     if (!space) {
       // Layouts the expanded space cannot express take the general form.
-      Value data =
-          quantizeByGather(rewriter, loc, qType, input, scales, zeroPoints);
+      Value data = quantizeByGather(rewriter, loc, qType, input, scales,
+                                    zeroPoints, outerScale);
       if (!data)
         return rewriter.notifyMatchFailure(op, whyNot);
       rewriter.replaceOpWithMultiple(
-          op,
-          {getLoweredParts(rewriter, loc, qType, data, scales, zeroPoints)});
+          op, {getLoweredParts(rewriter, loc, qType, data, scales, zeroPoints,
+                               outerScales)});
       return success();
     }
 
@@ -110,8 +116,8 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
         rewriter, loc, init.getType(), inputs, ValueRange{init}, maps,
         iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
           Value zeroPoint = zeroPoints ? args[2] : Value();
-          Value code =
-              emitQuantize(b, loc, scheme, args[0], args[1], zeroPoint);
+          Value code = emitQuantize(b, loc, scheme, args[0], args[1], zeroPoint,
+                                    outerScale);
           Value result;
           if (laneDim) {
             Value lane = linalg::IndexOp::create(b, loc, *laneDim);
@@ -125,7 +131,8 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
     Value data = collapseTo(rewriter, loc, generic.getResult(0),
                             space->packedGroups, dataType);
     rewriter.replaceOpWithMultiple(
-        op, {getLoweredParts(rewriter, loc, qType, data, scales, zeroPoints)});
+        op, {getLoweredParts(rewriter, loc, qType, data, scales, zeroPoints,
+                             outerScales)});
     return success();
   }
 };

@@ -120,8 +120,10 @@ bool mlir::quant_block::detail::hasUnsignedZeroPoints(SchemeAttr scheme) {
 /// The f32 scale of one element: the stored scale decoded, times 2^-(N-2)
 /// for MX integers (two's-complement fixed point with N-2 fraction bits).
 static Value getEffectiveScale(OpBuilder &b, Location loc, SchemeAttr scheme,
-                               Value scale) {
+                               Value scale, Value outerScale) {
   Value f32Scale = emitScaleToF32(b, loc, scale);
+  if (outerScale)
+    f32Scale = arith::MulFOp::create(b, loc, f32Scale, outerScale);
   if (scheme.hasIntegerStorage() && scheme.hasMXScale()) {
     Value fraction = arith::ConstantOp::create(
         b, loc,
@@ -134,10 +136,11 @@ static Value getEffectiveScale(OpBuilder &b, Location loc, SchemeAttr scheme,
 
 Value mlir::quant_block::detail::emitDequantize(OpBuilder &b, Location loc,
                                                 SchemeAttr scheme, Value code,
-                                                Value scale, Value zeroPoint) {
+                                                Value scale, Value zeroPoint,
+                                                Value outerScale) {
   MLIRContext *ctx = b.getContext();
   Type f32 = b.getF32Type();
-  scale = getEffectiveScale(b, loc, scheme, scale);
+  scale = getEffectiveScale(b, loc, scheme, scale, outerScale);
   if (scheme.hasFloatStorage()) {
     Value value = emitDecodeOCPFloat(b, loc, code, scheme.getStorageType());
     return convertFloat(b, loc, arith::MulFOp::create(b, loc, value, scale),
@@ -171,20 +174,23 @@ Value mlir::quant_block::detail::emitDequantize(OpBuilder &b, Location loc,
 
 Value mlir::quant_block::detail::emitQuantize(OpBuilder &b, Location loc,
                                               SchemeAttr scheme, Value x,
-                                              Value scale, Value zeroPoint) {
+                                              Value scale, Value zeroPoint,
+                                              Value outerScale) {
   MLIRContext *ctx = b.getContext();
   if (scheme.hasFloatStorage()) {
     Type f32 = b.getF32Type();
-    Value y = arith::DivFOp::create(b, loc, convertFloat(b, loc, x, f32),
-                                    emitScaleToF32(b, loc, scale));
+    Value y = arith::DivFOp::create(
+        b, loc, convertFloat(b, loc, x, f32),
+        getEffectiveScale(b, loc, scheme, scale, outerScale));
     return emitEncodeOCPFloat(b, loc, y, scheme.getStorageType(),
                               scheme.getRounding(), scheme.getSaturate());
   }
   FloatType computeType = getQuantizeComputeType(ctx, scheme);
   IntegerType intType = getIntegerComputeType(ctx, scheme);
   x = convertFloat(b, loc, x, computeType);
-  scale = convertFloat(b, loc, getEffectiveScale(b, loc, scheme, scale),
-                       computeType);
+  scale =
+      convertFloat(b, loc, getEffectiveScale(b, loc, scheme, scale, outerScale),
+                   computeType);
   ZeroPointDomain domain = scheme.getZeroPointDomain();
   if (domain == ZeroPointDomain::Float)
     x = arith::SubFOp::create(b, loc, x,
@@ -455,4 +461,22 @@ Value mlir::quant_block::detail::codeToStorage(OpBuilder &b, Location loc,
   if (isa<FloatType>(storageType))
     return arith::BitcastOp::create(b, loc, storageType, code);
   return code;
+}
+
+Value mlir::quant_block::detail::getOuterScalesPart(SchemeAttr scheme,
+                                                    ValueRange parts) {
+  if (!scheme.getOuter())
+    return {};
+  return parts[scheme.getZeroPointType() ? 3 : 2];
+}
+
+Value mlir::quant_block::detail::extractOuterScale(OpBuilder &b, Location loc,
+                                                   Value outer) {
+  if (!outer)
+    return {};
+  auto type = cast<RankedTensorType>(outer.getType());
+  SmallVector<Value> zeros(type.getRank(),
+                           arith::ConstantIndexOp::create(b, loc, 0));
+  Value scalar = tensor::ExtractOp::create(b, loc, outer, zeros);
+  return convertFloat(b, loc, scalar, b.getF32Type());
 }

@@ -76,15 +76,24 @@ Value castTensorElements(OpBuilder &b, Location loc, Value value, Type type);
 
 /// The expressed value of one element: `code` is the storage code as an
 /// integer (sign-extended or not as the storage is), `scale` and `zeroPoint`
-/// (null without one) the block's parameters as stored.
+/// (null without one) the block's parameters as stored, `outerScale` the f32
+/// per-tensor outer scale (null without one).
 Value emitDequantize(OpBuilder &b, Location loc, SchemeAttr scheme, Value code,
-                     Value scale, Value zeroPoint);
+                     Value scale, Value zeroPoint, Value outerScale = {});
 
 /// The storage code of one element as an integer (i32 for float storage,
 /// getIntegerComputeType(scheme) otherwise): clamp(round(x / s) + zp) with
 /// NaN -> zero point, or the OCP float encoding of x / s.
 Value emitQuantize(OpBuilder &b, Location loc, SchemeAttr scheme, Value x,
-                   Value scale, Value zeroPoint);
+                   Value scale, Value zeroPoint, Value outerScale = {});
+
+/// The lowered outer-scale part among `parts` (data, scales, [zero points],
+/// outer scales, ...), or null when the scheme has none.
+Value getOuterScalesPart(SchemeAttr scheme, ValueRange parts);
+
+/// A per-tensor outer scale tensor (all dimensions 1) as an f32 scalar, read
+/// once outside the kernels; null for a null tensor.
+Value extractOuterScale(OpBuilder &b, Location loc, Value outerScales);
 
 } // namespace mlir::quant_block::detail
 

@@ -18,10 +18,10 @@ func.func @two_level(%q: !quant_block.tensor<2x256, #quant_block.scheme<ui4 : f3
 
 // -----
 
-func.func @outer(%q: !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [16], outer = <f32>>>) -> tensor<2x32xf32> {
-  // expected-error @+1 {{cannot lower to linalg: outer (second-level) scales are not lowered yet}}
-  %x = quant_block.dequantize %q : !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [16], outer = <f32>>> -> tensor<2x32xf32>
-  return %x : tensor<2x32xf32>
+func.func @blocked_outer(%q: !quant_block.tensor<2x256, #quant_block.scheme<i8 : f32, block = [16], outer = <f32, block = [8]>>>) -> tensor<2x256xf32> {
+  // expected-error @+1 {{cannot lower to linalg: blocked outer scales and outer mins (K-quant super-blocks) are not lowered yet}}
+  %x = quant_block.dequantize %q : !quant_block.tensor<2x256, #quant_block.scheme<i8 : f32, block = [16], outer = <f32, block = [8]>>> -> tensor<2x256xf32>
+  return %x : tensor<2x256xf32>
 }
 
 // -----
@@ -82,8 +82,8 @@ func.func @dynamic_scale_rounding(%x: tensor<2x32xf32>) -> !quant_block.tensor<2
 
 // -----
 
-func.func @dynamic_nvfp4(%x: tensor<2x32xf32>) -> !quant_block.tensor<2x32, #quant_block.scheme<nvfp4>> {
-  // expected-error @+1 {{cannot lower to linalg: outer (second-level) scales are not lowered yet}}
-  %q = quant_block.quantize_dynamic absmax %x : tensor<2x32xf32> -> !quant_block.tensor<2x32, #quant_block.scheme<nvfp4>>
-  return %q : !quant_block.tensor<2x32, #quant_block.scheme<nvfp4>>
+func.func @dynamic_outer_minmax(%x: tensor<2x32xf32>) -> !quant_block.tensor<2x32, #quant_block.scheme<ui8 : f32, block = [16], zero_point = ui8, outer = <f32>>> {
+  // expected-error @+1 {{cannot lower to linalg: quantize_dynamic with an outer scale is lowered for absmax only}}
+  %q = quant_block.quantize_dynamic minmax %x : tensor<2x32xf32> -> !quant_block.tensor<2x32, #quant_block.scheme<ui8 : f32, block = [16], zero_point = ui8, outer = <f32>>>
+  return %q : !quant_block.tensor<2x32, #quant_block.scheme<ui8 : f32, block = [16], zero_point = ui8, outer = <f32>>>
 }
