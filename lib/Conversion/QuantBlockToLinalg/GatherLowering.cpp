@@ -196,9 +196,7 @@ Value mlir::quant_block::detail::quantizeByGather(OpBuilder &b, Location loc,
         if (perByte == 1) {
           Value code = quantizeAt(args[0], indices);
           linalg::YieldOp::create(
-              b, loc,
-              ValueRange{
-                  arith::TruncIOp::create(b, loc, storage, code).getResult()});
+              b, loc, ValueRange{codeToStorage(b, loc, code, storage)});
           return;
         }
         // One packed byte: quantize each of its lanes that exists.
