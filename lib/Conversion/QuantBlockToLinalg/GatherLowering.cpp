@@ -84,6 +84,28 @@ emitPackedByte(OpBuilder &b, Location loc, ValueRange indices, Value innermost,
   return byte;
 }
 
+/// A parallel generic over the natural space of `init` (identity maps) that
+/// reads `input` element-wise when it is given (unpacked data or floats);
+/// otherwise the body gathers everything it needs itself.
+static Value buildIdentityGeneric(
+    OpBuilder &b, Location loc, Value init, Value input,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  int64_t rank = cast<RankedTensorType>(init.getType()).getRank();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  if (input) {
+    inputs.push_back(input);
+    maps.push_back(identity);
+  }
+  maps.push_back(identity);
+  return linalg::GenericOp::create(b, loc, init.getType(), inputs,
+                                   ValueRange{init}, maps, iterators, body)
+      .getResult(0);
+}
+
 Value mlir::quant_block::detail::dequantizeByGather(OpBuilder &b, Location loc,
                                                     QuantizedTensorType type,
                                                     RankedTensorType resultType,
@@ -94,7 +116,6 @@ Value mlir::quant_block::detail::dequantizeByGather(OpBuilder &b, Location loc,
   int64_t rank = type.getRank();
   int64_t perByte = *getElementsPerByte(scheme);
   unsigned width = scheme.getStorageBitWidth();
-  MLIRContext *ctx = b.getContext();
 
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < rank; ++d) {
@@ -110,20 +131,10 @@ Value mlir::quant_block::detail::dequantizeByGather(OpBuilder &b, Location loc,
   }
   Value init =
       tensor::EmptyOp::create(b, loc, sizes, resultType.getElementType());
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
-  if (perByte == 1) {
-    // Unpacked data is read through the identity map.
-    inputs.push_back(data);
-    maps.push_back(identity);
-  }
-  maps.push_back(identity);
   bool isSigned = scheme.isSignedStorage();
-  auto generic = linalg::GenericOp::create(
-      b, loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
+  // Unpacked data is read through the identity map.
+  return buildIdentityGeneric(
+      b, loc, init, perByte == 1 ? data : Value(),
       [&](OpBuilder &b, Location loc, ValueRange args) {
         SmallVector<Value> indices = getIterationIndices(b, loc, rank);
         Value code;
@@ -147,7 +158,6 @@ Value mlir::quant_block::detail::dequantizeByGather(OpBuilder &b, Location loc,
             b, loc,
             emitDequantize(b, loc, scheme, code, scale, zeroPoint, outerScale));
       });
-  return generic.getResult(0);
 }
 
 Value mlir::quant_block::detail::quantizeByGather(OpBuilder &b, Location loc,
@@ -159,7 +169,6 @@ Value mlir::quant_block::detail::quantizeByGather(OpBuilder &b, Location loc,
   int64_t rank = type.getRank();
   int64_t perByte = *getElementsPerByte(scheme);
   unsigned width = scheme.getStorageBitWidth();
-  MLIRContext *ctx = b.getContext();
   RankedTensorType dataType = getLoweredDataType(type);
 
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
@@ -171,19 +180,9 @@ Value mlir::quant_block::detail::quantizeByGather(OpBuilder &b, Location loc,
   }
   Value init =
       tensor::EmptyOp::create(b, loc, sizes, dataType.getElementType());
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
-  if (perByte == 1) {
-    inputs.push_back(input);
-    maps.push_back(identity);
-  }
-  maps.push_back(identity);
   Type storage = dataType.getElementType();
-  auto generic = linalg::GenericOp::create(
-      b, loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
+  return buildIdentityGeneric(
+      b, loc, init, perByte == 1 ? input : Value(),
       [&](OpBuilder &b, Location loc, ValueRange args) {
         SmallVector<Value> indices = getIterationIndices(b, loc, rank);
         auto quantizeAt = [&](Value x, ValueRange elementIndices) {
@@ -208,7 +207,6 @@ Value mlir::quant_block::detail::quantizeByGather(OpBuilder &b, Location loc,
                                     });
         linalg::YieldOp::create(b, loc, byte);
       });
-  return generic.getResult(0);
 }
 
 Value mlir::quant_block::detail::packCodesByGather(OpBuilder &b, Location loc,
