@@ -10,6 +10,7 @@
 #include "quant-block/Pipelines/Pipelines.h"
 
 #include "quant-block/Conversion/Passes.h"
+#include "quant-block/Pipelines/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -39,6 +41,15 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
 
+  if (options.vectorize) {
+    CPUVectorizeOptions vectorize;
+    vectorize.vectorBits = options.vectorBits;
+    vectorize.registers = options.registers;
+    pm.addNestedPass<func::FuncOp>(createCPUVectorize(vectorize));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+
   bufferization::OneShotBufferizePassOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.functionBoundaryTypeConversion =
@@ -47,10 +58,19 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
 
+  if (options.vectorize) {
+    pm.addNestedPass<func::FuncOp>(createCPUFlattenVectors());
+    pm.addPass(createCanonicalizerPass());
+  }
+  // What was not vectorized (dynamic loops, tile loops) becomes loops.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
@@ -58,6 +78,7 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
 }
 
 void mlir::quant_block::registerCPUPipeline() {
+  registerQuantBlockPipelinesPasses();
   PassPipelineRegistration<CPUPipelineOptions>(
       "quant-block-cpu-pipeline",
       "Lower quant_block and the upstream IR around it to the LLVM dialect "

@@ -19,6 +19,19 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "lower-tosa",
       llvm::cl::desc("Lower TOSA ops around the quant_block ops to linalg"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Tile and vectorize the linalg ops (off: scalar loops)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Vector register width of the target CPU in bits (128: "
+                     "SSE / NEON, 256: AVX2, 512: AVX-512)"),
+      llvm::cl::init(256)};
+  PassOptions::Option<int64_t> registers{
+      *this, "registers",
+      llvm::cl::desc("How many vector registers one vectorized tile fills"),
+      llvm::cl::init(8)};
 };
 
 /// Appends the CPU pipeline to `pm` (a module pass manager): quant_block to

@@ -1,0 +1,22 @@
+//===- Passes.h - CPU code generation passes --------------------*- C++ -*-===//
+//
+// Declares the passes --quant-block-cpu-pipeline uses to vectorize (generated
+// from Passes.td) and their registration.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANT_BLOCK_PIPELINES_PASSES_H
+#define QUANT_BLOCK_PIPELINES_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::quant_block {
+
+#define GEN_PASS_DECL
+#define GEN_PASS_REGISTRATION
+#include "quant-block/Pipelines/Passes.h.inc"
+
+} // namespace mlir::quant_block
+
+#endif // QUANT_BLOCK_PIPELINES_PASSES_H

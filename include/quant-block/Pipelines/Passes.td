@@ -1,0 +1,63 @@
+//===- Passes.td - CPU code generation passes --------------*- tablegen -*-===//
+//
+// The code generation passes that --quant-block-cpu-pipeline runs between the
+// linalg form and the LLVM dialect: tiling to register-sized tiles and
+// vectorization on tensors, then flattening of the vectors after
+// bufferization.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANT_BLOCK_PIPELINES_PASSES_TD
+#define QUANT_BLOCK_PIPELINES_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CPUVectorize : Pass<"quant-block-cpu-vectorize", "func::FuncOp"> {
+  let summary = "Tile linalg ops to register-sized tiles and vectorize them";
+  let description = [{
+    Tiles every linalg op on tensors with `scf.for` loops so that one tile
+    holds a few vector registers' worth of elements, then vectorizes the tile
+    with the upstream linalg vectorizer. Tile sizes are chosen from the
+    innermost loop outwards: a static loop is kept whole while it fits the
+    budget, the first one that does not fit is tiled by its largest divisor
+    that does, and every loop outside it by 1. Tiles therefore have static
+    shapes and need no masks; dynamic loops are tiled by 1. The budget is
+    `vector-bits * registers / widest element bits` elements.
+
+    The expanded block iteration space of --convert-quant-block-to-linalg is
+    what makes this work for quantized ops: scales are read once per block
+    and broadcast, packed bytes once per byte.
+
+    Ops the vectorizer refuses stay as they are (they become loops later).
+  }];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"256",
+           "Width of one vector register of the target, in bits">,
+    Option<"registers", "registers", "int64_t", /*default=*/"8",
+           "How many vector registers one tile may fill">,
+  ];
+}
+
+def CPUFlattenVectors : Pass<"quant-block-cpu-flatten-vectors",
+                             "func::FuncOp"> {
+  let summary = "Turn n-D vector code on contiguous memory into 1-D vectors";
+  let description = [{
+    After bufferization, the vectors of the tiled block iteration space are
+    n-D (e.g. `vector<16x2xf32>` for 16 packed bytes of two int4 each).
+    Lowered as they are, each row would become its own tiny LLVM vector.
+    This pass drops unit dimensions, flattens transfers over contiguous
+    memory into 1-D transfers and linearizes the elementwise ops between
+    them, so that LLVM sees whole-register vectors.
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+#endif // QUANT_BLOCK_PIPELINES_PASSES_TD

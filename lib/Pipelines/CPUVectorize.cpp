@@ -1,0 +1,152 @@
+//===- CPUVectorize.cpp - tile and vectorize linalg ops for the CPU -------===//
+//
+// --quant-block-cpu-vectorize: tiles each linalg op on tensors to a tile of a
+// few vector registers and runs the upstream linalg vectorizer on the tile.
+// Tile sizes are divisors of the static loop sizes, so the tiles are static
+// and the vectorizer needs no masks; see Passes.td for the rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Pipelines/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::quant_block {
+#define GEN_PASS_DEF_CPUVECTORIZE
+#include "quant-block/Pipelines/Passes.h.inc"
+} // namespace mlir::quant_block
+
+using namespace mlir;
+using namespace mlir::quant_block;
+
+/// The widest element type `op` reads or writes, in bits: it decides how many
+/// elements fit the register budget.
+static int64_t getWidestElementBits(linalg::LinalgOp op) {
+  int64_t widest = 8;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Type element = getElementTypeOrSelf(operand.get().getType());
+    if (element.isIndex())
+      widest = std::max<int64_t>(widest, 64);
+    else if (element.isIntOrFloat())
+      widest = std::max<int64_t>(widest, element.getIntOrFloatBitWidth());
+  }
+  return widest;
+}
+
+/// Tile sizes for `op` (0 = not tiled): from the innermost loop outwards,
+/// static loops are kept whole while they fit `budget` elements, the first
+/// that does not fit is tiled by its largest divisor that does, and the rest
+/// (and every dynamic loop) by 1.
+static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp op,
+                                            int64_t budget) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  int64_t remaining = std::max<int64_t>(budget, 1);
+  for (int64_t d = static_cast<int64_t>(ranges.size()) - 1; d >= 0; --d) {
+    int64_t range = ranges[d];
+    if (ShapedType::isDynamic(range) || remaining == 1)
+      break;
+    if (range <= remaining) {
+      sizes[d] = 0;
+      remaining /= std::max<int64_t>(range, 1);
+      continue;
+    }
+    int64_t divisor = remaining;
+    while (range % divisor != 0)
+      --divisor;
+    sizes[d] = divisor;
+    break;
+  }
+  return sizes;
+}
+
+/// Whether `op` touches memory of an element type narrower than a byte (i1,
+/// i4, f4E2M1FN, ...). LLVM stores such scalars one per byte but loads and
+/// stores vectors of them bit-packed, so vector transfers on them would read
+/// memory in another layout than the scalar code wrote it. The quant_block
+/// lowering packs sub-byte data into i8 itself; only small unpacked tensors
+/// (constants, zero points) keep narrow types, and they stay scalar.
+static bool isSubByte(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  return element.isIntOrFloat() && element.getIntOrFloatBitWidth() % 8 != 0;
+}
+
+static bool touchesSubByteMemory(linalg::LinalgOp op) {
+  if (llvm::any_of(op->getOperandTypes(), isSubByte))
+    return true;
+  // The gather form reads some tensors with tensor.extract in the body.
+  WalkResult result = op->walk([](tensor::ExtractOp extract) {
+    return isSubByte(extract.getTensor().getType()) ? WalkResult::interrupt()
+                                                    : WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+namespace {
+struct CPUVectorizePass
+    : public mlir::quant_block::impl::CPUVectorizeBase<CPUVectorizePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    SmallVector<linalg::LinalgOp> candidates;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && !touchesSubByteMemory(op))
+        candidates.push_back(op);
+    });
+
+    IRRewriter rewriter(ctx);
+    for (linalg::LinalgOp op : candidates) {
+      Operation *target = op;
+      int64_t budget = vectorBits * registers / getWidestElementBits(op);
+      SmallVector<int64_t> sizes = chooseTileSizes(op, budget);
+      if (llvm::any_of(sizes, [](int64_t size) { return size != 0; })) {
+        scf::SCFTilingOptions options;
+        options.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
+        rewriter.setInsertionPoint(op);
+        FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+            rewriter, cast<TilingInterface>(op.getOperation()), options);
+        if (failed(tiled))
+          continue;
+        rewriter.replaceOp(op, tiled->replacements);
+        target = tiled->tiledOps.back();
+      }
+      // Ops the vectorizer cannot handle (e.g. non-static tiles of ops with
+      // only dynamic loops) stay scalar; they are lowered to loops later.
+      if (failed(linalg::vectorizeOpPrecondition(target, {}, {},
+                                                 /*vectorizeNDExtract=*/true)))
+        continue;
+      rewriter.setInsertionPoint(target);
+      FailureOr<linalg::VectorizationResult> vectorized =
+          linalg::vectorize(rewriter, target, {}, {},
+                            /*vectorizeNDExtract=*/true);
+      if (succeeded(vectorized))
+        rewriter.replaceOp(target, vectorized->replacements);
+    }
+
+    // The clean-ups the upstream vectorize_children_and_apply_patterns
+    // transform applies: fold the transfers into the tensor slices of the
+    // tiles and bring the vector code into canonical form.
+    RewritePatternSet patterns(ctx);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorReductionToContractPatterns(patterns);
+    vector::populateSinkVectorOpsPatterns(patterns);
+    vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+    vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,56 @@
+// --quant-block-cpu-vectorize tiles linalg ops to a few registers and
+// vectorizes the tiles; tiles are static (divisors of static loop sizes,
+// dynamic loops tiled by 1) and ops on sub-byte element types stay scalar.
+// RUN: quant-opt %s --split-input-file --convert-quant-block-to-linalg --quant-block-cpu-vectorize --canonicalize | FileCheck %s
+// RUN: quant-opt %s --split-input-file --convert-quant-block-to-linalg --quant-block-cpu-vectorize="vector-bits=128 registers=2" --canonicalize | FileCheck %s --check-prefix=SMALL
+
+// int4 groups of 32 along rows of 4096: a tile is 64 f32 results (8 AVX2
+// registers), i.e. two groups: scales are read two at a time.
+// CHECK-LABEL: func.func @dequantize_int4
+// CHECK-NOT: linalg.generic
+// CHECK: scf.for %[[ROW:.*]] = %c0 to %c4096 step %c1
+// CHECK: scf.for %[[GROUP:.*]] = %c0 to %c128 step %c2
+// CHECK: vector.transfer_read %{{.*}}[%[[ROW]], %[[GROUP]], %c0]{{.*}} : tensor<4096x128x16xi8>, vector<1x2x16xi8>
+// CHECK: vector.transfer_read %{{.*}}[%[[ROW]], %[[GROUP]]]{{.*}} : tensor<4096x128xf16>, vector<1x2xf16>
+// CHECK: arith.mulf %{{.*}} : vector<1x2x16x2xf32>
+// CHECK: vector.transfer_write %{{.*}} : vector<1x2x16x2xf32>, tensor<4096x128x16x2xf32>
+// 128-bit registers, two of them: 8 f32 per tile, a quarter of a group.
+// SMALL-LABEL: func.func @dequantize_int4
+// SMALL: scf.for %{{.*}} = %c0 to %c16 step %c4
+// SMALL: arith.mulf %{{.*}} : vector<1x1x4x2xf32>
+!q = !quant_block.tensor<4096x4096, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @dequantize_int4(%q: !q) -> tensor<4096x4096xf32> {
+  %x = quant_block.dequantize %q : !q -> tensor<4096x4096xf32>
+  return %x : tensor<4096x4096xf32>
+}
+
+// -----
+
+// A dynamic token count: that loop is tiled by 1, the static ones vectorize.
+// CHECK-LABEL: func.func @quantize_dynamic_tokens
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1
+// CHECK: vector.multi_reduction <maximumf>
+// CHECK: math.roundeven %{{.*}} : vector<1x1x64xf32>
+!t = !quant_block.tensor<?x64, #quant_block.scheme<i8 : f32, block = [1, *]>>
+func.func @quantize_dynamic_tokens(%x: tensor<?x64xf32>) -> !t {
+  %q = quant_block.quantize_dynamic absmax %x : tensor<?x64xf32> -> !t
+  return %q : !t
+}
+
+// -----
+
+// Tensors of sub-byte element types are stored one element per byte by the
+// scalar code but bit-packed by vector loads: such ops are left to loops.
+// CHECK-LABEL: func.func @sub_byte_stays_scalar
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}} : tensor<64xi4>)
+// CHECK-NOT: vector<{{.*}}xi4>
+func.func @sub_byte_stays_scalar(%x: tensor<64xi4>) -> tensor<64xf32> {
+  %e = tensor.empty() : tensor<64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<64xi4>) outs(%e : tensor<64xf32>) {
+  ^bb0(%in: i4, %out: f32):
+    %f = arith.sitofp %in : i4 to f32
+    linalg.yield %f : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
