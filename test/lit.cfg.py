@@ -29,6 +29,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.quant_block_tools_dir, config.llvm_tools_dir]
 tools = [
     "quant-opt",
+    "quant-run",
     "quant-block-capi-test",
     "mlir-opt",
     "mlir-runner",

@@ -11,6 +11,7 @@
 
 #include "quant-block/Conversion/Passes.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockDialect.h"
+#include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
 #include "quant-block/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -26,6 +27,7 @@ inline void registerAllDialects(DialectRegistry &registry) {
 /// registry (for command-line use).
 inline void registerAllPasses() {
   registerQuantBlockConversionPasses();
+  registerQuantBlockTransformsPasses();
   registerCPUPipeline();
 }
 

@@ -39,6 +39,10 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
   // Elementwise arith / math on tensors (as frontends and tests write them)
   // becomes linalg so that it bufferizes.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  // Elementwise consumers of a dequantization (bias, activation, residual)
+  // fuse into its generic, through the collapse of the block iteration
+  // space, so the dequantized tensor is never materialized.
+  pm.addNestedPass<func::FuncOp>(createCPUFuseElementwise());
   pm.addPass(createCanonicalizerPass());
 
   if (options.vectorize) {
@@ -57,6 +61,9 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  // Returning a function argument (or another non-owned buffer) leaves a
+  // bufferization.clone behind.
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   if (options.vectorize) {
     pm.addNestedPass<func::FuncOp>(createCPUFlattenVectors());

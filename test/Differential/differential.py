@@ -19,9 +19,18 @@ here = os.path.dirname(__file__)
 sys.path.insert(0, os.path.join(here, "..", "..", "python"))
 from quant_block import reference  # noqa: E402
 
-INT_STORAGE = {"i2": (-2, 1), "ui2": (0, 3), "i4": (-8, 7), "ui4": (0, 15),
-               "i8": (-128, 127), "ui8": (0, 255), "i16": (-32768, 32767)}
-FLOAT_STORAGE = ["f8E4M3FN", "f8E5M2", "f4E2M1FN"]
+# Every width the lowering packs differently: whole bytes (8, 16), several
+# elements per byte (2, 4) and elements that straddle bytes (3, 5, 6, 7).
+INT_STORAGE = {f"{sign}{width}": ((0, (1 << width) - 1) if sign == "ui" else
+                                  (-(1 << (width - 1)), (1 << (width - 1)) - 1))
+               for width in (2, 3, 4, 5, 6, 7, 8) for sign in ("i", "ui")}
+INT_STORAGE["i16"] = (-32768, 32767)
+FLOAT_STORAGE = ["f8E4M3FN", "f8E5M2", "f6E2M3FN", "f6E3M2FN", "f4E2M1FN"]
+
+
+def storage_width(storage):
+    """Bits of a storage type name (i3 -> 3, ui7 -> 7, f6E2M3FN -> 6)."""
+    return int(re.match(r"u?[if](\d+)", storage).group(1))
 
 
 def hex_f32(values):
@@ -41,7 +50,7 @@ def tensor(shape, element):
 def widen(name, source, shape, element):
     """IR that widens integer-like elements (any storage type) to i32."""
     if element.startswith("f"):
-        width = int(element[1])
+        width = storage_width(element)
         cast, signless, ext = "arith.bitcast", f"i{width}", "extui"
     else:
         cast = "builtin.unrealized_conversion_cast"
@@ -230,7 +239,7 @@ def main():
         mask = 0xFFFFFFFF if case["expressed"] == "f32" else 0xFFFF
         got_bits = [b & mask for b in got_bits]
         if case["storage"] in FLOAT_STORAGE:
-            width = 8 if case["storage"].startswith("f8") else 4
+            width = storage_width(case["storage"])
             got_codes = [c & ((1 << width) - 1) for c in got_codes]
         ok = got_codes == want_codes and got_bits == want_bits
         if ok:

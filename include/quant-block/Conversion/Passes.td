@@ -20,9 +20,12 @@ def ConvertQuantBlockToLinalg : Pass<"convert-quant-block-to-linalg"> {
     zero points, outer scales and mins; function signatures, calls and
     returns included) and every quant_block op by `linalg.generic`s on them.
 
-    Sub-byte data (2- and 4-bit storage) is packed along the innermost
-    dimension into `i8` (first element in the low bits, each innermost row
-    starting on a byte boundary; docs/Packing.md). Scales stay contracted and
+    Sub-byte data (2- to 7-bit storage) is packed along the innermost
+    dimension into `i8` as a little-endian bit stream (first element in the
+    low bits, each innermost row starting on a byte boundary; docs/Packing.md).
+    Elements of 3, 5, 6 and 7 bits straddle bytes: G of them fill B whole
+    bytes (4 in 3 for FP6), and each byte of such a group is read as its own
+    input through the same projected permutation. Scales stay contracted and
     are read through projected-permutation indexing maps in an expanded
     iteration space, so the upstream vectorizer accepts the generics:
 
@@ -43,14 +46,15 @@ def ConvertQuantBlockToLinalg : Pass<"convert-quant-block-to-linalg"> {
     ```
 
     Layouts the expanded space cannot express (ragged last blocks, blocked
-    dynamic dimensions, one scale per packed element, odd innermost sizes)
-    take a general form that gathers parameters with tensor.extract. OCP
-    narrow floats (FP8, FP4) and E8M0 / E4M3 scales are encoded and decoded
-    by integer bit manipulation.
+    dynamic dimensions, one scale per packed element, innermost blocks that
+    are not whole packing groups) take a general form that gathers
+    parameters and packed bytes with tensor.extract. OCP narrow floats (FP8,
+    FP6, FP4) and E8M0 / E4M3 scales are encoded and decoded by integer bit
+    manipulation.
 
     What this version does not lower yet is reported as an error at the op,
-    never left behind: 3-, 5-, 6- and 7-bit storage, two-level (integer)
-    scales, blocked outer scales and outer mins, rank-0 tensors, quantize_dynamic with ragged or dynamic blocked dimensions or non-floor scale rounding, i32-accumulating matmul and
+    never left behind: integer storage of 9 to 15 or 17 to 31 bits, dynamic
+    packed (innermost) dimensions, two-level (integer) scales, blocked outer scales and outer mins, rank-0 tensors, quantize_dynamic with ragged or dynamic blocked dimensions or non-floor scale rounding, i32-accumulating matmul and
     broadcasts along new dynamic dimensions.
   }];
   let dependentDialects = [

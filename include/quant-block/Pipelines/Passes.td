@@ -12,6 +12,24 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CPUFuseElementwise : Pass<"quant-block-cpu-fuse-elementwise",
+                              "func::FuncOp"> {
+  let summary = "Fuse elementwise consumers into quantization generics";
+  let description = [{
+    Fuses elementwise linalg ops with their single-use producers, moving the
+    collapse of a block iteration space below its consumers (reshape
+    propagation by expansion), so that a dequantization followed by a bias,
+    an activation or a residual add is one generic and the dequantized tensor
+    is never materialized. Unlike upstream --linalg-fuse-elementwise-ops it
+    does not constant-fold generics (which would fold the signedness casts of
+    unsigned constants into invalid arith.constants).
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def CPUVectorize : Pass<"quant-block-cpu-vectorize", "func::FuncOp"> {
   let summary = "Tile linalg ops to register-sized tiles and vectorize them";
   let description = [{

@@ -16,16 +16,20 @@ using namespace mlir::quant_block;
 using namespace mlir::quant_block::detail;
 
 std::optional<BlockIterationSpace>
-BlockIterationSpace::get(QuantizedTensorType type, std::string &whyNot) {
+BlockIterationSpace::get(QuantizedTensorType type, std::string &whyNot,
+                         bool packData) {
   BlockIterationSpace space;
-  std::optional<int64_t> perByte = getElementsPerByte(type.getScheme());
-  if (!perByte) {
-    whyNot = "storage of " +
-             std::to_string(type.getScheme().getStorageBitWidth()) +
-             " bits is not packed by this lowering yet";
+  SchemeAttr scheme = type.getScheme();
+  std::optional<PackingGroup> group = getPackingGroup(scheme);
+  if (!group) {
+    whyNot = "storage of " + std::to_string(scheme.getStorageBitWidth()) +
+             " bits is not lowered (only 2- to 8-, 16- and 32-bit storage is)";
     return std::nullopt;
   }
-  space.elementsPerByte = *perByte;
+  if (packData) {
+    space.elementsPerGroup = group->elements;
+    space.bytesPerGroup = group->bytes;
+  }
   ArrayRef<int64_t> shape = type.getShape();
   int64_t rank = shape.size();
   if (rank == 0) {
@@ -36,7 +40,7 @@ BlockIterationSpace::get(QuantizedTensorType type, std::string &whyNot) {
   for (int64_t d = 0; d < rank; ++d) {
     int64_t size = shape[d], b = block[d];
     bool last = d == rank - 1;
-    bool packed = last && space.elementsPerByte > 1;
+    bool packed = last && space.elementsPerGroup > 1;
     ReassociationIndices elementGroup, packedGroup;
     auto addDim = [&](int64_t dimSize, bool inPacked) {
       unsigned index = space.iterShape.size();
@@ -68,15 +72,17 @@ BlockIterationSpace::get(QuantizedTensorType type, std::string &whyNot) {
       }
       space.paramDims.push_back(addDim(size / b, true));
       if (packed) {
-        if (b % space.elementsPerByte != 0) {
+        // A packing group must not straddle two blocks: then every block is
+        // a whole number of groups and of bytes.
+        if (b % space.elementsPerGroup != 0) {
           whyNot = "the innermost block " + std::to_string(b) +
                    " is not a multiple of the " +
-                   std::to_string(space.elementsPerByte) +
-                   " elements packed per byte";
+                   std::to_string(space.elementsPerGroup) +
+                   " elements of a packing group";
           return std::nullopt;
         }
-        addDim(b / space.elementsPerByte, true);
-        space.laneDim = addDim(space.elementsPerByte, false);
+        addDim(b / space.elementsPerGroup, true);
+        space.laneDim = addDim(space.elementsPerGroup, false);
       } else {
         addDim(b, true);
       }
@@ -84,6 +90,10 @@ BlockIterationSpace::get(QuantizedTensorType type, std::string &whyNot) {
     space.elementGroups.push_back(elementGroup);
     space.packedGroups.push_back(packedGroup);
   }
+  // The byte within a multi-byte group is the packed view's last dimension,
+  // part of the innermost data dimension.
+  if (space.bytesPerGroup > 1)
+    space.packedGroups.back().push_back(space.getNumDims() - 1);
   return space;
 }
 
@@ -112,6 +122,22 @@ SmallVector<int64_t> BlockIterationSpace::getPackedShape() const {
     if (!laneDim || d != *laneDim)
       shape.push_back(iterShape[d]);
   return shape;
+}
+
+SmallVector<int64_t> BlockIterationSpace::getPackedViewShape() const {
+  SmallVector<int64_t> shape = getPackedShape();
+  if (bytesPerGroup > 1)
+    shape.push_back(bytesPerGroup);
+  return shape;
+}
+
+SmallVector<Value> BlockIterationSpace::getBytePlanes(OpBuilder &b,
+                                                      Location loc,
+                                                      Value data) const {
+  Value view = expandTo(b, loc, data, packedGroups, getPackedViewShape());
+  if (bytesPerGroup == 1)
+    return {view};
+  return splitBytePlanes(b, loc, view);
 }
 
 static bool isTrivial(ArrayRef<ReassociationIndices> groups) {
@@ -148,6 +174,26 @@ Value mlir::quant_block::detail::collapseTo(
   if (isTrivial(groups))
     return value;
   return tensor::CollapseShapeOp::create(b, loc, type, value, groups);
+}
+
+SmallVector<Value> mlir::quant_block::detail::splitBytePlanes(OpBuilder &b,
+                                                              Location loc,
+                                                              Value bytes) {
+  auto type = cast<RankedTensorType>(bytes.getType());
+  int64_t rank = type.getRank();
+  auto planeType =
+      RankedTensorType::get(type.getShape().drop_back(), type.getElementType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, bytes);
+  sizes.back() = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  SmallVector<Value> planes;
+  for (int64_t k = 0, e = type.getShape().back(); k < e; ++k) {
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+    offsets.back() = b.getIndexAttr(k);
+    planes.push_back(tensor::ExtractSliceOp::create(b, loc, planeType, bytes,
+                                                    offsets, sizes, strides));
+  }
+  return planes;
 }
 
 Value mlir::quant_block::detail::createEmptyLike(

@@ -4,10 +4,15 @@
 // and its contracted parameters are all read through projected permutations:
 // every blocked dimension d of size S with block B becomes two iteration
 // dimensions (S / B, B), and for sub-byte storage the innermost block is
-// split once more into (B / p, p), p elements per byte. Scales then index the
-// "which block" dimensions only, the packed data drops the lane dimension, and
-// the lane is read with linalg.index. This is what lets the upstream
-// vectorizer accept the generics (a floordiv map would be refused).
+// split once more into (B / G, G), G elements per packing group (2 or 4 per
+// byte for 4- and 2-bit storage; 4 per 3 bytes for 6-bit, 8 per w bytes for
+// 3-, 5- and 7-bit storage). Scales then index the "which block" dimensions
+// only, the packed data drops the lane dimension, and the lane is read with
+// linalg.index. Groups of more than one byte are read as one tensor per byte
+// of the group (a "byte plane", a strided slice of the data), each through
+// the same projected permutation. This is what lets the upstream vectorizer
+// accept the generics (a floordiv map, a constant in a map or a
+// tensor.extract would be refused or turned into gathers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,27 +35,42 @@ struct BlockIterationSpace {
   /// unblocked dimensions).
   SmallVector<int64_t> iterShape;
   /// Per tensor dimension, the iteration dimensions it expands into: for the
-  /// element view (floats, unpacked data) and for the packed data view.
+  /// element view (floats, unpacked data) and for the packed data view. The
+  /// packed view of multi-byte groups has one more dimension, the byte
+  /// within the group, after all iteration dimensions.
   SmallVector<ReassociationIndices> elementGroups;
   SmallVector<ReassociationIndices> packedGroups;
   /// Per parameter (scale) dimension, the iteration dimension indexing it.
   SmallVector<unsigned> paramDims;
-  /// The lane-within-a-byte iteration dimension, for sub-byte storage.
+  /// The lane-within-a-group iteration dimension, for sub-byte storage (the
+  /// last iteration dimension).
   std::optional<unsigned> laneDim;
-  int64_t elementsPerByte = 1;
+  /// Elements and bytes per packing group (1 and 1 when not packed).
+  int64_t elementsPerGroup = 1;
+  int64_t bytesPerGroup = 1;
 
   /// Builds the space for `type`, or explains why this lowering cannot.
-  static std::optional<BlockIterationSpace> get(QuantizedTensorType type,
-                                                std::string &whyNot);
+  /// With `packData` false the innermost dimension is not split into
+  /// packing groups (for generics that only read the elements).
+  static std::optional<BlockIterationSpace>
+  get(QuantizedTensorType type, std::string &whyNot, bool packData = true);
 
   unsigned getNumDims() const { return iterShape.size(); }
   AffineMap getElementMap(MLIRContext *ctx) const;
+  /// The map of the packed data (a byte plane for multi-byte groups).
   AffineMap getPackedMap(MLIRContext *ctx) const;
   AffineMap getParamMap(MLIRContext *ctx) const;
   /// The element view shape (the iteration shape).
   SmallVector<int64_t> getElementShape() const { return iterShape; }
-  /// The packed data view shape (iteration shape without the lane).
+  /// The shape of a packed byte plane (iteration shape without the lane).
   SmallVector<int64_t> getPackedShape() const;
+  /// The packed data view shape: getPackedShape(), then the byte within the
+  /// group for multi-byte groups.
+  SmallVector<int64_t> getPackedViewShape() const;
+  /// The lowered data viewed in this space: one tensor of getPackedShape()
+  /// per byte of a packing group.
+  SmallVector<Value> getBytePlanes(OpBuilder &b, Location loc,
+                                   Value data) const;
 };
 
 /// Expands `value` (a ranked tensor) by `groups` into `expandedShape`, taking
@@ -62,6 +82,11 @@ Value expandTo(OpBuilder &b, Location loc, Value value,
 /// The inverse of expandTo.
 Value collapseTo(OpBuilder &b, Location loc, Value value,
                  ArrayRef<ReassociationIndices> groups, RankedTensorType type);
+/// The byte planes of packed `bytes` whose last dimension is the byte
+/// within a packing group: plane k is bytes[..., k] (a rank-reducing strided
+/// slice), so a generic reads byte k of every group through a projected
+/// permutation.
+SmallVector<Value> splitBytePlanes(OpBuilder &b, Location loc, Value bytes);
 /// An empty tensor of `shape` x `elementType` whose dynamic sizes are those
 /// of `like` along `groups` (singleton groups only).
 Value createEmptyLike(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,

@@ -48,13 +48,13 @@ getUnsupportedTypeReason(QuantizedTensorType type) {
     if (!outer.getBlockShape().empty() || outer.getMinType())
       return std::string("blocked outer scales and outer mins (K-quant "
                          "super-blocks) are not lowered yet");
-  if (!getElementsPerByte(scheme))
+  std::optional<PackingGroup> group = getPackingGroup(scheme);
+  if (!group)
     return "storage of " + std::to_string(scheme.getStorageBitWidth()) +
-           " bits is not packed by this lowering yet";
+           " bits is not lowered (only 2- to 8-, 16- and 32-bit storage is)";
   if (type.getRank() == 0)
     return std::string("rank-0 quantized tensors are not lowered yet");
-  if (*getElementsPerByte(scheme) > 1 &&
-      ShapedType::isDynamic(type.getShape().back()))
+  if (group->isPacked() && ShapedType::isDynamic(type.getShape().back()))
     return std::string("the packed innermost dimension of sub-byte data must "
                        "be static");
   return std::nullopt;
@@ -74,14 +74,18 @@ mlir::quant_block::detail::getUnsupportedReason(Operation *op) {
     if (scheme.getOuter() && dynamic.getMethod() != CalibrationMethod::AbsMax)
       return std::string("quantize_dynamic with an outer scale is lowered for "
                          "absmax only");
+    // Only the block statistics need the expanded space; the data is
+    // written by quantize, which packs in any layout.
     std::string whyNot;
-    if (!BlockIterationSpace::get(type, whyNot))
+    if (!BlockIterationSpace::get(type, whyNot, /*packData=*/false))
       return "quantize_dynamic: " + whyNot;
     return std::nullopt;
   }
   if (auto matmul = dyn_cast<MatmulOp>(op)) {
     if (isa<IntegerType>(matmul.getAccumulatorType()))
-      return std::string("matmul with i32 accumulation is not lowered yet");
+      if (std::optional<std::string> reason =
+              getIntegerMatmulUnsupportedReason(matmul))
+        return reason;
     // The operands are dequantized and a propagated result is requantized
     // dynamically: those ops must be lowerable too.
     for (Value operand : {matmul.getLhs(), Value(matmul.getRhs())})
@@ -92,7 +96,7 @@ mlir::quant_block::detail::getUnsupportedReason(Operation *op) {
       std::string whyNot;
       if (std::optional<std::string> reason = getUnsupportedTypeReason(type))
         return reason;
-      if (!BlockIterationSpace::get(type, whyNot))
+      if (!BlockIterationSpace::get(type, whyNot, /*packData=*/false))
         return "requantizing the matmul result: " + whyNot;
     }
     return std::nullopt;

@@ -3,10 +3,14 @@
 // One linalg.generic in the expanded block iteration space: it reads the
 // (packed) storage code, the block's scale and zero point through projected
 // permutations, and writes x = (q - zp) * s, q * s + m (one FMA) or q * s,
-// computed in f32 and rounded once to the expressed type.
+// computed in f32 and rounded once to the expressed type. A packing group of
+// several bytes (3-, 5-, 6- and 7-bit storage) is read as one input per byte
+// and assembled into one integer from which each lane shifts its code, so a
+// code that straddles two bytes needs no gather.
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlockDequantizer.h"
 #include "BlockIterationSpace.h"
 #include "GatherLowering.h"
 #include "Patterns.h"
@@ -55,38 +59,20 @@ struct DequantizeOpLowering : public OpConversionPattern<DequantizeOp> {
 
     MLIRContext *ctx = rewriter.getContext();
     RankedTensorType resultType = op.getResult().getType();
-    Type expressed = scheme.getExpressedType();
-
-    Value packedView = expandTo(rewriter, loc, data, space->packedGroups,
-                                space->getPackedShape());
-    Value init = createEmptyLike(rewriter, loc, space->getElementShape(),
-                                 expressed, data, space->elementGroups);
-    SmallVector<Value> inputs = {packedView, scales};
-    SmallVector<AffineMap> maps = {space->getPackedMap(ctx),
-                                   space->getParamMap(ctx)};
-    if (zeroPoints) {
-      inputs.push_back(zeroPoints);
-      maps.push_back(space->getParamMap(ctx));
-    }
+    Value init =
+        createEmptyLike(rewriter, loc, space->getElementShape(),
+                        scheme.getExpressedType(), data, space->elementGroups);
+    BlockDequantizer dequantizer(rewriter, loc, qType, *space, parts);
+    SmallVector<AffineMap> maps = dequantizer.getMaps(ctx);
     maps.push_back(space->getElementMap(ctx));
     SmallVector<utils::IteratorType> iterators(space->getNumDims(),
                                                utils::IteratorType::parallel);
-
-    bool isSigned = scheme.isSignedStorage();
-    unsigned width = scheme.getStorageBitWidth();
-    std::optional<unsigned> laneDim = space->laneDim;
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, init.getType(), inputs, ValueRange{init}, maps,
-        iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value code = args[0];
-          if (laneDim) {
-            Value lane = linalg::IndexOp::create(b, loc, *laneDim);
-            code = extractPackedLane(b, loc, code, lane, width, isSigned);
-          }
-          Value zeroPoint = zeroPoints ? args[2] : Value();
-          Value result = emitDequantize(b, loc, scheme, code, args[1],
-                                        zeroPoint, outerScale);
-          linalg::YieldOp::create(b, loc, result);
+        rewriter, loc, init.getType(), dequantizer.getInputs(),
+        ValueRange{init}, maps, iterators,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          linalg::YieldOp::create(b, loc,
+                                  dequantizer.emit(b, loc, args.drop_back()));
         });
     Value collapsed = collapseTo(rewriter, loc, generic.getResult(0),
                                  space->elementGroups, resultType);

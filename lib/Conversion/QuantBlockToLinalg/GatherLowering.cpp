@@ -54,34 +54,137 @@ static Value extractAt(OpBuilder &b, Location loc, Value tensor,
   return tensor::ExtractOp::create(b, loc, tensor, indices);
 }
 
+/// The most elements of `width` bits that overlap one byte of the stream
+/// (the bit offsets repeat with the packing group, so one group's bytes
+/// cover every case): 8 / width for widths that divide 8, else up to 4.
+static int64_t getMaxElementsPerByte(unsigned width) {
+  int64_t most = 0;
+  for (int64_t bit = 0; bit < int64_t(width) * 8; bit += 8)
+    most = std::max<int64_t>(most, (bit + 7) / width - bit / width + 1);
+  return most;
+}
+
 /// Builds one packed byte at byte position `indices` (innermost index in
-/// bytes): the codes of its `perByte` lanes, each from `codeAt` at the
-/// element's indices, OR-ed into their bits. Lanes past the innermost size
-/// `innermost` (the tail of an odd row) stay zero.
+/// bytes): the codes of the elements overlapping it, each from `codeAt` at
+/// the element's indices, OR-ed into their bits. Elements past the innermost
+/// size `innermost` (the tail of a row) stay zero.
 static Value
 emitPackedByte(OpBuilder &b, Location loc, ValueRange indices, Value innermost,
-               int64_t perByte, unsigned width,
+               unsigned width,
                function_ref<Value(ValueRange elementIndices)> codeAt) {
   Value byte = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
   Value zero = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
   Value lastIndex = arith::SubIOp::create(
       b, loc, innermost, arith::ConstantIndexOp::create(b, loc, 1));
-  Value first = arith::MulIOp::create(
-      b, loc, indices.back(), arith::ConstantIndexOp::create(b, loc, perByte));
-  for (int64_t lane = 0; lane < perByte; ++lane) {
-    Value k = arith::AddIOp::create(
-        b, loc, first, arith::ConstantIndexOp::create(b, loc, lane));
+  if (8 % width == 0) {
+    // Elements never straddle bytes: the byte holds lanes 0..p-1 of
+    // elements p * index + lane.
+    int64_t perByte = 8 / width;
+    Value first =
+        arith::MulIOp::create(b, loc, indices.back(),
+                              arith::ConstantIndexOp::create(b, loc, perByte));
+    for (int64_t lane = 0; lane < perByte; ++lane) {
+      Value k = arith::AddIOp::create(
+          b, loc, first, arith::ConstantIndexOp::create(b, loc, lane));
+      Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                             k, innermost);
+      SmallVector<Value> elementIndices(indices);
+      elementIndices.back() = arith::MinUIOp::create(b, loc, k, lastIndex);
+      Value bits =
+          placeInLane(b, loc, codeAt(elementIndices),
+                      arith::ConstantIndexOp::create(b, loc, lane), width);
+      bits = arith::SelectOp::create(b, loc, inBounds, bits, zero);
+      byte = arith::OrIOp::create(b, loc, byte, bits);
+    }
+    return byte;
+  }
+  // Elements straddle bytes: byte m holds bits [8m, 8m + 8) of the row,
+  // which overlap the elements from 8m / w on. Element j contributes
+  // (code << (j * w - 8m)) to the byte; the shift may be negative (the
+  // element began in the byte before), so it is done as
+  // ((code << (j * w - 8m + 8)) >> 8) in i32. An element beyond the byte
+  // shifts out of it by itself.
+  Type i32 = b.getI32Type();
+  auto toI32 = [&](Value index) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, i32, index);
+  };
+  auto constIndex = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value bitOffset =
+      arith::MulIOp::create(b, loc, indices.back(), constIndex(8));
+  Value first = arith::DivUIOp::create(b, loc, bitOffset, constIndex(width));
+  Value mask =
+      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr((1 << width) - 1));
+  Value eight = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(8));
+  for (int64_t t = 0, e = getMaxElementsPerByte(width); t < e; ++t) {
+    Value j = arith::AddIOp::create(b, loc, first, constIndex(t));
     Value inBounds =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, k, innermost);
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j, innermost);
     SmallVector<Value> elementIndices(indices);
-    elementIndices.back() = arith::MinUIOp::create(b, loc, k, lastIndex);
-    Value bits =
-        placeInLane(b, loc, codeAt(elementIndices),
-                    arith::ConstantIndexOp::create(b, loc, lane), width);
+    elementIndices.back() = arith::MinUIOp::create(b, loc, j, lastIndex);
+    Value code = codeAt(elementIndices);
+    if (code.getType() != i32)
+      code = code.getType().getIntOrFloatBitWidth() > 32
+                 ? Value(arith::TruncIOp::create(b, loc, i32, code))
+                 : Value(arith::ExtUIOp::create(b, loc, i32, code));
+    code = arith::AndIOp::create(b, loc, code, mask);
+    // j * w - 8m + 8 >= 9 - w > 0.
+    Value shift = arith::AddIOp::create(
+        b, loc,
+        arith::SubIOp::create(
+            b, loc, toI32(arith::MulIOp::create(b, loc, j, constIndex(width))),
+            toI32(bitOffset)),
+        eight);
+    Value bits = arith::ShRUIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, code, shift), eight);
+    bits = arith::TruncIOp::create(b, loc, b.getI8Type(), bits);
     bits = arith::SelectOp::create(b, loc, inBounds, bits, zero);
     byte = arith::OrIOp::create(b, loc, byte, bits);
   }
   return byte;
+}
+
+/// The i8 code (sign-extended when `isSigned`) of the element at `indices`
+/// (innermost index in elements) of the packed `data`.
+static Value extractCode(OpBuilder &b, Location loc, Value data,
+                         ValueRange indices, unsigned width, bool isSigned) {
+  auto constIndex = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  SmallVector<Value> byteIndices(indices);
+  if (8 % width == 0) {
+    Value perByte = constIndex(8 / width);
+    byteIndices.back() =
+        arith::DivUIOp::create(b, loc, indices.back(), perByte);
+    Value lane = arith::RemUIOp::create(b, loc, indices.back(), perByte);
+    Value byte = tensor::ExtractOp::create(b, loc, data, byteIndices);
+    return extractPackedLane(b, loc, byte, lane, width, isSigned);
+  }
+  // The element's bits start at bit (k * w) % 8 of byte (k * w) / 8 and may
+  // continue into the next byte. That byte exists whenever the element
+  // straddles; otherwise its index is clamped to the row and its bits are
+  // masked off.
+  int64_t rowBytes = cast<RankedTensorType>(data.getType()).getShape().back();
+  Value bit = arith::MulIOp::create(b, loc, indices.back(), constIndex(width));
+  Value lo = arith::DivUIOp::create(b, loc, bit, constIndex(8));
+  Value hi = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, lo, constIndex(1)),
+      constIndex(rowBytes - 1));
+  byteIndices.back() = lo;
+  Value low = tensor::ExtractOp::create(b, loc, data, byteIndices);
+  byteIndices.back() = hi;
+  Value high = tensor::ExtractOp::create(b, loc, data, byteIndices);
+  Type i16 = b.getI16Type();
+  Value word = arith::OrIOp::create(
+      b, loc, arith::ExtUIOp::create(b, loc, i16, low),
+      arith::ShLIOp::create(
+          b, loc, arith::ExtUIOp::create(b, loc, i16, high),
+          arith::ConstantOp::create(b, loc, b.getI16IntegerAttr(8))));
+  Value shift = arith::IndexCastUIOp::create(
+      b, loc, i16, arith::RemUIOp::create(b, loc, bit, constIndex(8)));
+  return narrowToCode(b, loc, arith::ShRUIOp::create(b, loc, word, shift),
+                      width, isSigned);
 }
 
 /// A parallel generic over the natural space of `init` (identity maps) that
@@ -114,14 +217,14 @@ Value mlir::quant_block::detail::dequantizeByGather(OpBuilder &b, Location loc,
                                                     Value outerScale) {
   SchemeAttr scheme = type.getScheme();
   int64_t rank = type.getRank();
-  int64_t perByte = *getElementsPerByte(scheme);
+  bool packed = getPackingGroup(scheme)->isPacked();
   unsigned width = scheme.getStorageBitWidth();
 
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < rank; ++d) {
     if (!ShapedType::isDynamic(resultType.getDimSize(d)))
       sizes.push_back(b.getIndexAttr(resultType.getDimSize(d)));
-    else if (d == rank - 1 && perByte > 1)
+    else if (d == rank - 1 && packed)
       // The packed innermost dimension does not give the element count; the
       // scales and the expressed type do not either. Callers with dynamic
       // packed dimensions are rejected before lowering.
@@ -134,22 +237,12 @@ Value mlir::quant_block::detail::dequantizeByGather(OpBuilder &b, Location loc,
   bool isSigned = scheme.isSignedStorage();
   // Unpacked data is read through the identity map.
   return buildIdentityGeneric(
-      b, loc, init, perByte == 1 ? data : Value(),
+      b, loc, init, packed ? Value() : data,
       [&](OpBuilder &b, Location loc, ValueRange args) {
         SmallVector<Value> indices = getIterationIndices(b, loc, rank);
-        Value code;
-        if (perByte == 1) {
-          code = args[0];
-        } else {
-          Value perByteValue = arith::ConstantIndexOp::create(b, loc, perByte);
-          SmallVector<Value> byteIndices = indices;
-          byteIndices.back() =
-              arith::DivUIOp::create(b, loc, indices.back(), perByteValue);
-          Value lane =
-              arith::RemUIOp::create(b, loc, indices.back(), perByteValue);
-          Value byte = tensor::ExtractOp::create(b, loc, data, byteIndices);
-          code = extractPackedLane(b, loc, byte, lane, width, isSigned);
-        }
+        Value code = packed
+                         ? extractCode(b, loc, data, indices, width, isSigned)
+                         : args[0];
         SmallVector<Value> paramIndices =
             getParamIndices(b, loc, type, indices);
         Value scale = extractAt(b, loc, scales, paramIndices);
@@ -167,13 +260,13 @@ Value mlir::quant_block::detail::quantizeByGather(OpBuilder &b, Location loc,
                                                   Value outerScale) {
   SchemeAttr scheme = type.getScheme();
   int64_t rank = type.getRank();
-  int64_t perByte = *getElementsPerByte(scheme);
+  bool packed = getPackingGroup(scheme)->isPacked();
   unsigned width = scheme.getStorageBitWidth();
   RankedTensorType dataType = getLoweredDataType(type);
 
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, input);
   Value innermost = getValueOrCreateConstantIndexOp(b, loc, sizes.back());
-  if (perByte > 1) {
+  if (packed) {
     if (ShapedType::isDynamic(type.getShape().back()))
       return {};
     sizes.back() = b.getIndexAttr(dataType.getShape().back());
@@ -182,7 +275,7 @@ Value mlir::quant_block::detail::quantizeByGather(OpBuilder &b, Location loc,
       tensor::EmptyOp::create(b, loc, sizes, dataType.getElementType());
   Type storage = dataType.getElementType();
   return buildIdentityGeneric(
-      b, loc, init, perByte == 1 ? input : Value(),
+      b, loc, init, packed ? Value() : input,
       [&](OpBuilder &b, Location loc, ValueRange args) {
         SmallVector<Value> indices = getIterationIndices(b, loc, rank);
         auto quantizeAt = [&](Value x, ValueRange elementIndices) {
@@ -192,19 +285,19 @@ Value mlir::quant_block::detail::quantizeByGather(OpBuilder &b, Location loc,
               b, loc, scheme, x, extractAt(b, loc, scales, paramIndices),
               extractAt(b, loc, zeroPoints, paramIndices), outerScale);
         };
-        if (perByte == 1) {
+        if (!packed) {
           Value code = quantizeAt(args[0], indices);
           linalg::YieldOp::create(
               b, loc, ValueRange{codeToStorage(b, loc, code, storage)});
           return;
         }
-        // One packed byte: quantize each of its lanes that exists.
-        Value byte = emitPackedByte(b, loc, indices, innermost, perByte, width,
-                                    [&](ValueRange elementIndices) {
-                                      Value x = tensor::ExtractOp::create(
-                                          b, loc, input, elementIndices);
-                                      return quantizeAt(x, elementIndices);
-                                    });
+        // One packed byte: quantize each element that overlaps it.
+        Value byte = emitPackedByte(
+            b, loc, indices, innermost, width, [&](ValueRange elementIndices) {
+              Value x =
+                  tensor::ExtractOp::create(b, loc, input, elementIndices);
+              return quantizeAt(x, elementIndices);
+            });
         linalg::YieldOp::create(b, loc, byte);
       });
 }
@@ -214,7 +307,6 @@ Value mlir::quant_block::detail::packCodesByGather(OpBuilder &b, Location loc,
                                                    RankedTensorType dataType,
                                                    unsigned width) {
   int64_t rank = dataType.getRank();
-  int64_t perByte = 8 / width;
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, codes);
   Value innermost = getValueOrCreateConstantIndexOp(b, loc, sizes.back());
   sizes.back() = b.getIndexAttr(dataType.getShape().back());
@@ -228,7 +320,7 @@ Value mlir::quant_block::detail::packCodesByGather(OpBuilder &b, Location loc,
              [&](OpBuilder &b, Location loc, ValueRange) {
                SmallVector<Value> indices = getIterationIndices(b, loc, rank);
                Value byte =
-                   emitPackedByte(b, loc, indices, innermost, perByte, width,
+                   emitPackedByte(b, loc, indices, innermost, width,
                                   [&](ValueRange elementIndices) -> Value {
                                     return tensor::ExtractOp::create(
                                         b, loc, codes, elementIndices);
@@ -242,7 +334,6 @@ Value mlir::quant_block::detail::unpackCodesByGather(
     OpBuilder &b, Location loc, Value data, RankedTensorType logicalType,
     unsigned width, bool isSigned) {
   int64_t rank = logicalType.getRank();
-  int64_t perByte = 8 / width;
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, data);
   sizes.back() = b.getIndexAttr(logicalType.getShape().back());
   Value init =
@@ -256,17 +347,7 @@ Value mlir::quant_block::detail::unpackCodesByGather(
              ArrayRef<AffineMap>{identity}, iterators,
              [&](OpBuilder &b, Location loc, ValueRange) {
                SmallVector<Value> indices = getIterationIndices(b, loc, rank);
-               Value perByteValue =
-                   arith::ConstantIndexOp::create(b, loc, perByte);
-               SmallVector<Value> byteIndices = indices;
-               byteIndices.back() =
-                   arith::DivUIOp::create(b, loc, indices.back(), perByteValue);
-               Value lane =
-                   arith::RemUIOp::create(b, loc, indices.back(), perByteValue);
-               Value byte =
-                   tensor::ExtractOp::create(b, loc, data, byteIndices);
-               Value code =
-                   extractPackedLane(b, loc, byte, lane, width, isSigned);
+               Value code = extractCode(b, loc, data, indices, width, isSigned);
                linalg::YieldOp::create(
                    b, loc,
                    ValueRange{arith::TruncIOp::create(b, loc, codeType, code)

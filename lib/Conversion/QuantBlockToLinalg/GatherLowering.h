@@ -31,8 +31,8 @@ Value quantizeByGather(OpBuilder &b, Location loc, QuantizedTensorType type,
                        Value input, Value scales, Value zeroPoints,
                        Value outerScale);
 
-/// Packs logical signless `codes` (innermost size not a multiple of the
-/// elements per byte) into the lowered data type `dataType`.
+/// Packs logical signless `codes` (any innermost size, e.g. one that is not
+/// a multiple of the packing group) into the lowered data type `dataType`.
 Value packCodesByGather(OpBuilder &b, Location loc, Value codes,
                         RankedTensorType dataType, unsigned width);
 

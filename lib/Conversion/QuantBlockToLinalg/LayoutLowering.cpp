@@ -34,7 +34,7 @@ using LayoutFn = function_ref<Value(OpBuilder &, Location, Value,
 Value toCodes(OpBuilder &b, Location loc, QuantizedTensorType type,
               Value data) {
   SchemeAttr scheme = type.getScheme();
-  if (*getElementsPerByte(scheme) == 1)
+  if (!getPackingGroup(scheme)->isPacked())
     return data;
   auto codesType = RankedTensorType::get(
       type.getShape(), b.getIntegerType(scheme.getStorageBitWidth()));
@@ -47,7 +47,7 @@ Value toCodes(OpBuilder &b, Location loc, QuantizedTensorType type,
 Value fromCodes(OpBuilder &b, Location loc, QuantizedTensorType type,
                 Value codes) {
   SchemeAttr scheme = type.getScheme();
-  if (*getElementsPerByte(scheme) == 1)
+  if (!getPackingGroup(scheme)->isPacked())
     return codes;
   return packCodesByGather(b, loc, codes, getLoweredDataType(type),
                            scheme.getStorageBitWidth());
@@ -66,7 +66,7 @@ LogicalResult lowerLayoutOp(Operation *op, ValueRange parts,
   if (failed(converter.convertType(resultType, resultParts)))
     return failure();
   SchemeAttr scheme = resultType.getScheme();
-  Type codeType = *getElementsPerByte(scheme) == 1
+  Type codeType = !getPackingGroup(scheme)->isPacked()
                       ? cast<RankedTensorType>(resultParts[0]).getElementType()
                       : rewriter.getIntegerType(scheme.getStorageBitWidth());
   Value codes = toCodes(rewriter, loc, inputType, parts[0]);

@@ -1,16 +1,27 @@
 //===- MatmulLowering.cpp - quant_block.matmul to linalg ------------------===//
 //
-// A float-accumulating matmul lowers to the dequantization of its quantized
-// operands (quant_block.dequantize, lowered by its own pattern) and one
-// linalg.generic contraction that extends both sides to the accumulator type,
-// followed by one rounding to the expressed type. `propagate` requantizes the
-// result with quantize_dynamic, the method chosen by the result's scheme.
-// The dequantized weight is a separate tensor here; --quant-block-fuse
-// (DESIGN.md) is the pass that keeps it from being materialized.
+// A float-accumulating matmul is one linalg.generic contraction that
+// dequantizes the weight inside its body: its iteration space is the lhs
+// batch and m dimensions followed by the weight's block iteration space (k
+// and n split into blocks, packing groups and lanes), the lhs is viewed with
+// its k dimension split the same way, and the weight's packed bytes, scales
+// and zero points are read through projected permutations. The dequantized
+// weight is never materialized, and the vectorizer still accepts the generic.
+// Both sides are extended to the accumulator type, products summed over k in
+// order from +0.0, and the sum rounded once to the expressed type.
+// A weight layout the block space cannot express (ragged or dynamic blocks
+// along k) falls back to a separate dequantize, with the same numerics. A
+// quantized lhs (dynamic activation quantization, float accumulation) is
+// dequantized first: activations are small next to weights.
+// `propagate` requantizes the result with quantize_dynamic, the method
+// chosen by the result's scheme.
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlockDequantizer.h"
+#include "BlockIterationSpace.h"
 #include "Patterns.h"
+#include "ScalarCodegen.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 
@@ -36,6 +47,315 @@ static Value extendTo(OpBuilder &b, Location loc, Value value, Type type) {
   return arith::ExtFOp::create(b, loc, type, value);
 }
 
+/// The contraction with the weight dequantized in the body, or a null value
+/// when the weight's layout has no block iteration space the contraction can
+/// share (then the caller dequantizes separately).
+static Value buildFusedContraction(OpBuilder &b, Location loc, MatmulOp op,
+                                   Value lhs, ValueRange weightParts,
+                                   FloatType acc) {
+  QuantizedTensorType weightType = op.getRhs().getType();
+  std::string whyNot;
+  std::optional<BlockIterationSpace> space =
+      BlockIterationSpace::get(weightType, whyNot);
+  if (!space)
+    return {};
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  int64_t rank = lhsType.getRank();
+  int64_t weightRank = weightType.getRank();
+  int64_t kDim = op.getTransposeRhs() ? weightRank - 1 : weightRank - 2;
+  int64_t nDim = op.getTransposeRhs() ? weightRank - 2 : weightRank - 1;
+  // Batch dimensions of a batched weight must not be blocked: they are
+  // shared with the lhs one to one.
+  for (int64_t d = 0; d < weightRank - 2; ++d)
+    if (space->elementGroups[d].size() != 1)
+      return {};
+  // The lhs k dimension is split like the weight's, which needs a static k.
+  ArrayRef<int64_t> spaceShape = space->iterShape;
+  const ReassociationIndices &kGroup = space->elementGroups[kDim];
+  const ReassociationIndices &nGroup = space->elementGroups[nDim];
+  if (kGroup.size() > 1 && lhsType.isDynamicDim(rank - 1))
+    return {};
+
+  // Generic dimensions: lhs batch..., m, then every block space dimension
+  // (the weight's batch dimensions are the lhs's, not new ones).
+  MLIRContext *ctx = b.getContext();
+  unsigned numBatch = rank - 2;
+  unsigned m = numBatch;
+  SmallVector<unsigned> dimMap(space->getNumDims());
+  unsigned next = m + 1;
+  for (int64_t d = 0; d < weightRank; ++d) {
+    for (int64_t spaceDim : space->elementGroups[d]) {
+      if (d < weightRank - 2)
+        dimMap[spaceDim] = numBatch - (weightRank - 2) + d;
+      else
+        dimMap[spaceDim] = next++;
+    }
+  }
+  unsigned numDims = next;
+  auto dimExpr = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
+
+  // lhs viewed as [batch..., m, k split like the weight's k].
+  SmallVector<ReassociationIndices> lhsGroups;
+  SmallVector<int64_t> lhsShape;
+  SmallVector<AffineExpr> lhsExprs, outExprs;
+  for (unsigned d = 0; d <= m; ++d) {
+    lhsGroups.push_back({static_cast<int64_t>(lhsShape.size())});
+    lhsShape.push_back(lhsType.getDimSize(d));
+    lhsExprs.push_back(dimExpr(d));
+    outExprs.push_back(dimExpr(d));
+  }
+  ReassociationIndices lhsKGroup;
+  for (int64_t spaceDim : kGroup) {
+    lhsKGroup.push_back(lhsShape.size());
+    lhsShape.push_back(kGroup.size() == 1 ? lhsType.getDimSize(rank - 1)
+                                          : spaceShape[spaceDim]);
+    lhsExprs.push_back(dimExpr(dimMap[spaceDim]));
+  }
+  lhsGroups.push_back(lhsKGroup);
+  Value lhsView = expandTo(b, loc, lhs, lhsGroups, lhsShape);
+
+  // Output [batch..., m, n split like the weight's n], from +0.0.
+  SmallVector<OpFoldResult> outSizes;
+  for (unsigned d = 0; d <= m; ++d)
+    outSizes.push_back(tensor::getMixedSize(b, loc, lhs, d));
+  SmallVector<ReassociationIndices> outGroups;
+  for (unsigned d = 0; d <= m; ++d)
+    outGroups.push_back({static_cast<int64_t>(d)});
+  ReassociationIndices outNGroup;
+  for (int64_t spaceDim : nGroup) {
+    outNGroup.push_back(outSizes.size());
+    int64_t size = spaceShape[spaceDim];
+    if (ShapedType::isDynamic(size))
+      outSizes.push_back(tensor::getMixedSize(b, loc, weightParts[0], nDim));
+    else
+      outSizes.push_back(b.getIndexAttr(size));
+    outExprs.push_back(dimExpr(dimMap[spaceDim]));
+  }
+  outGroups.push_back(outNGroup);
+  Value init = tensor::EmptyOp::create(b, loc, outSizes, acc);
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(acc, 0));
+  init = linalg::FillOp::create(b, loc, zero, init).getResult(0);
+
+  BlockDequantizer weight(b, loc, weightType, *space, weightParts);
+  SmallVector<Value> inputs = {lhsView};
+  llvm::append_range(inputs, weight.getInputs());
+  SmallVector<AffineMap> maps = {AffineMap::get(numDims, 0, lhsExprs, ctx)};
+  llvm::append_range(maps, weight.getMaps(ctx, dimMap, numDims));
+  maps.push_back(AffineMap::get(numDims, 0, outExprs, ctx));
+  SmallVector<utils::IteratorType> iterators(numDims,
+                                             utils::IteratorType::parallel);
+  for (int64_t spaceDim : kGroup)
+    iterators[dimMap[spaceDim]] = utils::IteratorType::reduction;
+
+  size_t numWeightInputs = weight.getInputs().size();
+  Value product =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value w =
+                weight.emit(nb, nloc, args.slice(1, numWeightInputs), dimMap);
+            Value l = extendTo(nb, nloc, args[0], acc);
+            Value r = extendTo(nb, nloc, w, acc);
+            Value sum = arith::AddFOp::create(
+                nb, nloc, args.back(), arith::MulFOp::create(nb, nloc, l, r));
+            linalg::YieldOp::create(nb, nloc, sum);
+          })
+          .getResult(0);
+  SmallVector<int64_t> resultShape(lhsType.getShape().drop_back());
+  resultShape.push_back(weightType.getShape()[nDim]);
+  return collapseTo(b, loc, product, outGroups,
+                    RankedTensorType::get(resultShape, acc));
+}
+
+std::optional<std::string>
+mlir::quant_block::detail::getIntegerMatmulUnsupportedReason(MatmulOp op) {
+  auto lhsType = cast<QuantizedTensorType>(op.getLhs().getType());
+  if (lhsType.getScheme().getStorageBitWidth() != 8)
+    return std::string("i32 accumulation with a sub-byte lhs is not lowered "
+                       "yet (quantize activations to 8 bits)");
+  if (lhsType.getScheme().getOuter() ||
+      op.getRhs().getType().getScheme().getOuter())
+    return std::string("i32 accumulation with outer scales is not lowered");
+  std::string whyNot;
+  std::optional<BlockIterationSpace> space =
+      BlockIterationSpace::get(op.getRhs().getType(), whyNot);
+  if (!space)
+    return "i32 accumulation: " + whyNot;
+  int64_t weightRank = op.getRhs().getType().getRank();
+  for (int64_t d = 0; d < weightRank - 2; ++d)
+    if (space->elementGroups[d].size() != 1)
+      return std::string("i32 accumulation with blocks along batch "
+                         "dimensions is not lowered");
+  if (ShapedType::isDynamic(lhsType.getShape().back()))
+    return std::string("i32 accumulation needs a static contraction size");
+  return std::nullopt;
+}
+
+/// The i32-accumulating product (docs/Numerics.md): per K-block, the sum of
+/// centered code products in i32; then, over the blocks in order from +0.0,
+/// the f32 sum of each block sum times the product of both block scales.
+/// Two generics: the block sums (batch..., m, n..., kb) and their scaling.
+static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
+                                     ValueRange lhsParts,
+                                     ValueRange weightParts) {
+  auto lhsType = cast<QuantizedTensorType>(op.getLhs().getType());
+  QuantizedTensorType weightType = op.getRhs().getType();
+  std::string whyNot;
+  BlockIterationSpace space = *BlockIterationSpace::get(weightType, whyNot);
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = lhsType.getRank();
+  int64_t weightRank = weightType.getRank();
+  int64_t kDim = op.getTransposeRhs() ? weightRank - 1 : weightRank - 2;
+  int64_t nDim = op.getTransposeRhs() ? weightRank - 2 : weightRank - 1;
+  const ReassociationIndices &kGroup = space.elementGroups[kDim];
+  const ReassociationIndices &nGroup = space.elementGroups[nDim];
+  unsigned numBatch = rank - 2, m = numBatch;
+  SmallVector<unsigned> dimMap(space.getNumDims());
+  unsigned next = m + 1;
+  for (int64_t d = 0; d < weightRank; ++d)
+    for (int64_t spaceDim : space.elementGroups[d])
+      dimMap[spaceDim] =
+          d < weightRank - 2 ? numBatch - (weightRank - 2) + d : next++;
+  unsigned numDims = next;
+  unsigned kb = dimMap[kGroup[0]];
+  auto dimExpr = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
+
+  // The lhs codes viewed with k split like the weight's; its scales and zero
+  // points are indexed by (batch..., m, kb).
+  Value lhsData = lhsParts[0];
+  auto lhsDataType = cast<RankedTensorType>(lhsData.getType());
+  SmallVector<ReassociationIndices> lhsGroups;
+  SmallVector<int64_t> lhsShape;
+  SmallVector<AffineExpr> lhsExprs, paramExprs, sumExprs, outExprs;
+  for (unsigned d = 0; d <= m; ++d) {
+    lhsGroups.push_back({static_cast<int64_t>(lhsShape.size())});
+    lhsShape.push_back(lhsDataType.getDimSize(d));
+    lhsExprs.push_back(dimExpr(d));
+    paramExprs.push_back(dimExpr(d));
+    sumExprs.push_back(dimExpr(d));
+  }
+  ReassociationIndices lhsKGroup;
+  for (int64_t spaceDim : kGroup) {
+    lhsKGroup.push_back(lhsShape.size());
+    lhsShape.push_back(space.iterShape[spaceDim]);
+    lhsExprs.push_back(dimExpr(dimMap[spaceDim]));
+  }
+  lhsGroups.push_back(lhsKGroup);
+  paramExprs.push_back(dimExpr(kb));
+  Value lhsView = expandTo(b, loc, lhsData, lhsGroups, lhsShape);
+  SchemeAttr lhsScheme = lhsType.getScheme();
+  bool lhsHasZeroPoints = static_cast<bool>(lhsScheme.getZeroPointType());
+
+  // Block sums: [batch..., m, n split like the weight's, kb] x i32.
+  SmallVector<OpFoldResult> sumSizes;
+  for (unsigned d = 0; d <= m; ++d)
+    sumSizes.push_back(tensor::getMixedSize(b, loc, lhsData, d));
+  SmallVector<ReassociationIndices> outGroups;
+  for (unsigned d = 0; d <= m; ++d)
+    outGroups.push_back({static_cast<int64_t>(d)});
+  ReassociationIndices outNGroup;
+  for (int64_t spaceDim : nGroup) {
+    outNGroup.push_back(sumSizes.size());
+    int64_t size = space.iterShape[spaceDim];
+    sumSizes.push_back(ShapedType::isDynamic(size)
+                           ? tensor::getMixedSize(b, loc, weightParts[0], nDim)
+                           : OpFoldResult(b.getIndexAttr(size)));
+    sumExprs.push_back(dimExpr(dimMap[spaceDim]));
+    outExprs.push_back(dimExpr(dimMap[spaceDim]));
+  }
+  outGroups.push_back(outNGroup);
+  SmallVector<OpFoldResult> outSizes(sumSizes);
+  sumSizes.push_back(b.getIndexAttr(space.iterShape[kGroup[0]]));
+  sumExprs.push_back(dimExpr(kb));
+
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  Value sumInit = tensor::EmptyOp::create(b, loc, sumSizes, i32);
+  Value zero32 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  sumInit = linalg::FillOp::create(b, loc, zero32, sumInit).getResult(0);
+
+  BlockDequantizer weight(b, loc, weightType, space, weightParts);
+  SmallVector<Value> inputs = {lhsView};
+  SmallVector<AffineMap> maps = {AffineMap::get(numDims, 0, lhsExprs, ctx)};
+  AffineMap lhsParamMap = AffineMap::get(numDims, 0, paramExprs, ctx);
+  if (lhsHasZeroPoints) {
+    inputs.push_back(lhsParts[2]);
+    maps.push_back(lhsParamMap);
+  }
+  size_t weightFirst = inputs.size();
+  llvm::append_range(inputs, weight.getInputs());
+  llvm::append_range(maps, weight.getMaps(ctx, dimMap, numDims));
+  maps.push_back(AffineMap::get(numDims, 0, sumExprs, ctx));
+  SmallVector<utils::IteratorType> iterators(numDims,
+                                             utils::IteratorType::parallel);
+  for (int64_t spaceDim : ArrayRef<int64_t>(kGroup).drop_front())
+    iterators[dimMap[spaceDim]] = utils::IteratorType::reduction;
+  size_t numWeightInputs = weight.getInputs().size();
+  bool lhsSigned = lhsScheme.isSignedStorage();
+  bool lhsUnsignedZeroPoints = hasUnsignedZeroPoints(lhsScheme);
+  Value sums =
+      linalg::GenericOp::create(
+          b, loc, sumInit.getType(), inputs, ValueRange{sumInit}, maps,
+          iterators,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value l = extendInteger(nb, nloc, args[0], i32, lhsSigned);
+            if (lhsHasZeroPoints)
+              l = arith::SubIOp::create(nb, nloc, l,
+                                        extendInteger(nb, nloc, args[1], i32,
+                                                      !lhsUnsignedZeroPoints));
+            Value r = weight.emitCenteredCode(
+                nb, nloc, args.slice(weightFirst, numWeightInputs), dimMap);
+            Value sum = arith::AddIOp::create(
+                nb, nloc, args.back(), arith::MulIOp::create(nb, nloc, l, r));
+            linalg::YieldOp::create(nb, nloc, sum);
+          })
+          .getResult(0);
+
+  // Scaling: out[batch..., m, n...] = sum over kb of
+  // f32(sums) * (f32(lhs scale) * f32(weight scale)), from +0.0.
+  SmallVector<unsigned> scaleDims;
+  SmallVector<AffineExpr> scaleDimExprs(numDims, getAffineConstantExpr(0, ctx));
+  unsigned numScaleDims = 0;
+  for (unsigned d = 0; d <= m; ++d)
+    scaleDimExprs[d] = dimExpr(numScaleDims++);
+  for (int64_t spaceDim : nGroup)
+    scaleDimExprs[dimMap[spaceDim]] = dimExpr(numScaleDims++);
+  unsigned kbScaleDim = numScaleDims++;
+  scaleDimExprs[kb] = dimExpr(kbScaleDim);
+  auto toScaleSpace = [&](AffineMap map) {
+    return map.replaceDimsAndSymbols(scaleDimExprs, {}, numScaleDims, 0);
+  };
+  Value outInit = tensor::EmptyOp::create(b, loc, outSizes, f32);
+  Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  outInit = linalg::FillOp::create(b, loc, zeroF, outInit).getResult(0);
+  AffineMap sumMap = toScaleSpace(AffineMap::get(numDims, 0, sumExprs, ctx));
+  SmallVector<AffineMap> scaleMaps = {
+      sumMap, toScaleSpace(lhsParamMap),
+      toScaleSpace(weight.getScaleMap(ctx, dimMap, numDims)),
+      sumMap.dropResult(sumMap.getNumResults() - 1)};
+  SmallVector<utils::IteratorType> scaleIterators(
+      numScaleDims, utils::IteratorType::parallel);
+  scaleIterators[kbScaleDim] = utils::IteratorType::reduction;
+  Value product =
+      linalg::GenericOp::create(
+          b, loc, outInit.getType(),
+          ValueRange{sums, lhsParts[1], weightParts[1]}, ValueRange{outInit},
+          scaleMaps, scaleIterators,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value sum = arith::SIToFPOp::create(nb, nloc, f32, args[0]);
+            Value scale = arith::MulFOp::create(
+                nb, nloc, emitScaleToF32(nb, nloc, args[1]),
+                emitScaleToF32(nb, nloc, args[2]));
+            Value next = arith::AddFOp::create(
+                nb, nloc, args[3], arith::MulFOp::create(nb, nloc, sum, scale));
+            linalg::YieldOp::create(nb, nloc, next);
+          })
+          .getResult(0);
+  SmallVector<int64_t> resultShape(lhsType.getShape().drop_back());
+  resultShape.push_back(weightType.getShape()[nDim]);
+  return collapseTo(b, loc, product, outGroups,
+                    RankedTensorType::get(resultShape, f32));
+}
+
 namespace {
 
 struct MatmulOpLowering : public OpConversionPattern<MatmulOp> {
@@ -44,12 +364,28 @@ struct MatmulOpLowering : public OpConversionPattern<MatmulOp> {
   LogicalResult
   matchAndRewrite(MatmulOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto acc = dyn_cast<FloatType>(op.getAccumulatorType());
-    if (!acc)
-      return rewriter.notifyMatchFailure(op, "integer accumulation");
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
+    auto acc = dyn_cast<FloatType>(op.getAccumulatorType());
+    if (!acc) {
+      if (getIntegerMatmulUnsupportedReason(op))
+        return rewriter.notifyMatchFailure(op, "unsupported i32 matmul");
+      Value product = buildIntegerContraction(
+          rewriter, loc, op, adaptor.getLhs(), adaptor.getRhs());
+      return finish(op, product, rewriter);
+    }
     Value lhs = dequantizeIfQuantized(rewriter, loc, op.getLhs());
+    Value product =
+        buildFusedContraction(rewriter, loc, op, lhs, adaptor.getRhs(), acc);
+    if (!product)
+      product = buildSeparateContraction(rewriter, loc, op, lhs, acc);
+    return finish(op, product, rewriter);
+  }
+
+  /// The weight dequantized into its own tensor, then contracted.
+  static Value buildSeparateContraction(ConversionPatternRewriter &rewriter,
+                                        Location loc, MatmulOp op, Value lhs,
+                                        FloatType acc) {
+    MLIRContext *ctx = rewriter.getContext();
     Value rhs = dequantizeIfQuantized(rewriter, loc, op.getRhs());
     auto lhsType = cast<RankedTensorType>(lhs.getType());
     auto rhsType = cast<RankedTensorType>(rhs.getType());
@@ -103,10 +439,17 @@ struct MatmulOpLowering : public OpConversionPattern<MatmulOp> {
               linalg::YieldOp::create(b, loc, sum);
             })
             .getResult(0);
+    return product;
+  }
 
+  /// Rounds the sum to the expressed type and requantizes it for
+  /// `propagate`.
+  static LogicalResult finish(MatmulOp op, Value product,
+                              ConversionPatternRewriter &rewriter) {
+    Location loc = op.getLoc();
     Type expressed = op.getRhs().getType().getScheme().getExpressedType();
     auto productType = cast<RankedTensorType>(product.getType());
-    if (acc != expressed)
+    if (productType.getElementType() != expressed)
       product = arith::TruncFOp::create(rewriter, loc,
                                         productType.clone(expressed), product);
     if (op.getPropagation() == Propagation::Inhibit) {

@@ -4,11 +4,14 @@
 // storage value per element, unsigned types kept) and its lowered parts
 // (packed, signless). Parameters only change signedness (tensor.bitcast);
 // sub-byte data is packed into, or unpacked from, bytes along the innermost
-// dimension by one linalg.generic.
+// dimension by one linalg.generic: in whole packing groups when the
+// innermost size is a multiple of the group (GroupPacking.h), else in the
+// gather form that handles a partial group at the end of each row.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GatherLowering.h"
+#include "GroupPacking.h"
 #include "Patterns.h"
 #include "ScalarCodegen.h"
 
@@ -38,13 +41,31 @@ static SmallVector<ReassociationIndices> splitInnermost(int64_t rank) {
   return groups;
 }
 
-static SmallVector<OpFoldResult> getSplitShape(OpBuilder &b, Location loc,
-                                               Value value, int64_t perByte) {
+/// Splits the innermost dimension of `value` (static, a multiple of
+/// `inner`) into [S / inner, inner].
+static Value splitLast(OpBuilder &b, Location loc, Value value, int64_t inner) {
+  auto type = cast<RankedTensorType>(value.getType());
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
-  int64_t last = *getConstantIntValue(sizes.back());
-  sizes.back() = b.getIndexAttr(last / perByte);
-  sizes.push_back(b.getIndexAttr(perByte));
-  return sizes;
+  int64_t last = type.getShape().back();
+  sizes.back() = b.getIndexAttr(last / inner);
+  sizes.push_back(b.getIndexAttr(inner));
+  SmallVector<int64_t> shape;
+  SmallVector<Value> dynamic;
+  dispatchIndexOpFoldResults(sizes, dynamic, shape);
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      splitInnermost(type.getRank()), sizes);
+}
+
+/// The inverse of splitLast.
+static Value mergeLast(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank() - 1;
+  SmallVector<int64_t> shape(type.getShape().drop_back());
+  shape.back() *= type.getShape().back();
+  return tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      splitInnermost(rank));
 }
 
 namespace {
@@ -62,60 +83,29 @@ struct PackOpLowering : public OpConversionPattern<PackOp> {
     Location loc = op.getLoc();
     SchemeAttr scheme = qType.getScheme();
     auto dataType = cast<RankedTensorType>(loweredTypes[0]);
-    int64_t perByte = *getElementsPerByte(scheme);
+    PackingGroup group = *getPackingGroup(scheme);
+    unsigned width = scheme.getStorageBitWidth();
 
     // Logical data as the lowered element type (8 bits and wider) or as
     // integer codes (sub-byte, to be packed).
     Value data = adaptor.getData().front();
-    Type signlessStorage =
-        IntegerType::get(rewriter.getContext(), scheme.getStorageBitWidth());
+    Type signlessStorage = IntegerType::get(rewriter.getContext(), width);
     data = castTensorElements(
         rewriter, loc, data,
-        withElementType(data.getType(), perByte > 1
+        withElementType(data.getType(), group.isPacked()
                                             ? signlessStorage
                                             : dataType.getElementType()));
-    if (perByte > 1) {
-      int64_t rank = qType.getRank();
+    if (group.isPacked()) {
       int64_t last = qType.getShape().back();
       if (ShapedType::isDynamic(last))
         return rewriter.notifyMatchFailure(op, "dynamic packed dimension");
-      if (last % perByte != 0) {
-        data = packCodesByGather(rewriter, loc, data, dataType,
-                                 scheme.getStorageBitWidth());
+      if (last % group.elements != 0) {
+        data = packCodesByGather(rewriter, loc, data, dataType, width);
       } else {
-        SmallVector<OpFoldResult> split =
-            getSplitShape(rewriter, loc, data, perByte);
-        SmallVector<int64_t> splitShape;
-        SmallVector<Value> dynamic;
-        dispatchIndexOpFoldResults(split, dynamic, splitShape);
-        Value view = tensor::ExpandShapeOp::create(
-            rewriter, loc, RankedTensorType::get(splitShape, signlessStorage),
-            data, splitInnermost(rank), split);
-        SmallVector<OpFoldResult> outSizes(split.begin(), split.end() - 1);
-        Value init = tensor::EmptyOp::create(rewriter, loc, outSizes,
-                                             rewriter.getI8Type());
-        Value zero = arith::ConstantOp::create(rewriter, loc,
-                                               rewriter.getI8IntegerAttr(0));
-        init = linalg::FillOp::create(rewriter, loc, zero, init).getResult(0);
-        MLIRContext *ctx = rewriter.getContext();
-        AffineMap in = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
-        AffineMap out = in.dropResult(rank);
-        SmallVector<utils::IteratorType> iterators(
-            rank + 1, utils::IteratorType::parallel);
-        iterators[rank] = utils::IteratorType::reduction;
-        unsigned width = scheme.getStorageBitWidth();
-        data = linalg::GenericOp::create(
-                   rewriter, loc, init.getType(), ValueRange{view},
-                   ValueRange{init}, ArrayRef<AffineMap>{in, out}, iterators,
-                   [&](OpBuilder &b, Location loc, ValueRange args) {
-                     Value lane = linalg::IndexOp::create(b, loc, rank);
-                     Value bits = placeInLane(b, loc, args[0], lane, width);
-                     linalg::YieldOp::create(
-                         b, loc,
-                         ValueRange{arith::OrIOp::create(b, loc, args[1], bits)
-                                        .getResult()});
-                   })
-                   .getResult(0);
+        Value bytes = packGroups(rewriter, loc,
+                                 splitLast(rewriter, loc, data, group.elements),
+                                 group, width);
+        data = group.isBytewise() ? bytes : mergeLast(rewriter, loc, bytes);
       }
     }
     if (data.getType() != dataType)
@@ -149,49 +139,27 @@ struct UnpackOpLowering : public OpConversionPattern<UnpackOp> {
     SchemeAttr scheme = qType.getScheme();
     Location loc = op.getLoc();
     ValueRange parts = adaptor.getInput();
-    int64_t perByte = *getElementsPerByte(scheme);
+    PackingGroup group = *getPackingGroup(scheme);
     unsigned width = scheme.getStorageBitWidth();
     Type signlessStorage = IntegerType::get(rewriter.getContext(), width);
 
     Value data = parts[0];
-    if (perByte > 1) {
-      int64_t rank = qType.getRank();
+    if (group.isPacked()) {
       int64_t last = qType.getShape().back();
       auto logical = RankedTensorType::get(qType.getShape(), signlessStorage);
       if (ShapedType::isDynamic(last))
         return rewriter.notifyMatchFailure(op, "dynamic packed dimension");
-      if (last % perByte != 0) {
+      if (last % group.elements != 0) {
         data = unpackCodesByGather(rewriter, loc, data, logical, width,
                                    scheme.isSignedStorage());
       } else {
-        SmallVector<OpFoldResult> sizes =
-            tensor::getMixedSizes(rewriter, loc, data);
-        sizes.push_back(rewriter.getIndexAttr(perByte));
-        Value init =
-            tensor::EmptyOp::create(rewriter, loc, sizes, signlessStorage);
-        MLIRContext *ctx = rewriter.getContext();
-        AffineMap out = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
-        AffineMap in = out.dropResult(rank);
-        SmallVector<utils::IteratorType> iterators(
-            rank + 1, utils::IteratorType::parallel);
-        bool isSigned = scheme.isSignedStorage();
-        Value split =
-            linalg::GenericOp::create(
-                rewriter, loc, init.getType(), ValueRange{data},
-                ValueRange{init}, ArrayRef<AffineMap>{in, out}, iterators,
-                [&](OpBuilder &b, Location loc, ValueRange args) {
-                  Value lane = linalg::IndexOp::create(b, loc, rank);
-                  Value code =
-                      extractPackedLane(b, loc, args[0], lane, width, isSigned);
-                  linalg::YieldOp::create(
-                      b, loc,
-                      ValueRange{
-                          arith::TruncIOp::create(b, loc, signlessStorage, code)
-                              .getResult()});
-                })
-                .getResult(0);
-        data = tensor::CollapseShapeOp::create(rewriter, loc, logical, split,
-                                               splitInnermost(rank));
+        Value bytes = group.isBytewise()
+                          ? data
+                          : splitLast(rewriter, loc, data, group.bytes);
+        Value codes = unpackGroups(rewriter, loc, bytes, group, width,
+                                   scheme.isSignedStorage(), signlessStorage);
+        data = tensor::CollapseShapeOp::create(rewriter, loc, logical, codes,
+                                               splitInnermost(qType.getRank()));
       }
     }
     SmallVector<Value> results;

@@ -8,6 +8,8 @@
 #ifndef QUANT_BLOCK_LIB_CONVERSION_QUANTBLOCKTOLINALG_PATTERNS_H
 #define QUANT_BLOCK_LIB_CONVERSION_QUANTBLOCKTOLINALG_PATTERNS_H
 
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
+
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::quant_block::detail {
@@ -24,6 +26,9 @@ void populateLayoutPatterns(const TypeConverter &converter,
                             RewritePatternSet &patterns);
 void populatePackPatterns(const TypeConverter &converter,
                           RewritePatternSet &patterns);
+
+/// Why the i32-accumulating lowering of `op` cannot handle it yet.
+std::optional<std::string> getIntegerMatmulUnsupportedReason(MatmulOp op);
 
 /// Why this lowering cannot handle `op` yet, or std::nullopt if it can.
 std::optional<std::string> getUnsupportedReason(Operation *op);

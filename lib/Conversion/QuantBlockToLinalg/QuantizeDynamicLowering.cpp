@@ -74,7 +74,7 @@ struct QuantizeDynamicOpLowering
     SchemeAttr scheme = qType.getScheme();
     std::string whyNot;
     std::optional<BlockIterationSpace> space =
-        BlockIterationSpace::get(qType, whyNot);
+        BlockIterationSpace::get(qType, whyNot, /*packData=*/false);
     if (!space)
       return rewriter.notifyMatchFailure(op, whyNot);
     Location loc = op.getLoc();

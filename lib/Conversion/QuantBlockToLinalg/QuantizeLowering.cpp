@@ -2,14 +2,20 @@
 //
 // One linalg.generic in the expanded block iteration space writing the
 // (packed) storage codes: q = clamp(round(x / s) + zp, qmin, qmax) with a true
-// division (f32, or f64 for 32-bit storage), NaN -> zero point. For sub-byte
-// storage the lanes of a byte are a reduction dimension that ORs each code
-// into its bits. The parameters pass through unchanged.
+// division (f32, or f64 for 32-bit storage), NaN -> zero point. For 2- and
+// 4-bit storage the lanes of a byte are a reduction dimension that ORs each
+// code into its bits. For packing groups of several bytes (3-, 5-, 6- and
+// 7-bit storage) the codes are computed first, one i8 per element, and
+// packed by a second generic (GroupPacking.h): a byte there takes bits from
+// up to four codes, and computing each code once is cheaper than
+// recomputing it for every byte it touches (after vectorization the codes
+// stay in registers). The parameters pass through unchanged.
 //
 //===----------------------------------------------------------------------===//
 
 #include "BlockIterationSpace.h"
 #include "GatherLowering.h"
+#include "GroupPacking.h"
 #include "Patterns.h"
 #include "ScalarCodegen.h"
 
@@ -43,6 +49,52 @@ static SmallVector<Value> getLoweredParts(OpBuilder &b, Location loc,
     if (part)
       part = castTensorElements(b, loc, part, loweredType);
   return parts;
+}
+
+/// Quantizes `inputView` (the element view of `space`, whose packing groups
+/// span several bytes) into the lowered data of `type`: codes as i8 in the
+/// element space, then packed group by group.
+static Value quantizeGroups(OpBuilder &b, Location loc,
+                            QuantizedTensorType type,
+                            const BlockIterationSpace &space, Value inputView,
+                            Value scales, Value zeroPoints, Value outerScale) {
+  MLIRContext *ctx = b.getContext();
+  SchemeAttr scheme = type.getScheme();
+  // The element view is already expanded: its dimensions are the iteration
+  // dimensions one to one.
+  SmallVector<ReassociationIndices> identityGroups;
+  for (unsigned d = 0; d < space.getNumDims(); ++d)
+    identityGroups.push_back({d});
+  Value init = createEmptyLike(b, loc, space.getElementShape(), b.getI8Type(),
+                               inputView, identityGroups);
+  SmallVector<Value> inputs = {inputView, scales};
+  SmallVector<AffineMap> maps = {space.getElementMap(ctx),
+                                 space.getParamMap(ctx)};
+  if (zeroPoints) {
+    inputs.push_back(zeroPoints);
+    maps.push_back(space.getParamMap(ctx));
+  }
+  maps.push_back(space.getElementMap(ctx));
+  SmallVector<utils::IteratorType> iterators(space.getNumDims(),
+                                             utils::IteratorType::parallel);
+  Value codes =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value zeroPoint = zeroPoints ? args[2] : Value();
+            Value code = emitQuantize(b, loc, scheme, args[0], args[1],
+                                      zeroPoint, outerScale);
+            linalg::YieldOp::create(
+                b, loc,
+                ValueRange{arith::TruncIOp::create(b, loc, b.getI8Type(), code)
+                               .getResult()});
+          })
+          .getResult(0);
+  Value bytes = packGroups(
+      b, loc, codes, PackingGroup{space.elementsPerGroup, space.bytesPerGroup},
+      scheme.getStorageBitWidth());
+  return collapseTo(b, loc, bytes, space.packedGroups,
+                    getLoweredDataType(type));
 }
 
 namespace {
@@ -87,6 +139,14 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
     RankedTensorType dataType = getLoweredDataType(qType);
     Value inputView = expandTo(rewriter, loc, input, space->elementGroups,
                                space->getElementShape());
+    if (space->bytesPerGroup > 1) {
+      Value data = quantizeGroups(rewriter, loc, qType, *space, inputView,
+                                  scales, zeroPoints, outerScale);
+      rewriter.replaceOpWithMultiple(
+          op, {getLoweredParts(rewriter, loc, qType, data, scales, zeroPoints,
+                               outerScales)});
+      return success();
+    }
     Value init =
         createEmptyLike(rewriter, loc, space->getPackedShape(),
                         dataType.getElementType(), input, space->packedGroups);

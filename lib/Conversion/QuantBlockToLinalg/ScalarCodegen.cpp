@@ -17,20 +17,30 @@ using namespace mlir;
 using namespace mlir::quant_block;
 using namespace mlir::quant_block::detail;
 
-static Value laneShift(OpBuilder &b, Location loc, Value lane, unsigned width) {
-  Type i8 = b.getI8Type();
-  Value lane8 = arith::IndexCastUIOp::create(b, loc, i8, lane);
+/// lane * width as a shift amount of `type`.
+static Value laneShift(OpBuilder &b, Location loc, Value lane, unsigned width,
+                       Type type) {
+  Value laneValue = arith::IndexCastUIOp::create(b, loc, type, lane);
   Value widthValue =
-      arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(width));
-  return arith::MulIOp::create(b, loc, lane8, widthValue);
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, width));
+  return arith::MulIOp::create(b, loc, laneValue, widthValue);
 }
 
 Value mlir::quant_block::detail::extractPackedLane(OpBuilder &b, Location loc,
-                                                   Value byte, Value lane,
+                                                   Value word, Value lane,
                                                    unsigned width,
                                                    bool isSigned) {
-  Value shifted =
-      arith::ShRUIOp::create(b, loc, byte, laneShift(b, loc, lane, width));
+  Value shifted = arith::ShRUIOp::create(
+      b, loc, word, laneShift(b, loc, lane, width, word.getType()));
+  return narrowToCode(b, loc, shifted, width, isSigned);
+}
+
+Value mlir::quant_block::detail::narrowToCode(OpBuilder &b, Location loc,
+                                              Value shifted, unsigned width,
+                                              bool isSigned) {
+  Type i8 = b.getI8Type();
+  if (shifted.getType() != i8)
+    shifted = arith::TruncIOp::create(b, loc, i8, shifted);
   if (!isSigned) {
     Value mask =
         arith::ConstantOp::create(b, loc, b.getI8IntegerAttr((1 << width) - 1));
@@ -43,19 +53,72 @@ Value mlir::quant_block::detail::extractPackedLane(OpBuilder &b, Location loc,
   return arith::ShRSIOp::create(b, loc, top, up);
 }
 
+/// `code` (any integer type) as an i8.
+static Value toI8(OpBuilder &b, Location loc, Value code) {
+  Type i8 = b.getI8Type();
+  unsigned codeWidth = code.getType().getIntOrFloatBitWidth();
+  if (codeWidth > 8)
+    return arith::TruncIOp::create(b, loc, i8, code);
+  if (codeWidth < 8)
+    return arith::ExtUIOp::create(b, loc, i8, code);
+  return code;
+}
+
 Value mlir::quant_block::detail::placeInLane(OpBuilder &b, Location loc,
                                              Value code, Value lane,
                                              unsigned width) {
   Type i8 = b.getI8Type();
-  unsigned codeWidth = code.getType().getIntOrFloatBitWidth();
-  if (codeWidth > 8)
-    code = arith::TruncIOp::create(b, loc, i8, code);
-  else if (codeWidth < 8)
-    code = arith::ExtUIOp::create(b, loc, i8, code);
+  code = toI8(b, loc, code);
   Value mask =
       arith::ConstantOp::create(b, loc, b.getI8IntegerAttr((1 << width) - 1));
   Value masked = arith::AndIOp::create(b, loc, code, mask);
-  return arith::ShLIOp::create(b, loc, masked, laneShift(b, loc, lane, width));
+  return arith::ShLIOp::create(b, loc, masked,
+                               laneShift(b, loc, lane, width, i8));
+}
+
+IntegerType mlir::quant_block::detail::getGroupWordType(MLIRContext *ctx,
+                                                        int64_t groupBytes) {
+  if (groupBytes == 1)
+    return IntegerType::get(ctx, 8);
+  return IntegerType::get(ctx, groupBytes <= 4 ? 32 : 64);
+}
+
+Value mlir::quant_block::detail::assembleGroupWord(OpBuilder &b, Location loc,
+                                                   ValueRange bytes) {
+  if (bytes.size() == 1)
+    return bytes.front();
+  Type wordType = getGroupWordType(b.getContext(), bytes.size());
+  Value word;
+  for (auto [index, byte] : llvm::enumerate(bytes)) {
+    Value wide = arith::ExtUIOp::create(b, loc, wordType, byte);
+    if (index == 0) {
+      word = wide;
+      continue;
+    }
+    Value shift = arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(wordType, 8 * index));
+    word = arith::OrIOp::create(b, loc, word,
+                                arith::ShLIOp::create(b, loc, wide, shift));
+  }
+  return word;
+}
+
+Value mlir::quant_block::detail::placeInGroupByte(OpBuilder &b, Location loc,
+                                                  Value code, Value lane,
+                                                  Value byteIndex,
+                                                  unsigned width,
+                                                  int64_t groupBytes) {
+  Type wordType = getGroupWordType(b.getContext(), groupBytes);
+  code = toI8(b, loc, code);
+  Value mask =
+      arith::ConstantOp::create(b, loc, b.getI8IntegerAttr((1 << width) - 1));
+  Value masked = arith::AndIOp::create(b, loc, code, mask);
+  Value wide = arith::ExtUIOp::create(b, loc, wordType, masked);
+  Value inWord = arith::ShLIOp::create(
+      b, loc, wide, laneShift(b, loc, lane, width, wordType));
+  Value byteValue = arith::ShRUIOp::create(
+      b, loc, inWord, laneShift(b, loc, byteIndex, 8, wordType));
+  return arith::TruncIOp::create(b, loc, b.getI8Type(), byteValue);
 }
 
 Value mlir::quant_block::detail::extendInteger(OpBuilder &b, Location loc,

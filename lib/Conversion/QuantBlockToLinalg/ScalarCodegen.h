@@ -16,16 +16,38 @@
 
 namespace mlir::quant_block::detail {
 
-/// The i8 storage code of lane `lane` (an index) of a packed byte: bits
+/// The i8 storage code of lane `lane` (an index) of a packed byte or of a
+/// packing group assembled into one integer `word` (assembleGroupWord): bits
 /// [lane * width, (lane + 1) * width), sign-extended within the i8 when
 /// `isSigned`.
-Value extractPackedLane(OpBuilder &b, Location loc, Value byte, Value lane,
+Value extractPackedLane(OpBuilder &b, Location loc, Value word, Value lane,
                         unsigned width, bool isSigned);
+
+/// The code in the low `width` bits of the integer `shifted` as an i8:
+/// masked, or sign-extended from `width` bits when `isSigned`.
+Value narrowToCode(OpBuilder &b, Location loc, Value shifted, unsigned width,
+                   bool isSigned);
 
 /// `code` (an integer of the storage width or the packed i8 lane) shifted
 /// into lane `lane` of a byte: (code & mask) << (lane * width), as i8.
 Value placeInLane(OpBuilder &b, Location loc, Value code, Value lane,
                   unsigned width);
+
+/// The integer type that holds a packing group of `groupBytes` bytes: i8 for
+/// one byte, else i32 or i64.
+IntegerType getGroupWordType(MLIRContext *ctx, int64_t groupBytes);
+
+/// The bytes of one packing group (i8 each, byte 0 first) as one
+/// little-endian integer of getGroupWordType, in which lane j is bits
+/// [j * width, (j + 1) * width) whether or not it straddles two bytes.
+Value assembleGroupWord(OpBuilder &b, Location loc, ValueRange bytes);
+
+/// The bits that lane `lane`'s `code` contributes to byte `byteIndex` (both
+/// indices) of a packing group of `groupBytes` bytes, as an i8:
+/// ((code & mask) << (lane * width)) >> (8 * byteIndex), zero when the lane
+/// does not touch the byte. OR-ing over the lanes gives the byte.
+Value placeInGroupByte(OpBuilder &b, Location loc, Value code, Value lane,
+                       Value byteIndex, unsigned width, int64_t groupBytes);
 
 /// Extends a signless integer to `type`, signed or unsigned.
 Value extendInteger(OpBuilder &b, Location loc, Value value, Type type,

@@ -1,31 +1,31 @@
 //===- TypeConversion.cpp - !quant_block.tensor to its lowered parts ------===//
 //
 // A quantized tensor lowers to one plain tensor per part. The data part is
-// what the memory holds: 8-, 16- and 32-bit storage as is (signless), 2- and
-// 4-bit storage packed along the innermost dimension into i8 so that memory
-// holds 4 or 2 elements per byte, as docs/Packing.md specifies.
+// what the memory holds: 8-, 16- and 32-bit storage as is (signless), 2- to
+// 7-bit storage packed along the innermost dimension into i8 as the
+// little-endian bit stream of docs/Packing.md. Each innermost row starts on
+// a byte boundary, so that a row (and every whole packing group in it) can
+// be addressed as bytes without bit offsets that depend on the row index.
 //
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::quant_block;
 
-std::optional<int64_t>
-mlir::quant_block::getElementsPerByte(SchemeAttr scheme) {
-  switch (scheme.getStorageBitWidth()) {
-  case 2:
-    return 4;
-  case 4:
-    return 2;
-  case 8:
-  case 16:
-  case 32:
-    return 1;
-  default:
+std::optional<PackingGroup>
+mlir::quant_block::getPackingGroup(SchemeAttr scheme) {
+  unsigned width = scheme.getStorageBitWidth();
+  if (width == 8 || width == 16 || width == 32)
+    return PackingGroup{1, 1};
+  if (width < 2 || width > 8)
     return std::nullopt;
-  }
+  // The shortest run of w-bit elements that ends on a byte boundary.
+  unsigned common = std::gcd(width, 8u);
+  return PackingGroup{8 / common, width / common};
 }
 
 /// Unsigned integer element types become signless (arith works on signless
@@ -47,14 +47,14 @@ static RankedTensorType makeSignless(RankedTensorType type) {
 RankedTensorType
 mlir::quant_block::getLoweredDataType(QuantizedTensorType type) {
   SchemeAttr scheme = type.getScheme();
-  std::optional<int64_t> perByte = getElementsPerByte(scheme);
-  if (!perByte || type.getRank() == 0)
+  std::optional<PackingGroup> group = getPackingGroup(scheme);
+  if (!group || type.getRank() == 0)
     return {};
-  if (*perByte == 1)
+  if (!group->isPacked())
     return makeSignless(type.getDataType());
   SmallVector<int64_t> shape(type.getShape());
   if (!ShapedType::isDynamic(shape.back()))
-    shape.back() = (shape.back() + *perByte - 1) / *perByte;
+    shape.back() = (shape.back() * scheme.getStorageBitWidth() + 7) / 8;
   return RankedTensorType::get(shape, IntegerType::get(type.getContext(), 8));
 }
 

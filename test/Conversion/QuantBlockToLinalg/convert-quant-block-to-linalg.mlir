@@ -127,18 +127,26 @@ func.func @caller(%q: !quant_block.tensor<8x32, #quant_block.scheme<ui4 : f32, b
 
 // -----
 
-// A float-accumulating matmul: the weight is dequantized, then one
-// contraction extends both sides to the accumulator and rounds once to the
-// expressed type.
-// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
-// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
-// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// A float-accumulating matmul: one contraction dequantizes the weight in its
+// body (the dequantized weight is never materialized). Its iteration space is
+// (m, n, k-block, byte, lane); the lhs is viewed with k split the same way.
+// Both sides are extended to the accumulator, and the sum is rounded once to
+// the expressed type.
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
+// CHECK-DAG: #[[BYTES:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>
+// CHECK-DAG: #[[SCALES:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
 // CHECK-LABEL: func.func @matmul_bf16
-// CHECK: %[[W:.*]] = tensor.collapse_shape {{.*}} into tensor<16x64xbf16>
+// CHECK-SAME: (%[[X:.*]]: tensor<?x64xbf16>, %[[DATA:.*]]: tensor<16x32xi8>, %[[S:.*]]: tensor<16x2xbf16>)
+// CHECK: %[[XV:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2, 3]] {{.*}} into tensor<?x2x16x2xbf16>
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x16xf32>)
-// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %[[W]] : tensor<?x64xbf16>, tensor<16x64xbf16>) outs(%[[ACC]] : tensor<?x16xf32>)
+// CHECK: %[[DV:.*]] = tensor.expand_shape %[[DATA]] {{.*}} into tensor<16x2x16xi8>
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[LHS]], #[[BYTES]], #[[SCALES]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[XV]], %[[DV]], %[[S]] : tensor<?x2x16x2xbf16>, tensor<16x2x16xi8>, tensor<16x2xbf16>) outs(%[[ACC]] : tensor<?x16xf32>)
+// CHECK: %[[W:.*]] = arith.truncf %{{.*}} : f32 to bf16
 // CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.extf %[[W]] : bf16 to f32
 // CHECK: arith.truncf %[[P]] : tensor<?x16xf32> to tensor<?x16xbf16>
+// CHECK-NOT: tensor<16x64xbf16>
 func.func @matmul_bf16(%x: tensor<?x64xbf16>, %w: !quant_block.tensor<16x64, #quant_block.scheme<i4 : bf16, block = [32], scale = bf16>>) -> tensor<?x16xbf16> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<?x64xbf16>, !quant_block.tensor<16x64, #quant_block.scheme<i4 : bf16, block = [32], scale = bf16>> -> tensor<?x16xbf16>
   return %y : tensor<?x16xbf16>

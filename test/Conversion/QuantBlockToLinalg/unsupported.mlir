@@ -2,9 +2,10 @@
 // op, never a half-converted module.
 // RUN: quant-opt %s --split-input-file --convert-quant-block-to-linalg --verify-diagnostics
 
-func.func @fp6_storage(%q: !quant_block.tensor<2x32, #quant_block.scheme<mxfp6_e2m3>>) -> tensor<2x32xf32> {
-  // expected-error @+1 {{cannot lower to linalg: storage of 6 bits is not packed by this lowering yet}}
-  %x = quant_block.dequantize %q : !quant_block.tensor<2x32, #quant_block.scheme<mxfp6_e2m3>> -> tensor<2x32xf32>
+// Integer storage wider than a byte is lowered at 16 and 32 bits only.
+func.func @twelve_bits(%q: !quant_block.tensor<2x32, #quant_block.scheme<i12 : f32, block = [16]>>) -> tensor<2x32xf32> {
+  // expected-error @+1 {{cannot lower to linalg: storage of 12 bits is not lowered (only 2- to 8-, 16- and 32-bit storage is)}}
+  %x = quant_block.dequantize %q : !quant_block.tensor<2x32, #quant_block.scheme<i12 : f32, block = [16]>> -> tensor<2x32xf32>
   return %x : tensor<2x32xf32>
 }
 
@@ -26,14 +27,6 @@ func.func @blocked_outer(%q: !quant_block.tensor<2x256, #quant_block.scheme<i8 :
 
 // -----
 
-func.func @three_bits(%q: !quant_block.tensor<2x32, #quant_block.scheme<i3 : f32, block = [16]>>) -> tensor<2x32xf32> {
-  // expected-error @+1 {{cannot lower to linalg: storage of 3 bits is not packed by this lowering yet}}
-  %x = quant_block.dequantize %q : !quant_block.tensor<2x32, #quant_block.scheme<i3 : f32, block = [16]>> -> tensor<2x32xf32>
-  return %x : tensor<2x32xf32>
-}
-
-// -----
-
 func.func @rank0(%q: !quant_block.tensor<, #quant_block.scheme<i8 : f32>>) -> tensor<f32> {
   // expected-error @+1 {{cannot lower to linalg: rank-0 quantized tensors are not lowered yet}}
   %x = quant_block.dequantize %q : !quant_block.tensor<, #quant_block.scheme<i8 : f32>> -> tensor<f32>
@@ -50,9 +43,17 @@ func.func @dynamic_packed(%q: !quant_block.tensor<2x?, #quant_block.scheme<i4 : 
 
 // -----
 
-func.func @matmul_i32(%x: !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [1, 32]>>, %w: !quant_block.tensor<32x8, #quant_block.scheme<i8 : f32, block = [32, 1]>>) -> tensor<2x8xf32> {
-  // expected-error @+1 {{cannot lower to linalg: matmul with i32 accumulation is not lowered yet}}
-  %y = quant_block.matmul %x, %w accumulate(i32) inhibit : !quant_block.tensor<2x32, #quant_block.scheme<i8 : f32, block = [1, 32]>>, !quant_block.tensor<32x8, #quant_block.scheme<i8 : f32, block = [32, 1]>> -> tensor<2x8xf32>
+func.func @dynamic_packed_fp6(%q: !quant_block.tensor<2x?, #quant_block.scheme<f6E3M2FN : f32, block = [1, *]>>) -> tensor<2x?xf32> {
+  // expected-error @+1 {{cannot lower to linalg: the packed innermost dimension of sub-byte data must be static}}
+  %x = quant_block.dequantize %q : !quant_block.tensor<2x?, #quant_block.scheme<f6E3M2FN : f32, block = [1, *]>> -> tensor<2x?xf32>
+  return %x : tensor<2x?xf32>
+}
+
+// -----
+
+func.func @matmul_i32_sub_byte_lhs(%x: !quant_block.tensor<2x32, #quant_block.scheme<i4 : f32, block = [1, 32]>>, %w: !quant_block.tensor<32x8, #quant_block.scheme<i8 : f32, block = [32, 1]>>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{cannot lower to linalg: i32 accumulation with a sub-byte lhs is not lowered yet (quantize activations to 8 bits)}}
+  %y = quant_block.matmul %x, %w accumulate(i32) inhibit : !quant_block.tensor<2x32, #quant_block.scheme<i4 : f32, block = [1, 32]>>, !quant_block.tensor<32x8, #quant_block.scheme<i8 : f32, block = [32, 1]>> -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
 }
 

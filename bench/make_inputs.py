@@ -1,0 +1,82 @@
+"""Writes random inputs for the kernels of bench/ and their quant-run
+arguments.
+
+usage: make_inputs.py OUT_DIR [--seed S]
+
+For each kernel K (bench/K.mlir) it writes OUT_DIR/K.<input>.npy and
+OUT_DIR/K.args, one quant-run argument per line (the entry, flags and
+-i files), which bench/run.sh passes on. The values are random but valid:
+any byte is a valid pair of int4 or FP4 E2M1 codes, E8M0 scales stay near
+2^0, float scales are positive, activations are standard normal. They do not
+change the timings of these kernels (no data-dependent control flow), only
+keep the results finite.
+"""
+
+import argparse
+import os
+
+import numpy as np
+
+
+def normal(rng, shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def scales(rng, shape):
+    return rng.uniform(0.001, 0.05, shape).astype(np.float32)
+
+
+def random_bytes(rng, shape, dtype):
+    return rng.integers(0, 256, shape, dtype=np.uint8).view(dtype)
+
+
+def e8m0(rng, shape):
+    # 2^-8 .. 2^7 around 2^0 (E8M0 bias 127).
+    return rng.integers(119, 135, shape, dtype=np.uint8)
+
+
+# kernel -> (quant-run flags, [(input name, generator)])
+KERNELS = {
+    "dequant_int4_g32": (
+        ["--quantized-as-parts"],
+        [("data", lambda r: random_bytes(r, (4096, 2048), np.int8)),
+         ("scales", lambda r: scales(r, (4096, 128)))]),
+    "dequant_mxfp4": (
+        ["--quantized-as-parts"],
+        [("data", lambda r: random_bytes(r, (4096, 2048), np.int8)),
+         ("scales", lambda r: e8m0(r, (4096, 128)))]),
+    "dequant_int8_channel": (
+        [],
+        [("data", lambda r: random_bytes(r, (4096, 4096), np.int8)),
+         ("scales", lambda r: scales(r, (4096, 1)))]),
+    "quantize_dynamic_int8_token": (
+        [],
+        [("x", lambda r: normal(r, (512, 4096)))]),
+    "linear_int4_matvec": (
+        ["--quantized-as-parts"],
+        [("x", lambda r: normal(r, (1, 4096))),
+         ("data", lambda r: random_bytes(r, (4096, 2048), np.int8)),
+         ("scales", lambda r: scales(r, (4096, 128)))]),
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out_dir")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    os.makedirs(args.out_dir, exist_ok=True)
+    rng = np.random.default_rng(args.seed)
+    for kernel, (flags, inputs) in KERNELS.items():
+        lines = ["-e", kernel] + flags
+        for name, make in inputs:
+            path = os.path.join(args.out_dir, f"{kernel}.{name}.npy")
+            np.save(path, make(rng))
+            lines += ["-i", path]
+        with open(os.path.join(args.out_dir, f"{kernel}.args"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        print(kernel)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+#===- bench/run.sh - benchmark the kernels of bench/ with quant-run ------===//
+#
+# Writes random inputs (make_inputs.py), runs each bench/*.mlir kernel with
+# `quant-run --benchmark` (which also measures the memory bandwidth in the
+# same run) and prints one table. Takes a few seconds per kernel.
+#
+#   bench/run.sh                 # build/bin/quant-run, 20 timed calls each
+#   CALLS=50 BUILD_DIR=out bench/run.sh
+#   bench/run.sh dequant_mxfp4   # only the named kernels
+#
+# QUANT_RUN overrides the quant-run binary, PYTHON the Python with numpy
+# (default /usr/bin/python3), WORK_DIR where the inputs and JSON reports go.
+#
+#===----------------------------------------------------------------------===//
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$here")"
+build_dir="${BUILD_DIR:-$root/build}"
+quant_run="${QUANT_RUN:-$build_dir/bin/quant-run}"
+python="${PYTHON:-/usr/bin/python3}"
+calls="${CALLS:-20}"
+work_dir="${WORK_DIR:-${TMPDIR:-/tmp}/quant-block-bench}"
+
+if [[ ! -x "$quant_run" ]]; then
+  echo "bench/run.sh: no quant-run at $quant_run (build it, or set QUANT_RUN" \
+       "or BUILD_DIR)" >&2
+  exit 1
+fi
+
+mkdir -p "$work_dir"
+mapfile -t all_kernels < <("$python" "$here/make_inputs.py" "$work_dir")
+kernels=("$@")
+if [[ ${#kernels[@]} -eq 0 ]]; then
+  kernels=("${all_kernels[@]}")
+fi
+
+reports=()
+for kernel in "${kernels[@]}"; do
+  if [[ ! -f "$here/$kernel.mlir" || ! -f "$work_dir/$kernel.args" ]]; then
+    echo "bench/run.sh: unknown kernel '$kernel'" \
+         "(known: ${all_kernels[*]})" >&2
+    exit 1
+  fi
+  mapfile -t args < "$work_dir/$kernel.args"
+  echo "== $kernel" >&2
+  "$quant_run" "$here/$kernel.mlir" "${args[@]}" --benchmark="$calls" \
+    --benchmark-json="$work_dir/$kernel.json" > "$work_dir/$kernel.log"
+  reports+=("$work_dir/$kernel.json")
+done
+
+"$python" "$here/table.py" "${reports[@]}"

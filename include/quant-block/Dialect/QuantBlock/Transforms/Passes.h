@@ -1,0 +1,48 @@
+//===- Passes.h - quant_block transformation passes -------------*- C++ -*-===//
+//
+// Declares the quant_block transformation passes (generated from Passes.td)
+// and the pattern sets behind them, for embedders that run the patterns in
+// their own drivers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANT_BLOCK_DIALECT_QUANTBLOCK_TRANSFORMS_PASSES_H
+#define QUANT_BLOCK_DIALECT_QUANTBLOCK_TRANSFORMS_PASSES_H
+
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlock.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::quant_block {
+
+#define GEN_PASS_DECL
+#define GEN_PASS_REGISTRATION
+#include "quant-block/Dialect/QuantBlock/Transforms/Passes.h.inc"
+
+/// Patterns of --quant-block-raise.
+void populateQuantBlockRaisePatterns(RewritePatternSet &patterns);
+
+/// Patterns of --quant-block-select-zero-point: with no `domain`, the
+/// `auto` choice (drop all-zero zero points, float to int when exact);
+/// otherwise convert to `domain` where that is exact.
+void populateQuantBlockSelectZeroPointPatterns(
+    RewritePatternSet &patterns, std::optional<ZeroPointDomain> domain);
+
+/// Patterns of --quant-block-propagate (layout ops below dequantize).
+void populateQuantBlockPropagatePatterns(RewritePatternSet &patterns);
+
+/// Patterns of --quant-block-fold-constants.
+void populateQuantBlockFoldConstantsPatterns(RewritePatternSet &patterns);
+
+/// Patterns of --quant-block-fuse; `integerDot` turns products of
+/// dynamically quantized int8 activations and integer weights into
+/// i32-accumulating matmuls.
+void populateQuantBlockFusePatterns(RewritePatternSet &patterns,
+                                    bool integerDot = true);
+
+} // namespace mlir::quant_block
+
+#endif // QUANT_BLOCK_DIALECT_QUANTBLOCK_TRANSFORMS_PASSES_H

@@ -1,0 +1,67 @@
+//===- Benchmark.h - time an entry function and report it -------*- C++ -*-===//
+//
+// Times repeated calls of a compiled entry function and relates the result
+// to the machine: bytes moved per call (inputs read plus outputs written,
+// each once) over the best time, against the memory bandwidth measured in
+// the same run. A memory-bound kernel (dequantization, matrix-vector
+// products with quantized weights) is as fast as it can be when that ratio
+// approaches 1.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANT_BLOCK_RUNNER_BENCHMARK_H
+#define QUANT_BLOCK_RUNNER_BENCHMARK_H
+
+#include "quant-block/Runner/Bandwidth.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::quant_block::runner {
+
+struct BenchmarkReport {
+  std::string entry;
+  /// Seconds per timed call, in call order.
+  std::vector<double> seconds;
+  double minSeconds = 0;
+  double medianSeconds = 0;
+  uint64_t inputBytes = 0;
+  uint64_t outputBytes = 0;
+  /// Bytes moved per call: inputBytes + outputBytes, or the user's --bytes.
+  uint64_t bytes = 0;
+  bool bytesOverridden = false;
+  /// Whether the compiled code allocated through the caching allocator.
+  bool cachingAllocator = false;
+  std::optional<BandwidthMeasurement> bandwidth;
+
+  /// bytes / minSeconds, in GB/s (10^9 bytes per second).
+  double getGBps() const;
+  /// getGBps() / the measured copy bandwidth; 0 when it was not measured.
+  double getRatio() const;
+};
+
+/// Calls `call` `calls` times, timing each call alone, and `afterCall` after
+/// each one outside the timed region (to free its results). The caller has
+/// made a warm-up call. Fills `report.seconds`, `minSeconds` and
+/// `medianSeconds`.
+void timeCalls(BenchmarkReport &report, unsigned calls,
+               llvm::function_ref<void()> call,
+               llvm::function_ref<void()> afterCall);
+
+/// Prints the report as one block of lines, starting with
+/// "quant-run benchmark: @entry".
+void printBenchmarkReport(const BenchmarkReport &report, llvm::raw_ostream &os);
+
+/// The report as JSON (times in seconds, sizes in bytes, rates in GB/s).
+llvm::json::Value toJSON(const BenchmarkReport &report);
+
+} // namespace mlir::quant_block::runner
+
+#endif // QUANT_BLOCK_RUNNER_BENCHMARK_H

@@ -1,0 +1,762 @@
+//===- FoldConstants.cpp - --quant-block-fold-constants -------------------===//
+//
+// Offline weight quantization: `quant_block.quantize` of a constant float
+// tensor with constant parameters, and `quant_block.quantize_dynamic` of a
+// constant, become `quant_block.pack` of constant storage codes (and, for
+// quantize_dynamic, constant scales, zero points and outer scales).
+//
+// The folded constants must be bit-identical to what the compiled code
+// computes at run time (--convert-quant-block-to-linalg and the CPU
+// pipeline), so this file mirrors that code's arithmetic step by step rather
+// than the mathematically equivalent double-precision formulas: divisions
+// and statistics in f32 (f64 for 32-bit storage), NaN-propagating
+// minimum / maximum with -0 < +0, the same conversions of scales to their
+// stored types, and then the numerics library (lib/Numerics) for what is
+// exact: rounding to integral values, the OCP float encoders, E8M0 shared
+// exponents and the storage ranges. The semantic test in
+// test/Transforms/fold-constants.mlir checks the bits against the compiled
+// path.
+//
+// Left alone (with a match-failure reason): non-constant operands, two-level
+// integer scales, blocked outer scales and outer mins (GGUF K-quants),
+// quantize_dynamic with an outer scale other than absmax, absmax / minmax
+// blocks holding NaN (the NaN's bits would depend on the target's NaN
+// propagation) and minmax integer zero points of non-finite blocks (the
+// compiled code converts a NaN to an integer there, which is undefined).
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
+
+#include "quant-block/Numerics/BlockMath.h"
+#include "quant-block/Numerics/FloatFormats.h"
+#include "quant-block/Numerics/IntegerQuant.h"
+#include "quant-block/Numerics/MX.h"
+#include "quant-block/Numerics/Rounding.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace mlir::quant_block {
+#define GEN_PASS_DEF_QUANTBLOCKFOLDCONSTANTS
+#include "quant-block/Dialect/QuantBlock/Transforms/Passes.h.inc"
+} // namespace mlir::quant_block
+
+using namespace mlir;
+using namespace mlir::quant_block;
+namespace numerics = ::quant_block::numerics;
+
+/// Folded tensors at least this large are emitted as dense_resource blobs
+/// (as are those folded from one): they are not uniqued (hashed) in the
+/// context and print out of line. Only for whole-byte element types: the
+/// LLVM translation cannot materialize a dense_resource of i4 or f4E2M1FN
+/// ("no known conversion for innermost element type"), while a dense literal
+/// of them lowers fine.
+static constexpr size_t kResourceThresholdBytes = 1 << 20;
+
+//===----------------------------------------------------------------------===//
+// f32 arithmetic as the compiled code does it
+//===----------------------------------------------------------------------===//
+
+/// arith.maximumf: NaN propagates, +0 is greater than -0.
+static float maximumF(float a, float b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::nanf("");
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+/// arith.minimumf: NaN propagates, -0 is less than +0.
+static float minimumF(float a, float b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::nanf("");
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+static double maximumD(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::nan("");
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+static double minimumD(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::nan("");
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+/// A double rounded to f32 to nearest even, as FloatAttr constants are
+/// (well defined for values beyond the f32 range too: they become Inf).
+static float toF32(double value) {
+  APFloat ap(value);
+  bool losesInfo;
+  ap.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &losesInfo);
+  return ap.convertToFloat();
+}
+
+static uint32_t bitsOf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+static float floatOf(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+/// The OCP format of an MLIR float type, if it is one.
+static std::optional<numerics::FloatFormatKind> getFormatKind(Type type) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << type;
+  return numerics::parseFloatFormatName(name);
+}
+
+static numerics::RoundingMode toNumerics(RoundingMode mode) {
+  return static_cast<numerics::RoundingMode>(static_cast<uint32_t>(mode));
+}
+
+static numerics::ScaleRoundingMode toNumerics(ScaleRoundingMode mode) {
+  return static_cast<numerics::ScaleRoundingMode>(static_cast<uint32_t>(mode));
+}
+
+//===----------------------------------------------------------------------===//
+// Reading and writing constant tensors
+//===----------------------------------------------------------------------===//
+
+/// Bytes per element in the dense storage of `type` (sub-byte types take a
+/// byte each, as DenseElementsAttr stores them).
+static unsigned getStorageBytes(Type type) {
+  return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+}
+
+/// The f32 value of the stored bits of an element of `type` (f32, f16, bf16,
+/// or an OCP format), exactly, as the compiled code extends and decodes it.
+static float decodeToF32(Type type, uint64_t bits) {
+  if (type.isF32())
+    return floatOf(uint32_t(bits));
+  if (type.isBF16())
+    return floatOf(uint32_t(bits) << 16);
+  if (type.isF16()) {
+    APFloat half(APFloat::IEEEhalf(), APInt(16, bits));
+    bool losesInfo;
+    half.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                 &losesInfo);
+    return half.convertToFloat();
+  }
+  if (isa<Float8E8M0FNUType>(type))
+    return bits == 0xFF ? std::nanf("")
+                        : float(numerics::decodeE8M0(uint8_t(bits)));
+  std::optional<numerics::FloatFormatKind> kind = getFormatKind(type);
+  assert(kind && "not a float type the folder reads");
+  return float(numerics::decodeFloat(*kind, uint32_t(bits)));
+}
+
+/// The bits of `value` rounded to nearest even into `type` (f32, f16, bf16).
+static uint64_t encodeFromF32(Type type, float value) {
+  if (type.isF32())
+    return bitsOf(value);
+  APFloat ap(value);
+  bool losesInfo;
+  ap.convert(cast<FloatType>(type).getFloatSemantics(),
+             APFloat::rmNearestTiesToEven, &losesInfo);
+  return ap.bitcastToAPInt().getZExtValue();
+}
+
+namespace {
+
+/// Element access to a constant tensor (DenseElementsAttr, splat or not, or
+/// a DenseResourceElementsAttr whose blob is loaded) by its raw storage.
+class ConstantReader {
+public:
+  static std::optional<ConstantReader> get(Value value) {
+    Attribute attr;
+    if (!value || !matchPattern(value, m_Constant(&attr)))
+      return std::nullopt;
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.getElementType().isIntOrFloat() ||
+        type.getElementTypeBitWidth() < 2 || type.getElementTypeBitWidth() > 64)
+      return std::nullopt;
+    unsigned bytes = getStorageBytes(type.getElementType());
+    if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+      return ConstantReader(type, dense.getRawData(), dense.isSplat(), bytes,
+                            /*fromResource=*/false);
+    if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+      AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+      if (!blob)
+        return std::nullopt;
+      ArrayRef<char> data = blob->getData();
+      if (data.size() != size_t(type.getNumElements()) * bytes)
+        return std::nullopt;
+      return ConstantReader(type, data, /*splat=*/false, bytes,
+                            /*fromResource=*/true);
+    }
+    return std::nullopt;
+  }
+
+  RankedTensorType getType() const { return type; }
+  bool isFromResource() const { return fromResource; }
+
+  uint64_t getBits(int64_t index) const {
+    const char *element = data.data() + (splat ? 0 : index * bytes);
+    uint64_t bits = 0;
+    for (unsigned i = 0; i < bytes; ++i)
+      bits |= uint64_t(uint8_t(element[i])) << (8 * i);
+    return bits;
+  }
+
+  float getFloat(int64_t index) const {
+    return decodeToF32(type.getElementType(), getBits(index));
+  }
+
+  /// The integer, sign-extended unless the type is unsigned.
+  int64_t getInt(int64_t index) const {
+    unsigned width = type.getElementTypeBitWidth();
+    uint64_t bits = getBits(index);
+    if (width < 64)
+      bits &= (uint64_t(1) << width) - 1;
+    if (type.getElementType().isUnsignedInteger() || width == 64)
+      return int64_t(bits);
+    return numerics::decodeIntegerCode(uint32_t(bits), width, true);
+  }
+
+private:
+  ConstantReader(RankedTensorType type, ArrayRef<char> data, bool splat,
+                 unsigned bytes, bool fromResource)
+      : type(type), data(data), splat(splat), bytes(bytes),
+        fromResource(fromResource) {}
+
+  RankedTensorType type;
+  ArrayRef<char> data;
+  bool splat;
+  unsigned bytes;
+  bool fromResource;
+};
+
+/// Builds a constant tensor from raw element bits.
+class ConstantWriter {
+public:
+  explicit ConstantWriter(RankedTensorType type)
+      : type(type), bytes(getStorageBytes(type.getElementType())),
+        data(size_t(type.getNumElements()) * bytes, 0) {}
+
+  void set(int64_t index, uint64_t bits) {
+    unsigned width = type.getElementTypeBitWidth();
+    if (width < 64)
+      bits &= (uint64_t(1) << width) - 1;
+    for (unsigned i = 0; i < bytes; ++i)
+      data[index * bytes + i] = char(bits >> (8 * i));
+  }
+
+  /// An arith.constant: a splat when every element is equal, a
+  /// dense_resource blob when large (or when `preferResource`) and of a
+  /// whole-byte element type, else a dense literal.
+  Value create(PatternRewriter &rewriter, Location loc,
+               bool preferResource) const {
+    bool uniform = true;
+    for (size_t i = bytes; uniform && i < data.size(); i += bytes)
+      uniform = std::memcmp(&data[i], &data[0], bytes) == 0;
+    TypedAttr attr;
+    if (uniform && !data.empty()) {
+      attr = DenseElementsAttr::getFromRawBuffer(
+          type, ArrayRef<char>(data).take_front(bytes));
+    } else if ((preferResource || data.size() >= kResourceThresholdBytes) &&
+               type.getElementTypeBitWidth() % 8 == 0) {
+      attr = DenseResourceElementsAttr::get(
+          type, "quant_block_folded",
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(
+              data, std::max<size_t>(bytes, alignof(uint64_t))));
+    } else {
+      attr = DenseElementsAttr::getFromRawBuffer(type, data);
+    }
+    return arith::ConstantOp::create(rewriter, loc, attr);
+  }
+
+private:
+  RankedTensorType type;
+  unsigned bytes;
+  std::vector<char> data;
+};
+
+//===----------------------------------------------------------------------===//
+// The blocked element space
+//===----------------------------------------------------------------------===//
+
+/// Maps every element of a static shape (row-major) to its block, i.e. to
+/// the row-major index of its scale.
+class BlockMap {
+public:
+  explicit BlockMap(QuantizedTensorType type)
+      : shape(type.getShape()), block(type.getEffectiveBlockShape()) {
+    for (int64_t &b : block)
+      b = std::max<int64_t>(b, 1);
+    numBlocks = 1;
+    for (int64_t p : numerics::contractShape(shape, block))
+      numBlocks *= p;
+  }
+
+  int64_t getNumElements() const { return ShapedType::getNumElements(shape); }
+  int64_t getNumBlocks() const { return numBlocks; }
+
+  /// Calls fn(element, block) for every element in row-major order.
+  template <typename Fn> void forEach(Fn fn) const {
+    int64_t rank = shape.size();
+    SmallVector<int64_t> index(rank, 0);
+    SmallVector<int64_t> contracted = numerics::contractShape(shape, block);
+    for (int64_t e = 0, n = getNumElements(); e < n; ++e) {
+      int64_t b = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        b = b * contracted[d] + index[d] / block[d];
+      fn(e, b);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++index[d] < shape[d])
+          break;
+        index[d] = 0;
+      }
+    }
+  }
+
+private:
+  ArrayRef<int64_t> shape;
+  SmallVector<int64_t> block;
+  int64_t numBlocks;
+};
+
+//===----------------------------------------------------------------------===//
+// Element quantization (ScalarCodegen's emitQuantize)
+//===----------------------------------------------------------------------===//
+
+/// Quantizes one element given its block's parameters, exactly as the
+/// lowered quant_block.quantize does.
+class ElementQuantizer {
+public:
+  explicit ElementQuantizer(SchemeAttr scheme)
+      : domain(scheme.getZeroPointDomain()),
+        mode(toNumerics(scheme.getRounding())), saturate(scheme.getSaturate()),
+        width(scheme.getStorageBitWidth()) {
+    if (scheme.hasFloatStorage()) {
+      isFloatStorage = true;
+      floatKind = *getFormatKind(scheme.getStorageType());
+      return;
+    }
+    wide = width >= 32;
+    // MX integers clamp symmetrically: the most negative code is never
+    // produced (OCP MX).
+    int64_t lowest = scheme.getQmin();
+    if (scheme.hasMXScale())
+      lowest = std::max(lowest, -scheme.getQmax());
+    qmin = double(lowest);
+    qmax = double(scheme.getQmax());
+    if (scheme.hasMXScale()) {
+      hasMXFraction = true;
+      mxFraction = std::ldexp(1.0f, 2 - int(width));
+    }
+  }
+
+  /// The f32 scale of a block: the stored scale as f32, times the outer
+  /// scale, times 2^-(N-2) for MX integers, each an f32 multiply.
+  float getEffectiveScale(float scale, std::optional<float> outer) const {
+    if (outer)
+      scale = scale * *outer;
+    if (hasMXFraction)
+      scale = scale * mxFraction;
+    return scale;
+  }
+
+  /// The storage code of `x` (low `width` bits). `zeroPoint` is the integer
+  /// zero point (int domain), `min` the float one (float domain).
+  uint64_t quantize(float x, float scale, int64_t zeroPoint, float min) const {
+    if (isFloatStorage) {
+      float y = x / scale;
+      if (std::isnan(y)) {
+        std::optional<uint32_t> nan = numerics::getNaNCode(floatKind);
+        return nan ? *nan : 0;
+      }
+      return numerics::encodeFloat(floatKind, y, mode, saturate);
+    }
+    int64_t value = wide ? quantizeIn<double>(x, scale, zeroPoint, min)
+                         : quantizeIn<float>(x, scale, zeroPoint, min);
+    return numerics::encodeIntegerCode(value, std::min<unsigned>(width, 32));
+  }
+
+private:
+  /// clamp(round(x / s) + zp) in the compute type T (f32, or f64 for 32-bit
+  /// storage), with NaN going to the clamped zero point.
+  template <typename T>
+  int64_t quantizeIn(float xf, float sf, int64_t zeroPoint, float min) const {
+    T x = T(xf), s = T(sf);
+    if (domain == ZeroPointDomain::Float)
+      x = x - T(min);
+    T scaled = x / s;
+    T rounded = T(numerics::roundToIntegral(double(scaled), mode));
+    T offset = T(0);
+    if (domain == ZeroPointDomain::Int) {
+      offset = T(zeroPoint);
+      rounded = rounded + offset;
+    }
+    T lo = T(qmin), hi = T(qmax);
+    auto clamp = [&](T v) -> T {
+      if constexpr (std::is_same_v<T, float>)
+        return minimumF(maximumF(v, lo), hi);
+      else
+        return minimumD(maximumD(v, lo), hi);
+    };
+    T clamped = clamp(rounded);
+    if (std::isnan(clamped))
+      clamped = clamp(offset);
+    return int64_t(clamped);
+  }
+
+  ZeroPointDomain domain;
+  numerics::RoundingMode mode;
+  bool saturate;
+  unsigned width;
+  bool isFloatStorage = false;
+  numerics::FloatFormatKind floatKind = numerics::FloatFormatKind::F8E4M3FN;
+  bool wide = false;
+  double qmin = 0, qmax = 0;
+  bool hasMXFraction = false;
+  float mxFraction = 1.0f;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Support checks
+//===----------------------------------------------------------------------===//
+
+/// Why a scheme cannot be folded, or nullopt when it can.
+static std::optional<std::string> getUnsupportedReason(SchemeAttr scheme) {
+  if (isa<IntegerType>(scheme.getScaleType()))
+    return std::string("integer (two-level) block scales are not folded");
+  if (OuterScaleAttr outer = scheme.getOuter()) {
+    if (!outer.getBlockShape().empty() || outer.getMinType())
+      return std::string("blocked outer scales and outer mins (K-quant "
+                         "super-blocks) are not folded");
+    if (!isa<Float32Type, Float16Type, BFloat16Type>(outer.getScaleType()))
+      return std::string("the outer scale type is not f32, f16 or bf16");
+  }
+  if (scheme.hasFloatStorage() && !getFormatKind(scheme.getStorageType()))
+    return std::string("the storage type is not an OCP float format");
+  if (scheme.hasIntegerStorage() &&
+      (scheme.getStorageBitWidth() < 2 || scheme.getStorageBitWidth() > 32))
+    return std::string("integer storage must have 2 to 32 bits");
+  return std::nullopt;
+}
+
+/// The constant float input of a quantize or quantize_dynamic.
+static std::optional<ConstantReader> getConstantInput(Value input) {
+  std::optional<ConstantReader> reader = ConstantReader::get(input);
+  if (!reader || !isa<Float32Type, Float16Type, BFloat16Type>(
+                     reader->getType().getElementType()))
+    return std::nullopt;
+  return reader;
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// quantize(constant, constant parameters) -> pack(constant codes, the same
+/// parameters).
+struct FoldQuantizeOfConstant : public OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    QuantizedTensorType type = op.getType();
+    SchemeAttr scheme = type.getScheme();
+    if (std::optional<std::string> reason = getUnsupportedReason(scheme))
+      return rewriter.notifyMatchFailure(op, *reason);
+    if (op.getOuterMins())
+      return rewriter.notifyMatchFailure(op, "outer mins are not folded");
+    std::optional<ConstantReader> input = getConstantInput(op.getInput());
+    if (!input)
+      return rewriter.notifyMatchFailure(op, "the input is not a constant");
+    std::optional<ConstantReader> scales = ConstantReader::get(op.getScales());
+    if (!scales)
+      return rewriter.notifyMatchFailure(op, "the scales are not constant");
+    std::optional<ConstantReader> zeroPoints, outerScales;
+    if (op.getZeroPoints() &&
+        !(zeroPoints = ConstantReader::get(op.getZeroPoints())))
+      return rewriter.notifyMatchFailure(op,
+                                         "the zero points are not constant");
+    if (op.getOuterScales() &&
+        !(outerScales = ConstantReader::get(op.getOuterScales())))
+      return rewriter.notifyMatchFailure(op,
+                                         "the outer scales are not constant");
+    if (!type.hasStaticShape() || type.getDataType().getNumElements() == 0)
+      return rewriter.notifyMatchFailure(op, "nothing static to fold");
+
+    ElementQuantizer quantizer(scheme);
+    std::optional<float> outer;
+    if (outerScales)
+      outer = outerScales->getFloat(0);
+    bool floatZeroPoint = scheme.getZeroPointDomain() == ZeroPointDomain::Float;
+    ConstantWriter data(type.getDataType());
+    BlockMap(type).forEach([&](int64_t e, int64_t b) {
+      float scale = quantizer.getEffectiveScale(scales->getFloat(b), outer);
+      int64_t zp = 0;
+      float min = 0.0f;
+      if (zeroPoints && floatZeroPoint)
+        min = zeroPoints->getFloat(b);
+      else if (zeroPoints)
+        zp = zeroPoints->getInt(b);
+      data.set(e, quantizer.quantize(input->getFloat(e), scale, zp, min));
+    });
+    Value codes = data.create(rewriter, op.getLoc(), input->isFromResource());
+    rewriter.replaceOpWithNewOp<PackOp>(op, type, codes, op.getScales(),
+                                        op.getZeroPoints(), op.getOuterScales(),
+                                        Value());
+    return success();
+  }
+};
+
+/// quantize_dynamic(constant) -> pack(constant codes, scales, zero points,
+/// outer scales), with the parameters derived as the lowering of
+/// quantize_dynamic derives them.
+struct FoldQuantizeDynamicOfConstant
+    : public OpRewritePattern<QuantizeDynamicOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(QuantizeDynamicOp op,
+                                PatternRewriter &rewriter) const override {
+    QuantizedTensorType type = op.getType();
+    SchemeAttr scheme = type.getScheme();
+    if (std::optional<std::string> reason = getUnsupportedReason(scheme))
+      return rewriter.notifyMatchFailure(op, *reason);
+    CalibrationMethod method = op.getMethod();
+    if (scheme.getOuter() && method != CalibrationMethod::AbsMax)
+      return rewriter.notifyMatchFailure(
+          op, "outer scales are derived for absmax only");
+    if (method == CalibrationMethod::MX && scheme.hasIntegerStorage() &&
+        scheme.getStorageBitWidth() > 16)
+      return rewriter.notifyMatchFailure(op,
+                                         "MX integers have at most 16 bits");
+    std::optional<ConstantReader> input = getConstantInput(op.getInput());
+    if (!input)
+      return rewriter.notifyMatchFailure(op, "the input is not a constant");
+    if (!type.hasStaticShape() || type.getDataType().getNumElements() == 0)
+      return rewriter.notifyMatchFailure(op, "nothing static to fold");
+
+    BlockMap blocks(type);
+    int64_t numBlocks = blocks.getNumBlocks();
+    bool minMax = method == CalibrationMethod::MinMax;
+
+    // 1. Block statistics in f32: max |x|, or min and max.
+    std::vector<float> first(numBlocks, minMax ? INFINITY : 0.0f);
+    std::vector<float> second(minMax ? numBlocks : 0, -INFINITY);
+    bool anyNaN = false, anyNonFinite = false;
+    blocks.forEach([&](int64_t e, int64_t b) {
+      float x = input->getFloat(e);
+      anyNaN |= std::isnan(x);
+      anyNonFinite |= !std::isfinite(x);
+      if (minMax) {
+        first[b] = minimumF(first[b], x);
+        second[b] = maximumF(second[b], x);
+      } else {
+        first[b] = maximumF(first[b], std::fabs(x));
+      }
+    });
+    if (anyNaN && method != CalibrationMethod::MX)
+      return rewriter.notifyMatchFailure(
+          op, "a block holds NaN: its scale's NaN bits depend on the target");
+    bool intZeroPoint = scheme.getZeroPointDomain() == ZeroPointDomain::Int;
+    if (anyNonFinite && minMax && intZeroPoint)
+      return rewriter.notifyMatchFailure(
+          op, "a block holds Inf: its integer zero point is undefined");
+
+    Type scaleType = scheme.getScaleType();
+    ElementQuantizer quantizer(scheme);
+    double storageMax;
+    if (scheme.hasIntegerStorage())
+      storageMax = double(scheme.getQmax());
+    else
+      storageMax =
+          numerics::getFloatFormatInfo(*getFormatKind(scheme.getStorageType()))
+              .maxNormal;
+    // Every constant of the lowering is an f32 literal.
+    float storageMaxF = toF32(storageMax);
+
+    // The stored scale of a block, rounded to the scale type as the
+    // lowering's convertScale does, and its f32 value.
+    auto storeScale = [&](float scale) -> std::pair<uint64_t, float> {
+      uint64_t bits;
+      if (isa<Float8E4M3FNType>(scaleType)) {
+        bits = std::isnan(scale)
+                   ? *numerics::getNaNCode(numerics::FloatFormatKind::F8E4M3FN)
+                   : numerics::encodeFloat(numerics::FloatFormatKind::F8E4M3FN,
+                                           scale,
+                                           numerics::RoundingMode::HalfToEven,
+                                           /*saturate=*/true);
+      } else {
+        bits = encodeFromF32(scaleType, scale);
+      }
+      return {bits, decodeToF32(scaleType, bits)};
+    };
+
+    // 2. A per-tensor outer scale (NVFP4): max |x| / (max storage * max
+    // scale), 1 for an all-zero tensor, rounded to the outer type.
+    std::optional<float> outer;
+    uint64_t outerBits = 0;
+    if (OuterScaleAttr outerAttr = scheme.getOuter()) {
+      float global = 0.0f;
+      for (float amax : first)
+        global = maximumF(global, amax);
+      double scaleMax =
+          isa<Float8E4M3FNType>(scaleType)
+              ? 448.0
+              : APFloat::getLargest(
+                    cast<FloatType>(scaleType).getFloatSemantics())
+                    .convertToDouble();
+      float value = global / toF32(storageMax * scaleMax);
+      if (value == 0.0f)
+        value = 1.0f;
+      outerBits = encodeFromF32(outerAttr.getScaleType(), value);
+      outer = decodeToF32(outerAttr.getScaleType(), outerBits);
+    }
+
+    // 3. Scales and zero points.
+    ConstantWriter scalesWriter(type.getScalesType());
+    std::optional<ConstantWriter> zeroPointsWriter;
+    if (scheme.getZeroPointType())
+      zeroPointsWriter.emplace(type.getZeroPointsType());
+    std::vector<float> blockScale(numBlocks), blockMin(numBlocks, 0.0f);
+    std::vector<int64_t> blockZeroPoint(numBlocks, 0);
+    float qminF = toF32(double(scheme.getQmin()));
+    float qmaxF = toF32(double(scheme.getQmax()));
+    for (int64_t b = 0; b < numBlocks; ++b) {
+      if (method == CalibrationMethod::MX) {
+        numerics::MXElementType element =
+            scheme.hasFloatStorage()
+                ? numerics::MXElementType::getFloat(
+                      *getFormatKind(scheme.getStorageType()))
+                : numerics::MXElementType::getInteger(
+                      scheme.getStorageBitWidth());
+        // NaN / Inf blocks have no exponent: the NaN scale.
+        std::optional<int> exponent;
+        if (std::isfinite(first[b]))
+          exponent = numerics::mxSharedExponent(
+              double(first[b]), element, toNumerics(scheme.getScaleRounding()));
+        uint8_t code = numerics::encodeE8M0(exponent);
+        scalesWriter.set(b, code);
+        blockScale[b] = decodeToF32(scaleType, code);
+        continue;
+      }
+      if (!minMax) {
+        float scale = first[b] / storageMaxF;
+        if (outer)
+          scale = scale / *outer;
+        if (scale == 0.0f)
+          scale = 1.0f;
+        auto [bits, value] = storeScale(scale);
+        scalesWriter.set(b, bits);
+        blockScale[b] = value;
+        continue;
+      }
+      float lo = minimumF(first[b], 0.0f), hi = maximumF(second[b], 0.0f);
+      float range = toF32(double(scheme.getQmax()) - double(scheme.getQmin()));
+      float scale = (hi - lo) / range;
+      if (scale == 0.0f)
+        scale = 1.0f;
+      auto [bits, value] = storeScale(scale);
+      scalesWriter.set(b, bits);
+      blockScale[b] = value;
+      Type zeroPointType = scheme.getZeroPointType();
+      if (!intZeroPoint) {
+        uint64_t zpBits = encodeFromF32(zeroPointType, lo);
+        zeroPointsWriter->set(b, zpBits);
+        blockMin[b] = decodeToF32(zeroPointType, zpBits);
+        continue;
+      }
+      // zp = clamp(round_half_even(qmin - lo / s)) with the stored scale,
+      // converted to i32 and truncated to the zero-point type.
+      float shifted = qminF - lo / value;
+      float rounded = float(numerics::roundToIntegral(
+          shifted, numerics::RoundingMode::HalfToEven));
+      float clamped = minimumF(maximumF(rounded, qminF), qmaxF);
+      if (!(clamped >= -2147483648.0f && clamped < 2147483648.0f))
+        return rewriter.notifyMatchFailure(
+            op, "a zero point does not fit the i32 the lowering computes in");
+      unsigned zpWidth = zeroPointType.getIntOrFloatBitWidth();
+      uint32_t code =
+          numerics::encodeIntegerCode(int64_t(int32_t(clamped)), 32) &
+          uint32_t((uint64_t(1) << zpWidth) - 1);
+      zeroPointsWriter->set(b, code);
+      blockZeroPoint[b] = numerics::decodeIntegerCode(
+          code, zpWidth, !zeroPointType.isUnsignedInteger());
+    }
+
+    // 4. The data, quantized with the stored parameters.
+    ConstantWriter data(type.getDataType());
+    blocks.forEach([&](int64_t e, int64_t b) {
+      float scale = quantizer.getEffectiveScale(blockScale[b], outer);
+      data.set(e, quantizer.quantize(input->getFloat(e), scale,
+                                     blockZeroPoint[b], blockMin[b]));
+    });
+
+    Location loc = op.getLoc();
+    bool resource = input->isFromResource();
+    Value codes = data.create(rewriter, loc, resource);
+    Value scales = scalesWriter.create(rewriter, loc, resource);
+    Value zeroPoints, outerScales;
+    if (zeroPointsWriter)
+      zeroPoints = zeroPointsWriter->create(rewriter, loc, resource);
+    if (outer) {
+      ConstantWriter writer(type.getOuterScalesType());
+      writer.set(0, outerBits);
+      outerScales = writer.create(rewriter, loc, /*preferResource=*/false);
+    }
+    rewriter.replaceOpWithNewOp<PackOp>(op, type, codes, scales, zeroPoints,
+                                        outerScales, Value());
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::quant_block::populateQuantBlockFoldConstantsPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<FoldQuantizeOfConstant, FoldQuantizeDynamicOfConstant>(
+      patterns.getContext());
+}
+
+namespace {
+struct QuantBlockFoldConstantsPass
+    : public mlir::quant_block::impl::QuantBlockFoldConstantsBase<
+          QuantBlockFoldConstantsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateQuantBlockFoldConstantsPatterns(patterns);
+    // Only these rewrites (and the removal of the float constants they make
+    // dead): no folding or region simplification of the surrounding IR.
+    GreedyRewriteConfig config;
+    config.enableFolding(false);
+    config.enableConstantCSE(false);
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+      return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,110 @@
+//===- Bandwidth.cpp - the host's memory bandwidth, measured now ----------===//
+//
+// The copy multiplies by a factor the compiler cannot see (it is read through
+// a volatile), so that the loop is not turned into a memcpy call: glibc's
+// memcpy uses non-temporal stores for large copies, which compiled kernels do
+// not, and the comparison would flatter the machine. Both loops vectorize
+// with ordinary loads and stores, like the kernels they are compared with.
+// The values stay normal doubles: denormal operands would make the loops
+// compute-bound on x86.
+//
+// Each pass is timed in pieces of a few milliseconds, the time scale of the
+// kernels quant-run benchmarks, and the fastest piece counts: on a machine
+// shared with other jobs, a 50 ms pass is rarely left alone for its whole
+// length while a 5 ms kernel call often is, and comparing the kernel's best
+// call with the memory's average would make the kernel look faster than
+// the memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Runner/Bandwidth.h"
+
+#include "llvm/ADT/Twine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+
+using namespace mlir::quant_block::runner;
+
+namespace {
+struct Free {
+  void operator()(void *pointer) const { std::free(pointer); }
+};
+} // namespace
+
+static volatile double copyFactor = 1.0;
+static volatile double triadFactor = 0.5;
+static volatile double sink;
+
+static double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+void BandwidthMeasurement::merge(const BandwidthMeasurement &other) {
+  repetitions += other.repetitions;
+  copyGBps = std::max(copyGBps, other.copyGBps);
+  triadGBps = std::max(triadGBps, other.triadGBps);
+}
+
+llvm::Expected<BandwidthMeasurement>
+mlir::quant_block::runner::measureMemoryBandwidth(uint64_t bufferBytes,
+                                                  unsigned repetitions,
+                                                  uint64_t pieceBytes) {
+  // Whole cache lines of doubles.
+  size_t count = std::max<uint64_t>(bufferBytes / 64, 1) * 8;
+  size_t bytes = count * sizeof(double);
+  size_t pieceCount =
+      std::min<size_t>(std::max<uint64_t>(pieceBytes / 64, 1) * 8, count);
+  std::unique_ptr<double, Free> a(
+      static_cast<double *>(std::aligned_alloc(64, bytes)));
+  std::unique_ptr<double, Free> b(
+      static_cast<double *>(std::aligned_alloc(64, bytes)));
+  if (!a || !b)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "cannot allocate 2 x " + llvm::Twine(bytes) +
+            " bytes to measure the memory bandwidth");
+
+  // Touch every page first so that the timed loops see no page faults.
+  double *src = a.get(), *dst = b.get();
+  for (size_t i = 0; i < count; ++i) {
+    src[i] = 1.0;
+    dst[i] = 2.0;
+  }
+
+  BandwidthMeasurement result;
+  result.bufferBytes = bytes;
+  result.pieceBytes = pieceCount * sizeof(double);
+  result.repetitions = std::max(repetitions, 1u);
+  // Seconds per byte of the fastest piece. Each pass sweeps the whole
+  // buffers, so every piece comes from memory, not from the caches.
+  double bestCopy = 1e30, bestTriad = 1e30;
+  for (unsigned rep = 0; rep < result.repetitions; ++rep) {
+    for (size_t begin = 0; begin < count; begin += pieceCount) {
+      size_t end = std::min(begin + pieceCount, count);
+      double pieceSize = (end - begin) * sizeof(double);
+      double q = copyFactor;
+      auto start = std::chrono::steady_clock::now();
+      for (size_t i = begin; i < end; ++i)
+        dst[i] = q * src[i];
+      bestCopy = std::min(bestCopy, secondsSince(start) / pieceSize);
+    }
+    sink = dst[rep % count];
+    for (size_t begin = 0; begin < count; begin += pieceCount) {
+      size_t end = std::min(begin + pieceCount, count);
+      double pieceSize = (end - begin) * sizeof(double);
+      double q = triadFactor;
+      auto start = std::chrono::steady_clock::now();
+      for (size_t i = begin; i < end; ++i)
+        dst[i] = dst[i] + q * src[i];
+      bestTriad = std::min(bestTriad, secondsSince(start) / pieceSize);
+    }
+    sink = dst[rep % count];
+  }
+  result.copyGBps = 2.0 / bestCopy / 1e9;
+  result.triadGBps = 3.0 / bestTriad / 1e9;
+  return result;
+}

@@ -1,0 +1,163 @@
+//===- JitCompiler.cpp - lower a module and JIT-compile it ----------------===//
+//
+// mlir::ExecutionEngine::create builds a default TargetMachine when it is not
+// given one, and that one ignores ExecutionEngineOptions::jitCodeGenOptLevel;
+// so the TargetMachine is built here, for the host CPU and its features at
+// CodeGenOptLevel::Aggressive, and also handed to the -O3 LLVM optimization
+// pipeline (makeOptimizingTransformer) so that its cost models know the
+// target.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Runner/JitCompiler.h"
+
+#include "quant-block/Runner/CachingAllocator.h"
+#include "quant-block/Runner/RuntimeBuiltins.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::quant_block::runner;
+using llvm::Error;
+using llvm::Expected;
+using llvm::Twine;
+
+static Error makeError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+void mlir::quant_block::runner::markTensorArgumentsReadOnly(ModuleOp module,
+                                                            StringRef entry) {
+  auto function = module.lookupSymbol<func::FuncOp>(entry);
+  if (!function)
+    return;
+  auto readOnly = BoolAttr::get(module.getContext(), false);
+  for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+    if (isa<TensorType>(type))
+      function.setArgAttr(
+          index, bufferization::BufferizationDialect::kWritableAttrName,
+          readOnly);
+}
+
+/// Parses `pipeline` into `pm`, accepting "a,b(c)" as well as the anchored
+/// "builtin.module(a,b(c))" that --mlir-print-ir and mlir-opt
+/// --pass-pipeline use.
+static Error parsePipeline(StringRef pipeline, PassManager &pm) {
+  StringRef elements = pipeline.trim();
+  if (elements.consume_front("builtin.module(")) {
+    if (!elements.consume_back(")"))
+      return makeError("cannot parse the pass pipeline '" + pipeline +
+                       "': unbalanced parentheses");
+  }
+  std::string message;
+  llvm::raw_string_ostream errors(message);
+  if (failed(parsePassPipeline(elements, pm, errors)))
+    return makeError("cannot parse the pass pipeline '" + pipeline +
+                     "': " + StringRef(message).trim());
+  return Error::success();
+}
+
+/// The lowered entry must take the arguments PackedCall builds and return
+/// one value (a descriptor, scalar or struct of them) or nothing.
+static Error checkLoweredEntry(ModuleOp module, const EntrySignature &signature,
+                               StringRef pipeline) {
+  auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(signature.name);
+  if (!function || function.isExternal())
+    return makeError("after the pass pipeline '" + pipeline +
+                     "' the module has no llvm.func @" + signature.name +
+                     " with a body: the pipeline must lower the module to "
+                     "the LLVM dialect");
+  LLVM::LLVMFunctionType type = function.getFunctionType();
+  unsigned expected = signature.getNumLLVMArguments();
+  if (type.getNumParams() != expected)
+    return makeError(
+        "after the pass pipeline '" + pipeline + "' llvm.func @" +
+        signature.name + " takes " + Twine(type.getNumParams()) +
+        " arguments, but quant-run passes " + Twine(expected) +
+        " (each memref as an expanded descriptor: allocated pointer, aligned "
+        "pointer, offset, sizes, strides; pipelines that use bare pointers "
+        "are not supported)");
+  bool returnsVoid = isa<LLVM::LLVMVoidType>(type.getReturnType());
+  if (returnsVoid != signature.results.empty()) {
+    std::string returned;
+    llvm::raw_string_ostream os(returned);
+    os << type.getReturnType();
+    return makeError("after the pass pipeline '" + pipeline + "' llvm.func @" +
+                     signature.name + " returns " + returned +
+                     ", which does not match the " +
+                     Twine(signature.results.size()) +
+                     " results of the func.func");
+  }
+  if (signature.results.size() > 1) {
+    auto structType = dyn_cast<LLVM::LLVMStructType>(type.getReturnType());
+    if (!structType || structType.getBody().size() != signature.results.size())
+      return makeError("after the pass pipeline '" + pipeline +
+                       "' llvm.func @" + signature.name +
+                       " does not return a struct of its " +
+                       Twine(signature.results.size()) + " results");
+  }
+  return Error::success();
+}
+
+Expected<std::unique_ptr<ExecutionEngine>>
+mlir::quant_block::runner::lowerAndCompile(ModuleOp module,
+                                           const EntrySignature &signature,
+                                           const JitCompileOptions &options) {
+  PassManager pm(module.getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return makeError("invalid pass manager options");
+  if (Error err = parsePipeline(options.pipeline, pm))
+    return std::move(err);
+  if (failed(pm.run(module)))
+    return makeError("the pass pipeline '" + options.pipeline +
+                     "' failed (see the diagnostics above)");
+  if (options.printIRAfterPipeline) {
+    module.print(llvm::outs());
+    // Before the compiled code writes to stdout through its own buffers.
+    llvm::outs() << "\n";
+    llvm::outs().flush();
+  }
+  if (Error err = checkLoweredEntry(module, signature, options.pipeline))
+    return std::move(err);
+
+  Expected<llvm::orc::JITTargetMachineBuilder> builder =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  Expected<std::unique_ptr<llvm::TargetMachine>> targetMachine =
+      builder->createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+
+  // The transformer runs inside create(), while the TargetMachine (moved into
+  // the JIT's compiler) is alive.
+  std::function<Error(llvm::Module *)> optimize = makeOptimizingTransformer(
+      /*optLevel=*/3, /*sizeLevel=*/0, targetMachine->get());
+  llvm::SmallVector<StringRef> libraries(options.sharedLibPaths.begin(),
+                                         options.sharedLibPaths.end());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = optimize;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  engineOptions.sharedLibPaths = libraries;
+  Expected<std::unique_ptr<ExecutionEngine>> engine =
+      ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
+  if (!engine)
+    return makeError("cannot JIT-compile the lowered module: " +
+                     llvm::toString(engine.takeError()));
+  // Symbols defined in the main JITDylib take precedence over the process's,
+  // and nothing has been materialized yet.
+  (*engine)->registerSymbols(getRuntimeBuiltinSymbols);
+  if (options.cachingAllocator)
+    (*engine)->registerSymbols(getCachingAllocatorSymbols);
+  (*engine)->initialize();
+  return std::move(*engine);
+}

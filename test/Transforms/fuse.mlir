@@ -1,0 +1,209 @@
+// RUN: quant-opt %s --split-input-file --quant-block-fuse | FileCheck %s
+// RUN: quant-opt %s --split-input-file --quant-block-fuse="integer-dot=false" | FileCheck %s --check-prefix=NOINT
+
+// A PyTorch Linear with a group-quantized weight (the transposed-B matmul
+// form): the dequantize folds into quant_block.matmul.
+// CHECK-LABEL: func.func @linear_transposed_weight
+// CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W:.*]]: !quant_block.tensor
+// CHECK-NOT: quant_block.dequantize
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[Y:.*]] = quant_block.matmul %[[X]], %[[W]] transpose_rhs accumulate(f32) inhibit
+// CHECK: return %[[Y]]
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @linear_transposed_weight(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
+  %wd = quant_block.dequantize %w : !w -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %wd : tensor<4x64xf32>, tensor<16x64xf32>) outs(%init : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// The [K, N] weight layout, a dynamic token count and a zero splat init.
+// CHECK-LABEL: func.func @matmul_kn_weight
+// CHECK: quant_block.matmul %{{.*}}, %{{.*}} accumulate(f16) inhibit : tensor<?x64xf16>, !quant_block.tensor<64x8, {{.*}}> -> tensor<?x8xf16>
+!w = !quant_block.tensor<64x8, #quant_block.scheme<ui4 : f16, block = [32, 1], scale = f16, zero_point = ui4>>
+func.func @matmul_kn_weight(%x: tensor<?x64xf16>, %w: !w) -> tensor<?x8xf16> {
+  %wd = quant_block.dequantize %w : !w -> tensor<64x8xf16>
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x64xf16>
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty(%m) : tensor<?x8xf16>
+  %init = linalg.fill ins(%zero : f16) outs(%e : tensor<?x8xf16>) -> tensor<?x8xf16>
+  %y = linalg.matmul ins(%x, %wd : tensor<?x64xf16>, tensor<64x8xf16>) outs(%init : tensor<?x8xf16>) -> tensor<?x8xf16>
+  return %y : tensor<?x8xf16>
+}
+
+// -----
+
+// Batched weights (one per batch) through linalg.batch_matmul.
+// CHECK-LABEL: func.func @batch_matmul
+// CHECK: quant_block.matmul %{{.*}}, %{{.*}} accumulate(f32) inhibit : tensor<2x4x64xf32>, !quant_block.tensor<2x64x8, {{.*}}> -> tensor<2x4x8xf32>
+!w = !quant_block.tensor<2x64x8, #quant_block.scheme<i8 : f32, block = [1, 32, 1]>>
+func.func @batch_matmul(%x: tensor<2x4x64xf32>, %w: !w) -> tensor<2x4x8xf32> {
+  %wd = quant_block.dequantize %w : !w -> tensor<2x64x8xf32>
+  %zero = arith.constant dense<0.0> : tensor<2x4x8xf32>
+  %y = linalg.batch_matmul ins(%x, %wd : tensor<2x4x64xf32>, tensor<2x64x8xf32>) outs(%zero : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}
+
+// -----
+
+// One weight shared by every batch (a broadcast rhs in a generic with the
+// multiply-add body).
+// CHECK-LABEL: func.func @generic_shared_weight
+// CHECK: quant_block.matmul %{{.*}}, %{{.*}} transpose_rhs accumulate(f32) inhibit : tensor<3x4x64xf32>, !quant_block.tensor<8x64, {{.*}}> -> tensor<3x4x8xf32>
+!w = !quant_block.tensor<8x64, #quant_block.scheme<mxfp4 : f32>>
+func.func @generic_shared_weight(%x: tensor<3x4x64xf32>, %w: !w) -> tensor<3x4x8xf32> {
+  %wd = quant_block.dequantize %w : !w -> tensor<8x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x4x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<3x4x8xf32>) -> tensor<3x4x8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %wd : tensor<3x4x64xf32>, tensor<8x64xf32>) outs(%init : tensor<3x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<3x4x8xf32>
+  return %y : tensor<3x4x8xf32>
+}
+
+// -----
+
+// tosa.matmul with zero zero points.
+// CHECK-LABEL: func.func @tosa_matmul
+// CHECK: quant_block.matmul %{{.*}}, %{{.*}} accumulate(f32) inhibit : tensor<1x4x64xf32>, !quant_block.tensor<1x64x8, {{.*}}> -> tensor<1x4x8xf32>
+!w = !quant_block.tensor<1x64x8, #quant_block.scheme<i4 : f32, block = [1, 32, 1]>>
+func.func @tosa_matmul(%x: tensor<1x4x64xf32>, %w: !w) -> tensor<1x4x8xf32> {
+  %wd = quant_block.dequantize %w : !w -> tensor<1x64x8xf32>
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %y = tosa.matmul %x, %wd, %zp, %zp : (tensor<1x4x64xf32>, tensor<1x64x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x8xf32>
+  return %y : tensor<1x4x8xf32>
+}
+
+// -----
+
+// Refusals: each would change the result bits.
+
+// Accumulating into existing values adds them first, not last.
+// CHECK-LABEL: func.func @refuse_nonzero_init
+// CHECK: quant_block.dequantize
+// CHECK: linalg.matmul
+// CHECK-NOT: quant_block.matmul
+!w = !quant_block.tensor<64x8, #quant_block.scheme<i8 : f32, block = [32, 1]>>
+func.func @refuse_nonzero_init(%x: tensor<4x64xf32>, %w: !w, %c: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %wd = quant_block.dequantize %w : !w -> tensor<64x8xf32>
+  %y = linalg.matmul ins(%x, %wd : tensor<4x64xf32>, tensor<64x8xf32>) outs(%c : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// -0.0 + +0.0 is +0.0: a -0.0 start differs where every product is -0.0.
+// CHECK-LABEL: func.func @refuse_negative_zero_init
+// CHECK: linalg.matmul
+// CHECK-NOT: quant_block.matmul
+!w = !quant_block.tensor<64x8, #quant_block.scheme<i8 : f32, block = [32, 1]>>
+func.func @refuse_negative_zero_init(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x8xf32> {
+  %wd = quant_block.dequantize %w : !w -> tensor<64x8xf32>
+  %c = arith.constant dense<-0.0> : tensor<4x8xf32>
+  %y = linalg.matmul ins(%x, %wd : tensor<4x64xf32>, tensor<64x8xf32>) outs(%c : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// f16 operands accumulated in f32 return f32; quant_block.matmul returns the
+// expressed type.
+// CHECK-LABEL: func.func @refuse_mixed_precision
+// CHECK: linalg.matmul
+// CHECK-NOT: quant_block.matmul
+!w = !quant_block.tensor<64x8, #quant_block.scheme<i8 : f16, block = [32, 1]>>
+func.func @refuse_mixed_precision(%x: tensor<4x64xf16>, %w: !w) -> tensor<4x8xf32> {
+  %wd = quant_block.dequantize %w : !w -> tensor<64x8xf16>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = linalg.matmul ins(%x, %wd : tensor<4x64xf16>, tensor<64x8xf16>) outs(%init : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Not a matrix product (a transposed output map).
+// CHECK-LABEL: func.func @refuse_transposed_output
+// CHECK: linalg.generic
+// CHECK-NOT: quant_block.matmul
+!w = !quant_block.tensor<64x8, #quant_block.scheme<i8 : f32, block = [32, 1]>>
+func.func @refuse_transposed_output(%x: tensor<4x64xf32>, %w: !w) -> tensor<8x4xf32> {
+  %wd = quant_block.dequantize %w : !w -> tensor<64x8xf32>
+  %zero = arith.constant dense<0.0> : tensor<8x4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (n, m)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %wd : tensor<4x64xf32>, tensor<64x8xf32>) outs(%zero : tensor<8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}
+
+// -----
+
+// The dequantized value on the left (lhs) is not a weight this pass fuses.
+// CHECK-LABEL: func.func @refuse_dequantized_lhs
+// CHECK: linalg.matmul
+// CHECK-NOT: quant_block.matmul
+!w = !quant_block.tensor<4x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @refuse_dequantized_lhs(%w: !w, %y: tensor<64x8xf32>) -> tensor<4x8xf32> {
+  %wd = quant_block.dequantize %w : !w -> tensor<4x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<4x8xf32>
+  %r = linalg.matmul ins(%wd, %y : tensor<4x64xf32>, tensor<64x8xf32>) outs(%zero : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// Dynamic int8 activation quantization per block of 32 times an int4 weight
+// with blocks of 32 along K: an integer dot product accumulating in i32.
+// CHECK-LABEL: func.func @integer_dot
+// CHECK: %[[XQ:.*]] = quant_block.quantize_dynamic absmax
+// CHECK-NOT: quant_block.dequantize
+// CHECK: quant_block.matmul %[[XQ]], %{{.*}} transpose_rhs accumulate(i32) inhibit
+// NOINT-LABEL: func.func @integer_dot
+// NOINT: %[[X:.*]] = quant_block.dequantize
+// NOINT: quant_block.matmul %[[X]], %{{.*}} transpose_rhs accumulate(f32) inhibit
+!x = !quant_block.tensor<4x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @integer_dot(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
+  %xq = quant_block.quantize_dynamic absmax %x : tensor<4x64xf32> -> !x
+  %xd = quant_block.dequantize %xq : !x -> tensor<4x64xf32>
+  %wd = quant_block.dequantize %w : !w -> tensor<16x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<4x16xf32>
+  %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%xd, %wd : tensor<4x64xf32>, tensor<16x64xf32>) outs(%zero : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// Per-token activations (one block over all of K) against groups of 32: the
+// blocks along K differ, so the product stays in floats.
+// CHECK-LABEL: func.func @integer_dot_refused_blocks
+// CHECK: %[[X:.*]] = quant_block.dequantize
+// CHECK: quant_block.matmul %[[X]], %{{.*}} transpose_rhs accumulate(f32) inhibit
+!x = !quant_block.tensor<4x64, #quant_block.scheme<i8 : f32, block = [1, *]>>
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @integer_dot_refused_blocks(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
+  %xq = quant_block.quantize_dynamic absmax %x : tensor<4x64xf32> -> !x
+  %xd = quant_block.dequantize %xq : !x -> tensor<4x64xf32>
+  %wd = quant_block.dequantize %w : !w -> tensor<16x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<4x16xf32>
+  %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%xd, %wd : tensor<4x64xf32>, tensor<16x64xf32>) outs(%zero : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}

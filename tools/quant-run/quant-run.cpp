@@ -1,0 +1,420 @@
+//===- quant-run.cpp - run a quant-block function on .npy arrays ----------===//
+//
+// Like mlir-runner, but for functions with arguments and results: reads a
+// module, takes the entry function's signature before lowering, reads one
+// .npy file per argument and checks it against the signature, lowers the
+// module with a pass pipeline (by default --quant-block-cpu-pipeline),
+// JIT-compiles it at -O3, calls the entry once and writes one .npy file per
+// result (or prints a summary of each). With --benchmark=N it then times N
+// more calls and relates them to the memory bandwidth it measures.
+//
+//   quant-run kernel.mlir -e dequant -i data.npy -i scales.npy -o out.npy
+//   quant-run kernel.mlir -e dequant -i data.npy -i scales.npy --benchmark=20
+//
+// docs/Runner.md describes the calling convention, the dtype mapping, the
+// errors and the benchmark method.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/InitAll.h"
+#include "quant-block/Runner/Bandwidth.h"
+#include "quant-block/Runner/Benchmark.h"
+#include "quant-block/Runner/EntrySignature.h"
+#include "quant-block/Runner/JitCompiler.h"
+#include "quant-block/Runner/MemRefMarshaling.h"
+#include "quant-block/Runner/Npy.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::quant_block::runner;
+using llvm::Error;
+using llvm::Twine;
+
+namespace cl = llvm::cl;
+
+static cl::OptionCategory runCategory("quant-run options");
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<input .mlir file>"),
+                                          cl::init("-"), cl::cat(runCategory));
+
+static cl::opt<std::string>
+    entryName("e", cl::desc("The entry function, a func.func (default: main)"),
+              cl::value_desc("name"), cl::init("main"), cl::cat(runCategory));
+static cl::alias entryNameAlias("entry-point", cl::desc("Alias for -e"),
+                                cl::aliasopt(entryName), cl::cat(runCategory));
+
+static cl::list<std::string>
+    inputFiles("i",
+               cl::desc("A .npy file for the next argument of the entry "
+                        "(once per argument, in order)"),
+               cl::value_desc("file.npy"), cl::cat(runCategory));
+
+static cl::list<std::string> outputFiles(
+    "o",
+    cl::desc("A .npy file for the next result (once per result, in order; "
+             "none prints a summary of each result)"),
+    cl::value_desc("file.npy"), cl::cat(runCategory));
+
+static cl::opt<std::string>
+    pipeline("pipeline",
+             cl::desc("The textual pass pipeline that lowers the module to "
+                      "the LLVM dialect"),
+             cl::init("quant-block-cpu-pipeline"), cl::cat(runCategory));
+
+static cl::opt<bool> printIRAfterPipeline(
+    "print-ir-after-pipeline",
+    cl::desc("Print the module after the pass pipeline to stdout"),
+    cl::init(false), cl::cat(runCategory));
+
+static cl::list<std::string>
+    sharedLibs("shared-libs",
+               cl::desc("Libraries the compiled code calls (e.g. "
+                        "libmlir_runner_utils.so for printMemref*)"),
+               cl::CommaSeparated, cl::value_desc("a.so,b.so"),
+               cl::cat(runCategory));
+
+static cl::opt<bool> quantizedAsParts(
+    "quantized-as-parts",
+    cl::desc("Pass !quant_block.tensor arguments and results as their "
+             "lowered parts (packed data, scales, zero points, ...), one "
+             ".npy file each"),
+    cl::init(false), cl::cat(runCategory));
+
+static cl::opt<unsigned> benchmarkCalls(
+    "benchmark",
+    cl::desc("After the first call (the warm-up), time N more calls and "
+             "report them against the memory bandwidth"),
+    cl::value_desc("N"), cl::init(0), cl::cat(runCategory));
+
+static cl::opt<std::string>
+    benchmarkJson("benchmark-json",
+                  cl::desc("Also write the benchmark report as JSON to FILE"),
+                  cl::value_desc("FILE"), cl::cat(runCategory));
+
+static cl::opt<unsigned long long> bytesOverride(
+    "bytes",
+    cl::desc("Bytes moved per call, for the throughput (default: the bytes "
+             "of all inputs and outputs)"),
+    cl::value_desc("n"), cl::init(0), cl::cat(runCategory));
+
+static cl::opt<bool> benchmarkFreshMemory(
+    "benchmark-fresh-memory",
+    cl::desc("Let the benchmarked code use libc's malloc and free, so that "
+             "each call maps fresh pages for large buffers, instead of the "
+             "caching allocator that reuses them"),
+    cl::init(false), cl::cat(runCategory));
+
+static cl::opt<unsigned> bandwidthMiB(
+    "bandwidth-mib",
+    cl::desc("Size in MiB of each of the two buffers of the memory "
+             "bandwidth measurement (0: do not measure)"),
+    cl::init(256), cl::cat(runCategory));
+
+static Error makeError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Reports `error` as "quant-run: error: ..." and returns the exit code.
+static int fail(Error error) {
+  llvm::WithColor::error(llvm::errs(), "quant-run")
+      << llvm::toString(std::move(error)) << "\n";
+  return 1;
+}
+
+/// "1 input was" / "2 inputs were".
+static std::string countWas(size_t count, StringRef word) {
+  return (Twine(count) + " " + word + (count == 1 ? " was" : "s were")).str();
+}
+
+static std::string plural(size_t count, StringRef word) {
+  return (Twine(count) + " " + word + (count == 1 ? "" : "s")).str();
+}
+
+/// Prints one element of `array` at `index` as numpy would show its value.
+static void printElement(llvm::raw_ostream &os, const NpyArray &array,
+                         int64_t index) {
+  const char *at = array.buffer.data() + index * array.dtype.size;
+  auto load = [&](auto value) {
+    std::memcpy(&value, at, sizeof(value));
+    return value;
+  };
+  switch (array.dtype.kind) {
+  case 'b':
+    os << (load(uint8_t()) ? "True" : "False");
+    return;
+  case 'i':
+    switch (array.dtype.size) {
+    case 1:
+      os << static_cast<int>(load(int8_t()));
+      return;
+    case 2:
+      os << load(int16_t());
+      return;
+    case 4:
+      os << load(int32_t());
+      return;
+    default:
+      os << load(int64_t());
+      return;
+    }
+  case 'u':
+    switch (array.dtype.size) {
+    case 1:
+      os << static_cast<unsigned>(load(uint8_t()));
+      return;
+    case 2:
+      os << load(uint16_t());
+      return;
+    case 4:
+      os << load(uint32_t());
+      return;
+    default:
+      os << load(uint64_t());
+      return;
+    }
+  default:
+    if (array.dtype.size == 2) {
+      llvm::APFloat value(llvm::APFloat::IEEEhalf(),
+                          llvm::APInt(16, load(uint16_t())));
+      bool losesInfo;
+      value.convert(llvm::APFloat::IEEEsingle(),
+                    llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+      os << llvm::format("%g", value.convertToFloat());
+    } else if (array.dtype.size == 4) {
+      os << llvm::format("%g", load(float()));
+    } else {
+      os << llvm::format("%g", load(double()));
+    }
+  }
+}
+
+/// Prints "result #0 of @main: tensor<?x3xf32> as <f4 (2, 3) = [...]", with
+/// at most 16 values.
+static void printSummary(llvm::raw_ostream &os, const BoundaryValue &result,
+                         const NpyArray &array) {
+  os << result.name << ": " << result.type << " as " << array.dtype.str() << " "
+     << array.getShapeString() << " = ";
+  int64_t count = array.getNumElements();
+  if (result.isShaped)
+    os << "[";
+  constexpr int64_t kShown = 16;
+  for (int64_t i = 0; i < std::min(count, kShown); ++i) {
+    if (i)
+      os << ", ";
+    printElement(os, array, i);
+  }
+  if (count > kShown)
+    os << ", ... (" << count << " values)";
+  if (result.isShaped)
+    os << "]";
+  os << "\n";
+}
+
+/// Reads the -i files and checks them against the signature.
+static llvm::Expected<llvm::SmallVector<NpyArray>>
+readInputs(const EntrySignature &signature) {
+  if (inputFiles.size() != signature.arguments.size())
+    return makeError(
+        "@" + signature.name + " takes " +
+        plural(signature.arguments.size(), "argument") +
+        (quantizedAsParts ? " (a quantized tensor counts one per part)" : "") +
+        " but " + countWas(inputFiles.size(), "input") + " given (-i)");
+  llvm::SmallVector<NpyArray> inputs;
+  for (auto [index, fileName] : llvm::enumerate(inputFiles)) {
+    llvm::Expected<NpyArray> array = readNpyFile(fileName);
+    if (!array)
+      return makeError("input #" + Twine(index) + ": " +
+                       llvm::toString(array.takeError()));
+    if (Error err = checkInput(signature, index, *array, fileName))
+      return std::move(err);
+    inputs.push_back(std::move(*array));
+  }
+  return std::move(inputs);
+}
+
+/// Writes the results of the call that just returned to the -o files, or
+/// prints a summary of each; adds their sizes to `outputBytes`.
+static Error writeResults(const EntrySignature &signature,
+                          const PackedCall &call, uint64_t &outputBytes) {
+  for (auto [index, result] : llvm::enumerate(signature.results)) {
+    llvm::Expected<NpyArray> array = call.copyResult(index);
+    if (!array)
+      return array.takeError();
+    outputBytes += array->getByteSize();
+    if (outputFiles.empty())
+      printSummary(llvm::outs(), result, *array);
+    else if (Error err = writeNpyFile(outputFiles[index], *array))
+      return err;
+  }
+  return Error::success();
+}
+
+/// Times --benchmark calls (the first call was the warm-up), measures the
+/// memory bandwidth and prints the report.
+static Error benchmark(const EntrySignature &signature, PackedCall &call,
+                       void (*function)(void **), uint64_t inputBytes,
+                       uint64_t outputBytes, bool cachingAllocator) {
+  BenchmarkReport report;
+  report.entry = signature.name;
+  report.inputBytes = inputBytes;
+  report.outputBytes = outputBytes;
+  report.cachingAllocator = cachingAllocator;
+  report.bytes = inputBytes + outputBytes;
+  if (bytesOverride.getNumOccurrences()) {
+    report.bytes = bytesOverride;
+    report.bytesOverridden = true;
+  }
+  // The bandwidth is measured just before and just after the timed calls,
+  // best of both: on a shared machine, the conditions change over seconds.
+  uint64_t bandwidthBytes = static_cast<uint64_t>(bandwidthMiB) << 20;
+  if (bandwidthMiB > 0) {
+    llvm::Expected<BandwidthMeasurement> before =
+        measureMemoryBandwidth(bandwidthBytes, /*repetitions=*/5);
+    if (!before)
+      return before.takeError();
+    report.bandwidth = *before;
+  }
+  timeCalls(
+      report, benchmarkCalls, [&] { function(call.prepare()); },
+      [&] { call.freeResults(); });
+  if (bandwidthMiB > 0) {
+    llvm::Expected<BandwidthMeasurement> after =
+        measureMemoryBandwidth(bandwidthBytes, /*repetitions=*/5);
+    if (!after)
+      return after.takeError();
+    report.bandwidth->merge(*after);
+  }
+  printBenchmarkReport(report, llvm::outs());
+  if (benchmarkJson.empty())
+    return Error::success();
+  std::error_code ec;
+  llvm::raw_fd_ostream json(benchmarkJson, ec);
+  if (ec)
+    return makeError("cannot write '" + benchmarkJson + "': " + ec.message());
+  json << llvm::formatv("{0:2}", toJSON(report)) << "\n";
+  return Error::success();
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+
+  // Every pass and pipeline quant-opt knows, so that --pipeline accepts any
+  // pipeline string quant-opt does.
+  registerAllPasses();
+  quant_block::registerAllPasses();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerAsmPrinterCLOptions();
+  // libLLVM.so registers hundreds of backend options; --help shows ours
+  // (--help-hidden shows all, and all of them still work).
+  cl::HideUnrelatedOptions(runCategory);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "quant-run: lower a module, JIT-compile it and call a function on "
+      ".npy arrays\n");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  quant_block::registerAllDialects(registry);
+  registerAllToLLVMIRTranslations(registry);
+  MLIRContext context(registry);
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFilename, &errorMessage);
+  if (!file)
+    return fail(
+        makeError("cannot open '" + inputFilename + "': " + errorMessage));
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return fail(makeError("cannot parse '" + inputFilename + "'"));
+
+  // The signature, before lowering, says what the inputs must be.
+  llvm::Expected<EntrySignature> signature =
+      inspectEntryFunction(*module, entryName, quantizedAsParts);
+  if (!signature)
+    return fail(signature.takeError());
+  if (!outputFiles.empty() && outputFiles.size() != signature->results.size())
+    return fail(makeError(
+        "@" + signature->name + " returns " +
+        plural(signature->results.size(), "result") + " but " +
+        countWas(outputFiles.size(), "output file") +
+        " given (-o): give one -o per result, or none to print a summary of "
+        "each result"));
+  llvm::Expected<llvm::SmallVector<NpyArray>> inputs = readInputs(*signature);
+  if (!inputs)
+    return fail(inputs.takeError());
+
+  markTensorArgumentsReadOnly(*module, signature->name);
+  JitCompileOptions compileOptions;
+  compileOptions.pipeline = pipeline;
+  compileOptions.printIRAfterPipeline = printIRAfterPipeline;
+  compileOptions.sharedLibPaths.assign(sharedLibs.begin(), sharedLibs.end());
+  compileOptions.cachingAllocator = benchmarkCalls > 0 && !benchmarkFreshMemory;
+  llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
+      lowerAndCompile(*module, *signature, compileOptions);
+  if (!engine)
+    return fail(engine.takeError());
+  llvm::Expected<void (*)(void **)> function =
+      (*engine)->lookupPacked(signature->name);
+  if (!function)
+    return fail(makeError(
+        "cannot link @" + signature->name + ": " +
+        llvm::toString(function.takeError()) +
+        " (functions the module only declares must come from a library "
+        "given with --shared-libs)"));
+
+  PackedCall call(*signature);
+  uint64_t inputBytes = 0;
+  for (auto [index, array] : llvm::enumerate(*inputs)) {
+    call.setArgument(index, array);
+    inputBytes += array.getByteSize();
+  }
+
+  // The first call gives the results (and warms caches up for a benchmark).
+  (*function)(call.prepare());
+  // What the compiled code printed (printMemref*, through C stdio) comes
+  // before the summaries.
+  std::fflush(stdout);
+  uint64_t outputBytes = 0;
+  Error written = writeResults(*signature, call, outputBytes);
+  call.freeResults();
+  if (written)
+    return fail(std::move(written));
+
+  if (benchmarkCalls > 0)
+    if (Error err = benchmark(*signature, call, *function, inputBytes,
+                              outputBytes, compileOptions.cachingAllocator))
+      return fail(std::move(err));
+  return 0;
+}
