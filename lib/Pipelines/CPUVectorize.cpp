@@ -137,10 +137,13 @@ struct CPUVectorizePass
 
     // The clean-ups the upstream vectorize_children_and_apply_patterns
     // transform applies: fold the transfers into the tensor slices of the
-    // tiles and bring the vector code into canonical form.
+    // tiles and bring the vector code into canonical form. Not its
+    // reduction-to-contract patterns: vector.contract lowers to fused
+    // multiply-adds, which round once where the scalar code (and the
+    // numerics contract of quant_block.matmul) rounds the product and the sum
+    // separately; a multiply then an ordered reduction keeps the bits.
     RewritePatternSet patterns(ctx);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
-    vector::populateVectorReductionToContractPatterns(patterns);
     vector::populateSinkVectorOpsPatterns(patterns);
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);

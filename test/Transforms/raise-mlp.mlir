@@ -2,6 +2,9 @@
 // RUN: %python %S/pass_semantics.py quant-opt mlir-runner %llvm_lib_dir %s \
 // RUN:   --pass='quant-block-raise' --expect-change \
 // RUN:   | FileCheck %s --check-prefix=SEMANTICS
+// RUN: %python %S/pass_semantics.py quant-opt mlir-runner %llvm_lib_dir %s \
+// RUN:   --pass='quant-block-raise,quant-block-propagate,quant-block-fuse' \
+// RUN:   --expect-change | FileCheck %s --check-prefix=SEMANTICS
 
 // A TOSA MLP block as a WebNN importer emits it: two int4 weights [N, K]
 // quantized in groups of 32 along K with int4 zero points, each dequantized

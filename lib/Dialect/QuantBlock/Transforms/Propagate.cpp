@@ -618,7 +618,11 @@ struct InhibitMatmulResult : public OpRewritePattern<MatmulOp> {
 } // namespace
 
 void mlir::quant_block::populateQuantBlockPropagatePatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, std::optional<Propagation> propagation) {
+  if (propagation == Propagation::Propagate)
+    patterns.add<PropagateMatmulResult>(patterns.getContext());
+  else if (propagation == Propagation::Inhibit)
+    patterns.add<InhibitMatmulResult>(patterns.getContext());
   patterns.add<DequantizeBelowLinalgTranspose, DequantizeBelowTosaTranspose,
                DequantizeBelowReshape<tensor::ExpandShapeOp>,
                DequantizeBelowReshape<tensor::CollapseShapeOp>,
@@ -644,11 +648,7 @@ struct QuantBlockPropagatePass
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
-    populateQuantBlockPropagatePatterns(patterns);
-    if (*mode == Propagation::Propagate)
-      patterns.add<PropagateMatmulResult>(&getContext());
-    else
-      patterns.add<InhibitMatmulResult>(&getContext());
+    populateQuantBlockPropagatePatterns(patterns, *mode);
     // Only these rewrites: no folding, constant hoisting or region
     // simplification of the surrounding IR.
     GreedyRewriteConfig config;

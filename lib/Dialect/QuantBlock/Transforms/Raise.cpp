@@ -947,7 +947,7 @@ static LogicalResult matchQuantize(PatternRewriter &rewriter, Operation *root,
           root, "no rounding before the zero point is added");
   }
   if (isa<math::RoundEvenOp>(round->op))
-    match.rounding = RoundingMode::HalfAwayFromZero;
+    match.rounding = RoundingMode::HalfToEven;
   else if (isa<math::RoundOp>(round->op))
     match.rounding = RoundingMode::HalfAwayFromZero;
   else

@@ -31,8 +31,12 @@ void populateQuantBlockRaisePatterns(RewritePatternSet &patterns);
 void populateQuantBlockSelectZeroPointPatterns(
     RewritePatternSet &patterns, std::optional<ZeroPointDomain> domain);
 
-/// Patterns of --quant-block-propagate (layout ops below dequantize).
-void populateQuantBlockPropagatePatterns(RewritePatternSet &patterns);
+/// Patterns of --quant-block-propagate: layout ops below dequantize, and,
+/// given a `propagation` mode, the matmul patterns that make compute ops
+/// return quantized (propagate) or float (inhibit) results.
+void populateQuantBlockPropagatePatterns(
+    RewritePatternSet &patterns,
+    std::optional<Propagation> propagation = std::nullopt);
 
 /// Patterns of --quant-block-fold-constants.
 void populateQuantBlockFoldConstantsPatterns(RewritePatternSet &patterns);

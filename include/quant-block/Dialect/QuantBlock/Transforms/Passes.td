@@ -151,7 +151,8 @@ def QuantBlockPropagate : Pass<"quant-block-propagate"> {
     `quantize_dynamic` (absmax, minmax or mx, as the result's scheme says)
     that a propagated result is defined by. Both forms compute the same
     values. An invalid `propagation` is an error and fails the pass.
-    `populateQuantBlockPropagatePatterns` holds the layout patterns only.
+    `populateQuantBlockPropagatePatterns(patterns, mode)` adds the same
+    patterns for C++ drivers (the layout ones alone without a mode).
   }];
   let dependentDialects = ["::mlir::quant_block::QuantBlockDialect"];
   let options = [
