@@ -33,10 +33,6 @@ using llvm::Error;
 using llvm::Expected;
 using llvm::Twine;
 
-static Error makeError(const Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
 static std::string toString(Type type) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -91,14 +87,16 @@ static Expected<BoundaryValue> describePlainValue(Type type,
   value.name = name;
   value.type = type;
   if (isa<UnrankedTensorType, UnrankedMemRefType>(type))
-    return makeError(name + " has type " + toString(type) +
-                     ", which quant-run cannot pass: it needs a ranked "
-                     "tensor or memref");
+    return llvm::createStringError(
+        name + " has type " + toString(type) +
+        ", which quant-run cannot pass: it needs a ranked "
+        "tensor or memref");
   if (auto memref = dyn_cast<MemRefType>(type);
       memref && !memref.getLayout().isIdentity())
-    return makeError(name + " has type " + toString(type) +
-                     ", which quant-run cannot pass: it needs the identity "
-                     "layout (dense, row-major)");
+    return llvm::createStringError(
+        name + " has type " + toString(type) +
+        ", which quant-run cannot pass: it needs the identity "
+        "layout (dense, row-major)");
   if (isa<RankedTensorType, MemRefType>(type)) {
     auto shaped = cast<ShapedType>(type);
     value.isShaped = true;
@@ -107,19 +105,21 @@ static Expected<BoundaryValue> describePlainValue(Type type,
   } else if (type.isIntOrIndexOrFloat()) {
     value.elementType = type;
   } else {
-    return makeError(name + " has type " + toString(type) +
-                     ", which quant-run cannot pass (it passes ranked "
-                     "tensors, memrefs, integers, index and floats)");
+    return llvm::createStringError(
+        name + " has type " + toString(type) +
+        ", which quant-run cannot pass (it passes ranked "
+        "tensors, memrefs, integers, index and floats)");
   }
 
   std::optional<NpyDType> dtype = getNpyDType(value.elementType);
   if (!dtype)
-    return makeError(name + " has element type " + toString(value.elementType) +
-                     ", which quant-run cannot pass (supported: i1, i8, i16, "
-                     "i32, i64 of any signedness, index, f16, bf16, f32, f64 "
-                     "and 8-bit floats; sub-byte data crosses the boundary "
-                     "packed, as part of a !quant_block.tensor, see "
-                     "docs/Runner.md)");
+    return llvm::createStringError(
+        name + " has element type " + toString(value.elementType) +
+        ", which quant-run cannot pass (supported: i1, i8, i16, "
+        "i32, i64 of any signedness, index, f16, bf16, f32, f64 "
+        "and 8-bit floats; sub-byte data crosses the boundary "
+        "packed, as part of a !quant_block.tensor, see "
+        "docs/Runner.md)");
   value.dtype = *dtype;
   value.acceptsEitherSignedness = value.elementType.isSignlessInteger() &&
                                   value.elementType.getIntOrFloatBitWidth() > 1;
@@ -135,8 +135,8 @@ static Error describeValue(Type type, StringRef what, unsigned index,
   auto quantized = dyn_cast<quant_block::QuantizedTensorType>(type);
   if (!quantized) {
     if (isa<quant_block::QuantBlockDialect>(type.getDialect()))
-      return makeError(name + " has type " + toString(type) +
-                       ", which quant-run cannot pass");
+      return llvm::createStringError(name + " has type " + toString(type) +
+                                     ", which quant-run cannot pass");
     Expected<BoundaryValue> value = describePlainValue(type, name);
     if (!value)
       return value.takeError();
@@ -145,7 +145,7 @@ static Error describeValue(Type type, StringRef what, unsigned index,
   }
 
   if (!quantizedAsParts)
-    return makeError(
+    return llvm::createStringError(
         name + " has type " + toString(type) +
         ": the entry function must take and return plain tensors. Pass the "
         "parts (data, scales, zero points) as tensors and build the quantized "
@@ -157,9 +157,10 @@ static Error describeValue(Type type, StringRef what, unsigned index,
   quant_block::QuantBlockTypeConverter converter;
   llvm::SmallVector<Type> parts;
   if (failed(converter.convertType(type, parts)) || parts.empty())
-    return makeError(name + " has type " + toString(type) +
-                     ", which --convert-quant-block-to-linalg cannot lower "
-                     "(its storage type has no packed form yet)");
+    return llvm::createStringError(
+        name + " has type " + toString(type) +
+        ", which --convert-quant-block-to-linalg cannot lower "
+        "(its storage type has no packed form yet)");
   llvm::SmallVector<StringRef> partNames = {"data", "scales"};
   if (quantized.getZeroPointsType())
     partNames.push_back("zero points");
@@ -198,11 +199,11 @@ mlir::quant_block::runner::inspectEntryFunction(ModuleOp module, StringRef name,
       message += known.empty() ? " (the module defines no func.func)"
                                : " (the module defines " + known + ")";
     }
-    return makeError(message);
+    return llvm::createStringError(message);
   }
   if (function.isExternal())
-    return makeError("entry function @" + name +
-                     " is only a declaration (it has no body)");
+    return llvm::createStringError("entry function @" + name +
+                                   " is only a declaration (it has no body)");
 
   EntrySignature signature;
   signature.name = name.str();
@@ -229,30 +230,32 @@ Error mlir::quant_block::runner::checkInput(const EntrySignature &signature,
   if (argument.acceptsEitherSignedness)
     dtypeMatches |= array.dtype == NpyDType{'u', argument.dtype.size};
   if (!dtypeMatches)
-    return makeError(input + " has dtype " + array.dtype.str() + " but " +
-                     where + " expects " + argument.describeDType());
+    return llvm::createStringError(input + " has dtype " + array.dtype.str() +
+                                   " but " + where + " expects " +
+                                   argument.describeDType());
 
   if (!argument.isShaped) {
     if (!array.shape.empty())
-      return makeError(input + " has shape " + array.getShapeString() +
-                       " but " + where + " is the scalar " +
-                       toString(argument.type) +
-                       ", which takes a 0-d array (numpy: np.save(f, "
-                       "np.float32(x)))");
+      return llvm::createStringError(
+          input + " has shape " + array.getShapeString() + " but " + where +
+          " is the scalar " + toString(argument.type) +
+          ", which takes a 0-d array (numpy: np.save(f, "
+          "np.float32(x)))");
     return Error::success();
   }
   if (array.shape.size() != argument.shape.size())
-    return makeError(input + " has rank " + Twine(array.shape.size()) +
-                     " (shape " + array.getShapeString() + ") but " + where +
-                     " has type " + toString(argument.type) + " (rank " +
-                     Twine(argument.shape.size()) + ")");
+    return llvm::createStringError(
+        input + " has rank " + Twine(array.shape.size()) + " (shape " +
+        array.getShapeString() + ") but " + where + " has type " +
+        toString(argument.type) + " (rank " + Twine(argument.shape.size()) +
+        ")");
   for (auto [dim, expected] : llvm::enumerate(argument.shape)) {
     if (ShapedType::isDynamic(expected) || array.shape[dim] == expected)
       continue;
-    return makeError(input + " has shape " + array.getShapeString() + " but " +
-                     where + " has type " + toString(argument.type) +
-                     ": dimension " + Twine(dim) + " must be " +
-                     Twine(expected) + ", not " + Twine(array.shape[dim]));
+    return llvm::createStringError(
+        input + " has shape " + array.getShapeString() + " but " + where +
+        " has type " + toString(argument.type) + ": dimension " + Twine(dim) +
+        " must be " + Twine(expected) + ", not " + Twine(array.shape[dim]));
   }
   return Error::success();
 }

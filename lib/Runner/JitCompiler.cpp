@@ -30,10 +30,6 @@ using llvm::Error;
 using llvm::Expected;
 using llvm::Twine;
 
-static Error makeError(const Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
 void mlir::quant_block::runner::markTensorArgumentsReadOnly(ModuleOp module,
                                                             StringRef entry) {
   auto function = module.lookupSymbol<func::FuncOp>(entry);
@@ -54,14 +50,15 @@ static Error parsePipeline(StringRef pipeline, PassManager &pm) {
   StringRef elements = pipeline.trim();
   if (elements.consume_front("builtin.module(")) {
     if (!elements.consume_back(")"))
-      return makeError("cannot parse the pass pipeline '" + pipeline +
-                       "': unbalanced parentheses");
+      return llvm::createStringError("cannot parse the pass pipeline '" +
+                                     pipeline + "': unbalanced parentheses");
   }
   std::string message;
   llvm::raw_string_ostream errors(message);
   if (failed(parsePassPipeline(elements, pm, errors)))
-    return makeError("cannot parse the pass pipeline '" + pipeline +
-                     "': " + StringRef(message).trim());
+    return llvm::createStringError("cannot parse the pass pipeline '" +
+                                   pipeline +
+                                   "': " + StringRef(message).trim());
   return Error::success();
 }
 
@@ -71,14 +68,15 @@ static Error checkLoweredEntry(ModuleOp module, const EntrySignature &signature,
                                StringRef pipeline) {
   auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(signature.name);
   if (!function || function.isExternal())
-    return makeError("after the pass pipeline '" + pipeline +
-                     "' the module has no llvm.func @" + signature.name +
-                     " with a body: the pipeline must lower the module to "
-                     "the LLVM dialect");
+    return llvm::createStringError(
+        "after the pass pipeline '" + pipeline +
+        "' the module has no llvm.func @" + signature.name +
+        " with a body: the pipeline must lower the module to "
+        "the LLVM dialect");
   LLVM::LLVMFunctionType type = function.getFunctionType();
   unsigned expected = signature.getNumLLVMArguments();
   if (type.getNumParams() != expected)
-    return makeError(
+    return llvm::createStringError(
         "after the pass pipeline '" + pipeline + "' llvm.func @" +
         signature.name + " takes " + Twine(type.getNumParams()) +
         " arguments, but quant-run passes " + Twine(expected) +
@@ -90,19 +88,19 @@ static Error checkLoweredEntry(ModuleOp module, const EntrySignature &signature,
     std::string returned;
     llvm::raw_string_ostream os(returned);
     os << type.getReturnType();
-    return makeError("after the pass pipeline '" + pipeline + "' llvm.func @" +
-                     signature.name + " returns " + returned +
-                     ", which does not match the " +
-                     Twine(signature.results.size()) +
-                     " results of the func.func");
+    return llvm::createStringError(
+        "after the pass pipeline '" + pipeline + "' llvm.func @" +
+        signature.name + " returns " + returned +
+        ", which does not match the " + Twine(signature.results.size()) +
+        " results of the func.func");
   }
   if (signature.results.size() > 1) {
     auto structType = dyn_cast<LLVM::LLVMStructType>(type.getReturnType());
     if (!structType || structType.getBody().size() != signature.results.size())
-      return makeError("after the pass pipeline '" + pipeline +
-                       "' llvm.func @" + signature.name +
-                       " does not return a struct of its " +
-                       Twine(signature.results.size()) + " results");
+      return llvm::createStringError(
+          "after the pass pipeline '" + pipeline + "' llvm.func @" +
+          signature.name + " does not return a struct of its " +
+          Twine(signature.results.size()) + " results");
   }
   return Error::success();
 }
@@ -113,12 +111,12 @@ mlir::quant_block::runner::lowerAndCompile(ModuleOp module,
                                            const JitCompileOptions &options) {
   PassManager pm(module.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
-    return makeError("invalid pass manager options");
+    return llvm::createStringError("invalid pass manager options");
   if (Error err = parsePipeline(options.pipeline, pm))
     return std::move(err);
   if (failed(pm.run(module)))
-    return makeError("the pass pipeline '" + options.pipeline +
-                     "' failed (see the diagnostics above)");
+    return llvm::createStringError("the pass pipeline '" + options.pipeline +
+                                   "' failed (see the diagnostics above)");
   if (options.printIRAfterPipeline) {
     module.print(llvm::outs());
     // Before the compiled code writes to stdout through its own buffers.
@@ -151,8 +149,8 @@ mlir::quant_block::runner::lowerAndCompile(ModuleOp module,
   Expected<std::unique_ptr<ExecutionEngine>> engine =
       ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
   if (!engine)
-    return makeError("cannot JIT-compile the lowered module: " +
-                     llvm::toString(engine.takeError()));
+    return llvm::createStringError("cannot JIT-compile the lowered module: " +
+                                   llvm::toString(engine.takeError()));
   // Symbols defined in the main JITDylib take precedence over the process's,
   // and nothing has been materialized yet.
   (*engine)->registerSymbols(getRuntimeBuiltinSymbols);

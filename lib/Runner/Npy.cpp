@@ -24,10 +24,6 @@ using llvm::Expected;
 using llvm::StringRef;
 using llvm::Twine;
 
-static Error makeError(const Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
 static constexpr StringRef kMagic("\x93NUMPY", 6);
 
 //===----------------------------------------------------------------------===//
@@ -48,7 +44,8 @@ Expected<AlignedBuffer> AlignedBuffer::allocate(size_t size) {
   buffer.storage.reset(
       static_cast<char *>(std::aligned_alloc(kAlignment, rounded)));
   if (!buffer.storage)
-    return makeError("out of memory allocating " + Twine(size) + " bytes");
+    return llvm::createStringError("out of memory allocating " + Twine(size) +
+                                   " bytes");
   buffer.bytes = size;
   return std::move(buffer);
 }
@@ -78,10 +75,11 @@ std::string NpyArray::getShapeString() const { return formatShape(shape); }
 Expected<NpyDType>
 mlir::quant_block::runner::parseNpyDType(StringRef descr, StringRef fileName) {
   auto unsupported = [&](const Twine &why) {
-    return makeError("'" + fileName + "' has dtype " + descr +
-                     ", which quant-run does not support (" + why +
-                     "; supported: b1, i1, u1, i2, u2, i4, u4, i8, u8, f2, f4, "
-                     "f8)");
+    return llvm::createStringError(
+        "'" + fileName + "' has dtype " + descr +
+        ", which quant-run does not support (" + why +
+        "; supported: b1, i1, u1, i2, u2, i4, u4, i8, u8, f2, f4, "
+        "f8)");
   };
   if (descr.size() < 3)
     return unsupported("not a simple dtype");
@@ -101,9 +99,10 @@ mlir::quant_block::runner::parseNpyDType(StringRef descr, StringRef fileName) {
   // '=' is the writer's native order; numpy always resolves it, but other
   // writers may not, and every host quant-run runs on is little-endian.
   if (order == '>' && size != 1)
-    return makeError("'" + fileName + "' is big-endian (dtype " + descr +
-                     "); quant-run reads little-endian .npy files only "
-                     "(numpy: a.astype(a.dtype.newbyteorder('<')))");
+    return llvm::createStringError(
+        "'" + fileName + "' is big-endian (dtype " + descr +
+        "); quant-run reads little-endian .npy files only "
+        "(numpy: a.astype(a.dtype.newbyteorder('<')))");
   return NpyDType{kind, size};
 }
 
@@ -119,8 +118,9 @@ public:
 
 private:
   Error error(const Twine &message) {
-    return makeError("'" + fileName + "' has a malformed .npy header (" +
-                     message + "): " + original.trim());
+    return llvm::createStringError("'" + fileName +
+                                   "' has a malformed .npy header (" + message +
+                                   "): " + original.trim());
   }
   void skipSpace() { text = text.ltrim(" \t\r\n"); }
   bool consume(StringRef token) {
@@ -184,10 +184,11 @@ Error HeaderParser::parse(std::string &descr, bool &fortranOrder,
     if (*key == "descr") {
       skipSpace();
       if (text.starts_with("["))
-        return makeError("'" + fileName +
-                         "' has a structured dtype, which quant-run does not "
-                         "support (supported: b1, i1, u1, i2, u2, i4, u4, i8, "
-                         "u8, f2, f4, f8)");
+        return llvm::createStringError(
+            "'" + fileName +
+            "' has a structured dtype, which quant-run does not "
+            "support (supported: b1, i1, u1, i2, u2, i4, u4, i8, "
+            "u8, f2, f4, f8)");
       Expected<std::string> value = parseString();
       if (!value)
         return value.takeError();
@@ -222,11 +223,13 @@ Error HeaderParser::parse(std::string &descr, bool &fortranOrder,
 Expected<NpyArray> mlir::quant_block::runner::parseNpy(StringRef contents,
                                                        StringRef fileName) {
   if (!contents.starts_with(kMagic))
-    return makeError("'" + fileName +
-                     "' is not a .npy file (it does not start with the magic "
-                     "string \\x93NUMPY)");
+    return llvm::createStringError(
+        "'" + fileName +
+        "' is not a .npy file (it does not start with the magic "
+        "string \\x93NUMPY)");
   if (contents.size() < 10)
-    return makeError("'" + fileName + "' is truncated (no .npy header)");
+    return llvm::createStringError("'" + fileName +
+                                   "' is truncated (no .npy header)");
   auto byte = [&](size_t index) {
     return static_cast<uint32_t>(static_cast<uint8_t>(contents[index]));
   };
@@ -237,18 +240,21 @@ Expected<NpyArray> mlir::quant_block::runner::parseNpy(StringRef contents,
     headerLength = byte(8) | byte(9) << 8;
   } else if (major == 2 || major == 3) {
     if (contents.size() < 12)
-      return makeError("'" + fileName + "' is truncated (no .npy header)");
+      return llvm::createStringError("'" + fileName +
+                                     "' is truncated (no .npy header)");
     headerStart = 12;
     headerLength = byte(8) | byte(9) << 8 | byte(10) << 16 | byte(11) << 24;
   } else {
-    return makeError("'" + fileName + "' is a .npy file of version " +
-                     Twine(major) + "." + Twine(minor) +
-                     ", which quant-run does not read (it reads 1.0, 2.0 and "
-                     "3.0)");
+    return llvm::createStringError(
+        "'" + fileName + "' is a .npy file of version " + Twine(major) + "." +
+        Twine(minor) +
+        ", which quant-run does not read (it reads 1.0, 2.0 and "
+        "3.0)");
   }
   if (contents.size() < headerStart + headerLength)
-    return makeError("'" + fileName + "' is truncated (its .npy header says " +
-                     Twine(headerLength) + " bytes)");
+    return llvm::createStringError("'" + fileName +
+                                   "' is truncated (its .npy header says " +
+                                   Twine(headerLength) + " bytes)");
 
   NpyArray array;
   std::string descr;
@@ -263,19 +269,20 @@ Expected<NpyArray> mlir::quant_block::runner::parseNpy(StringRef contents,
   // A Fortran-ordered array of rank < 2 has the same bytes as a C-ordered
   // one; numpy still writes fortran_order: False for those.
   if (fortranOrder && array.shape.size() > 1)
-    return makeError("'" + fileName +
-                     "' is in Fortran order (fortran_order: True); quant-run "
-                     "needs C order (numpy: np.ascontiguousarray(a))");
+    return llvm::createStringError(
+        "'" + fileName +
+        "' is in Fortran order (fortran_order: True); quant-run "
+        "needs C order (numpy: np.ascontiguousarray(a))");
 
   StringRef data = contents.drop_front(headerStart + headerLength);
   size_t expected = array.getByteSize();
   if (data.size() < expected)
-    return makeError("'" + fileName + "' is truncated: shape " +
-                     array.getShapeString() + " of " + array.dtype.str() +
-                     " needs " + Twine(expected) +
-                     " bytes of data, the file "
-                     "has " +
-                     Twine(data.size()));
+    return llvm::createStringError(
+        "'" + fileName + "' is truncated: shape " + array.getShapeString() +
+        " of " + array.dtype.str() + " needs " + Twine(expected) +
+        " bytes of data, the file "
+        "has " +
+        Twine(data.size()));
   Expected<AlignedBuffer> buffer = AlignedBuffer::allocate(expected);
   if (!buffer)
     return buffer.takeError();
@@ -290,8 +297,8 @@ Expected<NpyArray> mlir::quant_block::runner::readNpyFile(StringRef fileName) {
       llvm::MemoryBuffer::getFile(fileName, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
   if (!file)
-    return makeError("cannot open '" + fileName +
-                     "': " + file.getError().message());
+    return llvm::createStringError("cannot open '" + fileName +
+                                   "': " + file.getError().message());
   return parseNpy((*file)->getBuffer(), fileName);
 }
 
@@ -328,12 +335,13 @@ Error mlir::quant_block::runner::writeNpyFile(StringRef fileName,
   std::error_code ec;
   llvm::raw_fd_ostream os(fileName, ec, llvm::sys::fs::OF_None);
   if (ec)
-    return makeError("cannot write '" + fileName + "': " + ec.message());
+    return llvm::createStringError("cannot write '" + fileName +
+                                   "': " + ec.message());
   os << formatNpyHeader(array.dtype, array.shape);
   os.write(array.buffer.data(), array.getByteSize());
   os.close();
   if (os.has_error())
-    return makeError("cannot write '" + fileName +
-                     "': " + os.error().message());
+    return llvm::createStringError("cannot write '" + fileName +
+                                   "': " + os.error().message());
   return Error::success();
 }

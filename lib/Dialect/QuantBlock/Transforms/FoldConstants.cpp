@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PatternDriver.h"
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
 
 #include "quant-block/Numerics/BlockMath.h"
@@ -750,12 +751,8 @@ struct QuantBlockFoldConstantsPass
     populateQuantBlockFoldConstantsPatterns(patterns);
     // Only these rewrites (and the removal of the float constants they make
     // dead): no folding or region simplification of the surrounding IR.
-    GreedyRewriteConfig config;
-    config.enableFolding(false);
-    config.enableConstantCSE(false);
-    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(
-            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+    if (failed(mlir::quant_block::detail::applyOnlyPatterns(
+            getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };

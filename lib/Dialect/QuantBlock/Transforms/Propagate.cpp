@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PatternDriver.h"
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
 
 #include "quant-block/Numerics/BlockMath.h"
@@ -651,12 +652,8 @@ struct QuantBlockPropagatePass
     populateQuantBlockPropagatePatterns(patterns, *mode);
     // Only these rewrites: no folding, constant hoisting or region
     // simplification of the surrounding IR.
-    GreedyRewriteConfig config;
-    config.enableFolding(false);
-    config.enableConstantCSE(false);
-    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(
-            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+    if (failed(mlir::quant_block::detail::applyOnlyPatterns(
+            getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };
