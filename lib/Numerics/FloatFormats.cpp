@@ -205,8 +205,10 @@ uint32_t encodeFloat(FloatFormatKind kind, double value, RoundingMode mode,
   const FloatFormatInfo &info = getFloatFormatInfo(kind);
   bool negative = std::signbit(value);
   uint32_t sign = negative ? signMask(info) : 0u;
+  // docs/Numerics.md: a NaN input encodes as the positive NaN code whatever
+  // its sign (the compiled code does not look at a NaN's sign bit).
   if (std::isnan(value))
-    return info.hasNaN ? *getNaNCode(kind, negative) : 0u;
+    return info.hasNaN ? *getNaNCode(kind, /*negative=*/false) : 0u;
 
   double magnitude = std::fabs(value);
   double rounded =

@@ -1,15 +1,17 @@
 //===- CPUPipeline.cpp - --quant-block-cpu-pipeline -----------------------===//
 //
-// From quant_block (and func / linalg / tensor / arith / math / TOSA IR around
-// it) to the LLVM dialect. Functions keep plain memref arguments
-// (identity-layout bufferization) so that mlir-runner and C callers can pass
-// buffers; every tensor is bufferized and deallocated.
+// From quant_block (and func / linalg / tensor / arith / math / TOSA / quant
+// IR around it) to the LLVM dialect. Upstream quant ops and frontend
+// quantization emulations are raised to quant_block first. Functions keep plain
+// memref arguments (identity-layout bufferization) so that mlir-runner and C
+// callers can pass buffers; every tensor is bufferized and deallocated.
 //
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Pipelines/Pipelines.h"
 
 #include "quant-block/Conversion/Passes.h"
+#include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
 #include "quant-block/Pipelines/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -27,6 +29,8 @@ using namespace mlir::quant_block;
 
 void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
                                          const CPUPipelineOptions &options) {
+  if (options.raise)
+    pm.addPass(createQuantBlockRaise());
   if (options.lowerTosa) {
     // TOSA around the quantized ops goes through the standard lowering.
     OpPassManager &funcPm = pm.nest<func::FuncOp>();
@@ -54,6 +58,7 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
     pm.addPass(createCSEPass());
   }
 
+  pm.addPass(createMarkRunnerUtilsReadOnly());
   bufferization::OneShotBufferizePassOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.functionBoundaryTypeConversion =

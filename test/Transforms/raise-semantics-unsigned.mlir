@@ -3,10 +3,8 @@
 
 // Unsigned data and zero points (uitofp / fptoui) raise to ui8 storage; the
 // pass reinterprets the frontend's signless tensors with tensor.bitcast
-// (i8 <-> ui8), which --quant-block-cpu-pipeline does not lower yet ("op was
-// not bufferized"). Remove the XFAIL once it does; the raised IR was checked
-// bit for bit by hand with ui8 function arguments instead of the bitcasts.
-// XFAIL: *
+// (i8 <-> ui8), which --convert-quant-block-to-linalg turns into elementwise
+// casts that bufferize.
 
 // CHECK-NOT: FAIL
 // CHECK: PASS

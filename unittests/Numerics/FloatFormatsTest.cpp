@@ -397,13 +397,14 @@ TEST(FloatFormatsTest, NaNAndInfinity) {
   EXPECT_TRUE(std::isnan(decodeFloat(K::F8E8M0FNU, 0xFF)));
   EXPECT_EQ(decodeFloat(K::F8E8M0FNU, 0xFE), 0x1p127);
 
-  // Encoding NaN: canonical code with the sign, or 0 without NaN.
+  // Encoding NaN: the positive canonical code whatever the NaN's sign (as
+  // docs/Numerics.md says), or 0 without NaN.
   const double negNaN = std::copysign(kNaN, -1.0);
   for (bool saturate : {true, false}) {
     EXPECT_EQ(encodeFloat(K::F8E4M3FN, kNaN, kEven, saturate), 0x7Fu);
-    EXPECT_EQ(encodeFloat(K::F8E4M3FN, negNaN, kEven, saturate), 0xFFu);
+    EXPECT_EQ(encodeFloat(K::F8E4M3FN, negNaN, kEven, saturate), 0x7Fu);
     EXPECT_EQ(encodeFloat(K::F8E5M2, kNaN, kEven, saturate), 0x7Fu);
-    EXPECT_EQ(encodeFloat(K::F8E5M2, negNaN, kEven, saturate), 0xFFu);
+    EXPECT_EQ(encodeFloat(K::F8E5M2, negNaN, kEven, saturate), 0x7Fu);
     EXPECT_EQ(encodeFloat(K::F8E8M0FNU, kNaN, kEven, saturate), 0xFFu);
     for (K kind : {K::F6E2M3FN, K::F6E3M2FN, K::F4E2M1FN}) {
       EXPECT_EQ(encodeFloat(kind, kNaN, kEven, saturate), 0u);

@@ -52,10 +52,24 @@ def ConvertQuantBlockToLinalg : Pass<"convert-quant-block-to-linalg"> {
     FP6, FP4) and E8M0 / E4M3 scales are encoded and decoded by integer bit
     manipulation.
 
-    What this version does not lower yet is reported as an error at the op,
+    Two-level block parameters (GGUF K-quant super-blocks: integer block
+    scales, outer scales blocked over the scales, outer mins) are first
+    folded into effective f32 block parameters by one generic over the scale
+    tensor, `s_eff = scale * outer_scale[b / outer_block]` and
+    `m_eff = zero_point * outer_min[b / outer_block]`; the element generics
+    then read them like a single-level scheme's.
+
+    A `tensor.bitcast` that only changes the signedness of integer elements
+    (what --quant-block-raise emits for unsigned storage) becomes an
+    elementwise generic, because MLIR 22 cannot bufferize tensor.bitcast.
+
+    What this version does not lower is reported as an error at the op,
     never left behind: integer storage of 9 to 15 or 17 to 31 bits, dynamic
-    packed (innermost) dimensions, two-level (integer) scales, blocked outer scales and outer mins, rank-0 tensors, quantize_dynamic with ragged or dynamic blocked dimensions or non-floor scale rounding, i32-accumulating matmul and
-    broadcasts along new dynamic dimensions.
+    packed (innermost) dimensions, MX (E8M0) scales under a blocked outer
+    scale or an outer min, rank-0 tensors, quantize_dynamic with ragged or
+    dynamic blocked dimensions or non-floor scale rounding, some
+    i32-accumulating products (see the diagnostics) and broadcasts along new
+    dynamic dimensions.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

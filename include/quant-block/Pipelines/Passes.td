@@ -78,4 +78,21 @@ def CPUFlattenVectors : Pass<"quant-block-cpu-flatten-vectors",
   ];
 }
 
+def MarkRunnerUtilsReadOnly : Pass<"quant-block-mark-runner-utils-read-only",
+                                   "ModuleOp"> {
+  let summary = "Tell bufferization that the runner utilities only read";
+  let description = [{
+    Gives the tensor arguments of external declarations of the MLIR runner
+    utilities that only read their memrefs (`printMemref*`, `verifyMemRef*`)
+    the `bufferization.access = "read"` attribute, unless they have one.
+    Without it, One-Shot Bufferize must assume that an external function
+    writes its arguments, and a `main` that prints a tensor through a cast to
+    an unranked tensor and then uses the tensor again fails to bufferize
+    ("cannot avoid RaW conflict": an unranked copy cannot be allocated).
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+  ];
+}
+
 #endif // QUANT_BLOCK_PIPELINES_PASSES_TD

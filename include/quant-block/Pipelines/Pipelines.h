@@ -15,6 +15,12 @@
 namespace mlir::quant_block {
 
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<bool> raise{
+      *this, "raise",
+      llvm::cl::desc("Run --quant-block-raise first: upstream quant ops and "
+                     "frontend quantization emulations become quant_block "
+                     "ops (upstream quant ops have no other lowering here)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> lowerTosa{
       *this, "lower-tosa",
       llvm::cl::desc("Lower TOSA ops around the quant_block ops to linalg"),

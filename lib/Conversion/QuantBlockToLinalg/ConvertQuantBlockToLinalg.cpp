@@ -10,6 +10,7 @@
 
 #include "BlockIterationSpace.h"
 #include "Patterns.h"
+#include "TwoLevelParameters.h"
 
 #include "quant-block/Conversion/Passes.h"
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
@@ -31,23 +32,14 @@ using namespace mlir;
 using namespace mlir::quant_block;
 using namespace mlir::quant_block::detail;
 
-static std::string toString(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "'" << type << "'";
-  return text;
-}
-
 static std::optional<std::string>
 getUnsupportedTypeReason(QuantizedTensorType type) {
   SchemeAttr scheme = type.getScheme();
-  if (isa<IntegerType>(scheme.getScaleType()))
-    return "integer (two-level) scale type " + toString(scheme.getScaleType()) +
-           " is not lowered yet";
-  if (OuterScaleAttr outer = scheme.getOuter())
-    if (!outer.getBlockShape().empty() || outer.getMinType())
-      return std::string("blocked outer scales and outer mins (K-quant "
-                         "super-blocks) are not lowered yet");
+  // MX integer elements scale the effective scale once more, which the
+  // folded single-level form cannot carry.
+  if (scheme.hasMXScale() && hasTwoLevelBlockParameters(scheme))
+    return std::string("f8E8M0FNU (MX) scales under a blocked outer scale "
+                       "or an outer min are not lowered");
   std::optional<PackingGroup> group = getPackingGroup(scheme);
   if (!group)
     return "storage of " + std::to_string(scheme.getStorageBitWidth()) +
@@ -180,9 +172,12 @@ struct ConvertQuantBlockToLinalgPass
         [&](Operation *op) { return typeConverter.isLegal(op); });
     target.markUnknownOpDynamicallyLegal(
         [&](Operation *op) { return typeConverter.isLegal(op); });
+    target.addDynamicallyLegalOp<tensor::BitcastOp>(
+        [](tensor::BitcastOp op) { return !isSignednessCast(op); });
 
     RewritePatternSet patterns(ctx);
     populateQuantBlockToLinalgConversionPatterns(typeConverter, patterns);
+    populateSignednessCastPatterns(patterns);
     if (failed(applyPartialConversion(root, target, std::move(patterns))))
       signalPassFailure();
   }

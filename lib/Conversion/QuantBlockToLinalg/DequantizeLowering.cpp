@@ -15,6 +15,7 @@
 #include "GatherLowering.h"
 #include "Patterns.h"
 #include "ScalarCodegen.h"
+#include "TwoLevelParameters.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 
@@ -36,14 +37,15 @@ struct DequantizeOpLowering : public OpConversionPattern<DequantizeOp> {
   matchAndRewrite(DequantizeOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     QuantizedTensorType qType = op.getInput().getType();
-    SchemeAttr scheme = qType.getScheme();
     std::string whyNot;
     std::optional<BlockIterationSpace> space =
         BlockIterationSpace::get(qType, whyNot);
-    ValueRange parts = adaptor.getInput();
+    Location loc = op.getLoc();
+    SmallVector<Value> parts = llvm::to_vector(adaptor.getInput());
+    foldTwoLevelBlockParameters(rewriter, loc, qType, parts);
+    SchemeAttr scheme = qType.getScheme();
     Value data = parts[0], scales = parts[1];
     Value zeroPoints = scheme.getZeroPointType() ? parts[2] : Value();
-    Location loc = op.getLoc();
     Value outerScale =
         extractOuterScale(rewriter, loc, getOuterScalesPart(scheme, parts));
     if (!space) {

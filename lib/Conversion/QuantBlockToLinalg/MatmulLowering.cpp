@@ -22,6 +22,7 @@
 #include "BlockIterationSpace.h"
 #include "Patterns.h"
 #include "ScalarCodegen.h"
+#include "TwoLevelParameters.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 
@@ -136,7 +137,9 @@ static Value buildFusedContraction(OpBuilder &b, Location loc, MatmulOp op,
   Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(acc, 0));
   init = linalg::FillOp::create(b, loc, zero, init).getResult(0);
 
-  BlockDequantizer weight(b, loc, weightType, *space, weightParts);
+  SmallVector<Value> flatWeightParts = llvm::to_vector(weightParts);
+  foldTwoLevelBlockParameters(b, loc, weightType, flatWeightParts);
+  BlockDequantizer weight(b, loc, weightType, *space, flatWeightParts);
   SmallVector<Value> inputs = {lhsView};
   llvm::append_range(inputs, weight.getInputs());
   SmallVector<AffineMap> maps = {AffineMap::get(numDims, 0, lhsExprs, ctx)};

@@ -10,6 +10,7 @@
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::quant_block::detail {
@@ -26,6 +27,10 @@ void populateLayoutPatterns(const TypeConverter &converter,
                             RewritePatternSet &patterns);
 void populatePackPatterns(const TypeConverter &converter,
                           RewritePatternSet &patterns);
+/// tensor.bitcast between integer element types that differ only in
+/// signedness, as elementwise casts that bufferize.
+void populateSignednessCastPatterns(RewritePatternSet &patterns);
+bool isSignednessCast(tensor::BitcastOp op);
 
 /// Why the i32-accumulating lowering of `op` cannot handle it yet.
 std::optional<std::string> getIntegerMatmulUnsupportedReason(MatmulOp op);

@@ -18,6 +18,7 @@
 #include "GroupPacking.h"
 #include "Patterns.h"
 #include "ScalarCodegen.h"
+#include "TwoLevelParameters.h"
 
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
@@ -36,12 +37,11 @@ using namespace mlir::quant_block::detail;
 static SmallVector<Value> getLoweredParts(OpBuilder &b, Location loc,
                                           QuantizedTensorType type, Value data,
                                           Value scales, Value zeroPoints,
-                                          Value outerScales) {
+                                          Value outerScales, Value outerMins) {
   SmallVector<Value> parts = {data, scales};
-  if (zeroPoints)
-    parts.push_back(zeroPoints);
-  if (outerScales)
-    parts.push_back(outerScales);
+  for (Value part : {zeroPoints, outerScales, outerMins})
+    if (part)
+      parts.push_back(part);
   QuantBlockTypeConverter converter;
   SmallVector<Type> loweredTypes;
   (void)converter.convertType(type, loweredTypes);
@@ -106,7 +106,6 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
   matchAndRewrite(QuantizeOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     QuantizedTensorType qType = op.getResult().getType();
-    SchemeAttr scheme = qType.getScheme();
     std::string whyNot;
     std::optional<BlockIterationSpace> space =
         BlockIterationSpace::get(qType, whyNot);
@@ -118,21 +117,34 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
         op.getZeroPoints() ? adaptor.getZeroPoints().front() : Value();
     Value outerScales =
         op.getOuterScales() ? adaptor.getOuterScales().front() : Value();
-    Value outerScale = extractOuterScale(rewriter, loc, outerScales);
-    // The generated arithmetic reads signless parameters.
-    SmallVector<Value> signless = getLoweredParts(
-        rewriter, loc, qType, Value(), scales, zeroPoints, outerScales);
-    scales = signless[1];
-    zeroPoints = zeroPoints ? signless[2] : Value();
+    Value outerMins =
+        op.getOuterMins() ? adaptor.getOuterMins().front() : Value();
+    // The generated arithmetic reads signless parameters, two-level ones
+    // folded into effective block parameters; the result keeps the given
+    // ones.
+    SmallVector<Value> signless =
+        getLoweredParts(rewriter, loc, qType, Value(), scales, zeroPoints,
+                        outerScales, outerMins);
+    auto resultParts = [&](Value data) {
+      return getLoweredParts(rewriter, loc, qType, data, signless[1],
+                             zeroPoints ? signless[2] : Value(), outerScales,
+                             outerMins);
+    };
+    QuantizedTensorType computeType = qType;
+    SmallVector<Value> computeParts(signless);
+    foldTwoLevelBlockParameters(rewriter, loc, computeType, computeParts);
+    SchemeAttr scheme = computeType.getScheme();
+    Value outerScale = extractOuterScale(
+        rewriter, loc, getOuterScalesPart(scheme, computeParts));
+    scales = computeParts[1];
+    zeroPoints = scheme.getZeroPointType() ? computeParts[2] : Value();
     if (!space) {
       // Layouts the expanded space cannot express take the general form.
-      Value data = quantizeByGather(rewriter, loc, qType, input, scales,
+      Value data = quantizeByGather(rewriter, loc, computeType, input, scales,
                                     zeroPoints, outerScale);
       if (!data)
         return rewriter.notifyMatchFailure(op, whyNot);
-      rewriter.replaceOpWithMultiple(
-          op, {getLoweredParts(rewriter, loc, qType, data, scales, zeroPoints,
-                               outerScales)});
+      rewriter.replaceOpWithMultiple(op, {resultParts(data)});
       return success();
     }
 
@@ -140,11 +152,9 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
     Value inputView = expandTo(rewriter, loc, input, space->elementGroups,
                                space->getElementShape());
     if (space->bytesPerGroup > 1) {
-      Value data = quantizeGroups(rewriter, loc, qType, *space, inputView,
+      Value data = quantizeGroups(rewriter, loc, computeType, *space, inputView,
                                   scales, zeroPoints, outerScale);
-      rewriter.replaceOpWithMultiple(
-          op, {getLoweredParts(rewriter, loc, qType, data, scales, zeroPoints,
-                               outerScales)});
+      rewriter.replaceOpWithMultiple(op, {resultParts(data)});
       return success();
     }
     Value init =
@@ -190,9 +200,7 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
         });
     Value data = collapseTo(rewriter, loc, generic.getResult(0),
                             space->packedGroups, dataType);
-    rewriter.replaceOpWithMultiple(
-        op, {getLoweredParts(rewriter, loc, qType, data, scales, zeroPoints,
-                             outerScales)});
+    rewriter.replaceOpWithMultiple(op, {resultParts(data)});
     return success();
   }
 };

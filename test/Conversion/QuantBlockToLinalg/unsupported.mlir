@@ -11,17 +11,9 @@ func.func @twelve_bits(%q: !quant_block.tensor<2x32, #quant_block.scheme<i12 : f
 
 // -----
 
-func.func @two_level(%q: !quant_block.tensor<2x256, #quant_block.scheme<ui4 : f32, block = [32], scale = ui6, outer = <f16, block = [8]>>>) -> tensor<2x256xf32> {
-  // expected-error @+1 {{cannot lower to linalg: integer (two-level) scale type 'ui6' is not lowered yet}}
-  %x = quant_block.dequantize %q : !quant_block.tensor<2x256, #quant_block.scheme<ui4 : f32, block = [32], scale = ui6, outer = <f16, block = [8]>>> -> tensor<2x256xf32>
-  return %x : tensor<2x256xf32>
-}
-
-// -----
-
-func.func @blocked_outer(%q: !quant_block.tensor<2x256, #quant_block.scheme<i8 : f32, block = [16], outer = <f32, block = [8]>>>) -> tensor<2x256xf32> {
-  // expected-error @+1 {{cannot lower to linalg: blocked outer scales and outer mins (K-quant super-blocks) are not lowered yet}}
-  %x = quant_block.dequantize %q : !quant_block.tensor<2x256, #quant_block.scheme<i8 : f32, block = [16], outer = <f32, block = [8]>>> -> tensor<2x256xf32>
+func.func @mx_two_level(%q: !quant_block.tensor<2x256, #quant_block.scheme<mxfp4, outer = <f16, block = [4]>>>) -> tensor<2x256xf32> {
+  // expected-error @+1 {{cannot lower to linalg: f8E8M0FNU (MX) scales under a blocked outer scale or an outer min are not lowered}}
+  %x = quant_block.dequantize %q : !quant_block.tensor<2x256, #quant_block.scheme<mxfp4, outer = <f16, block = [4]>>> -> tensor<2x256xf32>
   return %x : tensor<2x256xf32>
 }
 

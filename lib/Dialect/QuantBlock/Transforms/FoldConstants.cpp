@@ -383,14 +383,8 @@ public:
   /// The storage code of `x` (low `width` bits). `zeroPoint` is the integer
   /// zero point (int domain), `min` the float one (float domain).
   uint64_t quantize(float x, float scale, int64_t zeroPoint, float min) const {
-    if (isFloatStorage) {
-      float y = x / scale;
-      if (std::isnan(y)) {
-        std::optional<uint32_t> nan = numerics::getNaNCode(floatKind);
-        return nan ? *nan : 0;
-      }
-      return numerics::encodeFloat(floatKind, y, mode, saturate);
-    }
+    if (isFloatStorage)
+      return numerics::encodeFloat(floatKind, x / scale, mode, saturate);
     int64_t value = wide ? quantizeIn<double>(x, scale, zeroPoint, min)
                          : quantizeIn<float>(x, scale, zeroPoint, min);
     return numerics::encodeIntegerCode(value, std::min<unsigned>(width, 32));

@@ -1,0 +1,137 @@
+//===- TwoLevelParameters.cpp - folding second-level scales ---------------===//
+//
+// See TwoLevelParameters.h. The generic that computes the effective
+// parameters iterates over the scale tensor; an outer block that divides its
+// dimension splits that dimension in two, so the outer parameters are read
+// through a projected permutation (vectorizable), and only a ragged outer
+// block falls back to a floordiv map.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TwoLevelParameters.h"
+#include "BlockIterationSpace.h"
+#include "ScalarCodegen.h"
+
+#include "quant-block/Numerics/BlockMath.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+using namespace mlir;
+using namespace mlir::quant_block;
+using namespace mlir::quant_block::detail;
+
+bool mlir::quant_block::detail::hasTwoLevelBlockParameters(SchemeAttr scheme) {
+  OuterScaleAttr outer = scheme.getOuter();
+  return outer && (!outer.getBlockShape().empty() || outer.getMinType() ||
+                   isa<IntegerType>(scheme.getScaleType()));
+}
+
+/// A block parameter of (scheme) type `type`, read from the signless lowered
+/// tensor, converted exactly to f32.
+static Value parameterToF32(OpBuilder &b, Location loc, Value value,
+                            Type type) {
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    Value wide = extendInteger(b, loc, value, b.getI32Type(),
+                               /*isSigned=*/!intType.isUnsigned());
+    return arith::SIToFPOp::create(b, loc, b.getF32Type(), wide);
+  }
+  return emitScaleToF32(b, loc, value);
+}
+
+void mlir::quant_block::detail::foldTwoLevelBlockParameters(
+    OpBuilder &b, Location loc, QuantizedTensorType &type,
+    SmallVectorImpl<Value> &parts) {
+  SchemeAttr scheme = type.getScheme();
+  if (!hasTwoLevelBlockParameters(scheme))
+    return;
+  MLIRContext *ctx = b.getContext();
+  OuterScaleAttr outer = scheme.getOuter();
+  Type zeroPointType = scheme.getZeroPointType();
+  bool hasMin = static_cast<bool>(outer.getMinType());
+  unsigned next = 1;
+  Value scales = parts[next++];
+  Value zeroPoints = zeroPointType ? parts[next++] : Value();
+  Value outerScales = parts[next++];
+  Value outerMins = hasMin ? parts[next++] : Value();
+
+  // The iteration space: the scale tensor, each dimension that a static outer
+  // block divides split into (outer index, index within the outer block).
+  auto scalesType = cast<RankedTensorType>(scales.getType());
+  ArrayRef<int64_t> scaleShape = scalesType.getShape();
+  SmallVector<int64_t> outerBlock = ::quant_block::numerics::resolveBlockShape(
+      outer.getBlockShape(), scaleShape);
+  SmallVector<int64_t> iterShape;
+  SmallVector<ReassociationIndices> groups;
+  SmallVector<AffineExpr> outerExprs;
+  for (auto [size, block] : llvm::zip(scaleShape, outerBlock)) {
+    unsigned first = iterShape.size();
+    AffineExpr dim = getAffineDimExpr(first, ctx);
+    if (block == 1) {
+      iterShape.push_back(size);
+      groups.push_back({first});
+      outerExprs.push_back(dim);
+    } else if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(block) &&
+               size % block == 0) {
+      iterShape.append({size / block, block});
+      groups.push_back({first, first + 1});
+      outerExprs.push_back(dim);
+    } else {
+      iterShape.push_back(size);
+      groups.push_back({first});
+      // A block covering the whole (possibly dynamic) dimension has a single
+      // outer parameter; a ragged one is indexed by division.
+      bool whole = ShapedType::isDynamic(block) ||
+                   (!ShapedType::isDynamic(size) && block >= size);
+      outerExprs.push_back(whole ? getAffineConstantExpr(0, ctx)
+                                 : dim.floorDiv(block));
+    }
+  }
+  unsigned numDims = iterShape.size();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(numDims, ctx);
+  AffineMap outerMap = AffineMap::get(numDims, 0, outerExprs, ctx);
+
+  Type f32 = b.getF32Type();
+  SmallVector<Value> inputs = {expandTo(b, loc, scales, groups, iterShape),
+                               outerScales};
+  SmallVector<AffineMap> maps = {identity, outerMap};
+  SmallVector<Value> inits = {
+      createEmptyLike(b, loc, iterShape, f32, scales, groups)};
+  if (hasMin) {
+    inputs.append({expandTo(b, loc, zeroPoints, groups, iterShape), outerMins});
+    maps.append({identity, outerMap});
+    inits.push_back(createEmptyLike(b, loc, iterShape, f32, scales, groups));
+  }
+  maps.append(inits.size(), identity);
+  SmallVector<utils::IteratorType> iterators(numDims,
+                                             utils::IteratorType::parallel);
+  Type scaleType = scheme.getScaleType();
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange(ValueRange(inits)), inputs, inits, maps, iterators,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        SmallVector<Value> results = {arith::MulFOp::create(
+            b, loc, parameterToF32(b, loc, args[0], scaleType),
+            convertFloat(b, loc, args[1], f32))};
+        if (hasMin)
+          results.push_back(arith::MulFOp::create(
+              b, loc, parameterToF32(b, loc, args[2], zeroPointType),
+              convertFloat(b, loc, args[3], f32)));
+        linalg::YieldOp::create(b, loc, results);
+      });
+
+  auto flatType = RankedTensorType::get(scaleShape, f32);
+  Value data = parts[0];
+  parts.assign(
+      {data, collapseTo(b, loc, generic.getResult(0), groups, flatType)});
+  if (hasMin)
+    parts.push_back(collapseTo(b, loc, generic.getResult(1), groups, flatType));
+  else if (zeroPoints)
+    parts.push_back(zeroPoints);
+
+  SchemeAttr flat = SchemeAttr::get(
+      ctx, scheme.getStorageType(), scheme.getExpressedType(),
+      scheme.getBlockShape(), f32, hasMin ? f32 : zeroPointType,
+      scheme.getQmin(), scheme.getQmax(), scheme.getRounding(),
+      scheme.getSaturate(), scheme.getScaleRounding(), OuterScaleAttr());
+  type = type.clone(type.getShape(), flat);
+}
