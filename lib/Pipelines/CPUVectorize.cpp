@@ -9,6 +9,7 @@
 
 #include "quant-block/Pipelines/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -43,16 +44,57 @@ static int64_t getWidestElementBits(linalg::LinalgOp op) {
   return widest;
 }
 
+/// The largest divisor of `range` that is at most `limit`.
+static int64_t getLargestDivisor(int64_t range, int64_t limit) {
+  int64_t divisor = std::max<int64_t>(std::min(limit, range), 1);
+  while (range % divisor != 0)
+    --divisor;
+  return divisor;
+}
+
+/// Whether `op` sums floats over its reduction loops. Such sums are ordered
+/// (each output adds its terms one after the other, as the scalar code does),
+/// so a vector along a reduction loop is one dependent chain of additions.
+static bool hasOrderedFloatSum(linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() == 0)
+    return false;
+  WalkResult result = op->walk([](Operation *inner) {
+    return isa<arith::AddFOp, arith::SubFOp>(inner) ? WalkResult::interrupt()
+                                                    : WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
 /// Tile sizes for `op` (0 = not tiled): from the innermost loop outwards,
 /// static loops are kept whole while they fit `budget` elements, the first
 /// that does not fit is tiled by its largest divisor that does, and the rest
-/// (and every dynamic loop) by 1.
-static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp op,
-                                            int64_t budget) {
+/// (and every dynamic loop) by 1. For ordered float sums, the innermost
+/// static parallel loop gets `lanes` elements first, so that each vector
+/// lane carries the chain of one output and the lanes add in parallel.
+static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp op, int64_t budget,
+                                            int64_t lanes) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<int64_t> sizes(ranges.size(), 1);
   int64_t remaining = std::max<int64_t>(budget, 1);
+  std::optional<int64_t> laneLoop;
+  if (hasOrderedFloatSum(op)) {
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (int64_t d = static_cast<int64_t>(ranges.size()) - 1; d >= 0; --d) {
+      if (iterators[d] != utils::IteratorType::parallel ||
+          ShapedType::isDynamic(ranges[d]) || ranges[d] == 1)
+        continue;
+      int64_t size = getLargestDivisor(ranges[d], std::min(lanes, remaining));
+      if (size == 1)
+        break;
+      laneLoop = d;
+      sizes[d] = size == ranges[d] ? 0 : size;
+      remaining /= size;
+      break;
+    }
+  }
   for (int64_t d = static_cast<int64_t>(ranges.size()) - 1; d >= 0; --d) {
+    if (laneLoop && d == *laneLoop)
+      continue;
     int64_t range = ranges[d];
     if (ShapedType::isDynamic(range) || remaining == 1)
       break;
@@ -61,10 +103,7 @@ static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp op,
       remaining /= std::max<int64_t>(range, 1);
       continue;
     }
-    int64_t divisor = remaining;
-    while (range % divisor != 0)
-      --divisor;
-    sizes[d] = divisor;
+    sizes[d] = getLargestDivisor(range, remaining);
     break;
   }
   return sizes;
@@ -109,8 +148,9 @@ struct CPUVectorizePass
     IRRewriter rewriter(ctx);
     for (linalg::LinalgOp op : candidates) {
       Operation *target = op;
-      int64_t budget = vectorBits * registers / getWidestElementBits(op);
-      SmallVector<int64_t> sizes = chooseTileSizes(op, budget);
+      int64_t widest = getWidestElementBits(op);
+      SmallVector<int64_t> sizes = chooseTileSizes(
+          op, vectorBits * registers / widest, vectorBits / widest);
       if (llvm::any_of(sizes, [](int64_t size) { return size != 0; })) {
         scf::SCFTilingOptions options;
         options.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));

@@ -54,3 +54,22 @@ func.func @sub_byte_stays_scalar(%x: tensor<64xi4>) -> tensor<64xf32> {
   } -> tensor<64xf32>
   return %r : tensor<64xf32>
 }
+
+// -----
+
+// Float sums are ordered (each output adds its terms one after the other),
+// so the tile spans 8 outputs (one 256-bit register of f32 lanes, each lane
+// its own chain) and the rest of the budget (8 of 64 elements) along k:
+// the 32-element blocks are tiled to 4 bytes of two int4 each.
+// CHECK-LABEL: func.func @int4_matvec
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c8
+// CHECK: vector.transfer_read {{.*}} : tensor<256x8x16xi8>, vector<8x1x4xi8>
+// CHECK: %[[ACC:.+]] = vector.transfer_read {{.*}} : tensor<1x256xf32>, vector<1x8xf32>
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %[[ACC]] [2, 3, 4] : vector<1x8x1x4x2xf32> to vector<1x8xf32>
+// SMALL-LABEL: func.func @int4_matvec
+// SMALL: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [2, 3, 4] : vector<1x4x1x1x2xf32> to vector<1x4xf32>
+!w = !quant_block.tensor<256x256, #quant_block.scheme<i4 : f32, block = [1, 32]>>
+func.func @int4_matvec(%x: tensor<1x256xf32>, %w: !w) -> tensor<1x256xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<1x256xf32>, !w -> tensor<1x256xf32>
+  return %y : tensor<1x256xf32>
+}
