@@ -76,7 +76,7 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
   }
   // What was not vectorized (dynamic loops, tile loops) becomes loops.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
+  pm.addNestedPass<func::FuncOp>(createCPULowerReductions());
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(memref::createExpandStridedMetadataPass());

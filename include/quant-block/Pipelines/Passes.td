@@ -87,6 +87,26 @@ def CPUFlattenVectors : Pass<"quant-block-cpu-flatten-vectors",
   ];
 }
 
+def CPULowerReductions : Pass<"quant-block-cpu-lower-reductions",
+                               "func::FuncOp"> {
+  let summary = "Lower vector.multi_reduction, keeping float sums ordered";
+  let description = [{
+    Lowers each `vector.multi_reduction` with the strategy its combining
+    kind allows. Float `add` and `mul` must add the terms of each output in
+    order (the numerics contract), so they are lowered inner-parallel: whole
+    vectors of outputs are combined one reduction index after the other.
+    Every other kind (integer arithmetic and bit operations, float minimum
+    and maximum) gives the same bits in any order, so it is lowered
+    inner-reduction: a `vector.reduction`, which LLVM computes as a tree
+    inside the registers. (Upstream --lower-vector-multi-reduction applies
+    one strategy to all; inner-parallel made the max |x| of
+    quantize_dynamic a chain of scalar maximums.)
+  }];
+  let dependentDialects = [
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def MarkRunnerUtilsReadOnly : Pass<"quant-block-mark-runner-utils-read-only",
                                    "ModuleOp"> {
   let summary = "Tell bufferization that the runner utilities only read";
