@@ -360,62 +360,69 @@ Value mlir::quant_block::detail::emitDecodeOCPFloat(OpBuilder &b, Location loc,
                                                     Type storageType) {
   numerics::FloatFormatKind kind;
   const numerics::FloatFormatInfo &info = getFormatInfo(storageType, &kind);
-  unsigned m = info.mantissaBits, e = info.exponentBits, w = info.bitWidth;
+  unsigned m = info.mantissaBits, w = info.bitWidth;
+  Type f32 = b.getF32Type();
   Value c = codeToI32(b, loc, code);
   // Only the low w bits are the code (a packed lane may carry sign copies).
   c = arith::AndIOp::create(b, loc, c, constI32(b, loc, (1 << w) - 1));
-  Value sign = arith::ShRUIOp::create(b, loc, c, constI32(b, loc, w - 1));
-  Value exp = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, c, constI32(b, loc, m)),
-      constI32(b, loc, (1 << e) - 1));
-  Value man = arith::AndIOp::create(b, loc, c, constI32(b, loc, (1 << m) - 1));
-  Value zero = constI32(b, loc, 0);
+  Value magnitudeCode =
+      arith::AndIOp::create(b, loc, c, constI32(b, loc, (1 << (w - 1)) - 1));
+  // The sign goes straight into the f32 sign bit, so -0.0 stays -0.0.
+  Value signBit = arith::AndIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, c, constI32(b, loc, 32 - w)),
+      constI32(b, loc, int32_t(0x80000000u)));
+  // Normal codes: the exponent and mantissa fields, moved to the top of the
+  // f32 fields and rebiased by an integer add, are the f32 bit pattern of
+  // the value (every value of these formats is a normal f32).
+  Value normal = arith::BitcastOp::create(
+      b, loc, f32,
+      arith::AddIOp::create(
+          b, loc,
+          arith::ShLIOp::create(b, loc, magnitudeCode,
+                                constI32(b, loc, 23 - int(m))),
+          constI32(b, loc, (127 - info.bias) << 23)));
+  // Subnormal codes (exponent field 0): mantissa * 2^(1 - bias - m), exact.
+  // Computed as a float product rather than built from bits because the
+  // bit pattern would be an f32 subnormal only in the rebias step.
+  Value subnormal = arith::MulFOp::create(
+      b, loc, arith::SIToFPOp::create(b, loc, f32, magnitudeCode),
+      arith::ConstantOp::create(
+          b, loc, b.getF32FloatAttr(std::ldexp(1.0f, 1 - info.bias - int(m)))));
   Value isSubnormal =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, exp, zero);
-  Value significand = arith::SelectOp::create(
-      b, loc, isSubnormal, man,
-      arith::OrIOp::create(b, loc, man, constI32(b, loc, 1 << m)));
-  Value biasedExp = arith::MaxSIOp::create(b, loc, exp, constI32(b, loc, 1));
-  // 2^(exp - bias - m) as f32 bits; always a normal f32 for these formats.
-  Value powBits = arith::ShLIOp::create(
-      b, loc,
-      arith::AddIOp::create(b, loc, biasedExp,
-                            constI32(b, loc, 127 - info.bias - int(m))),
-      constI32(b, loc, 23));
-  Type f32 = b.getF32Type();
-  Value pow = arith::BitcastOp::create(b, loc, f32, powBits);
-  Value magnitude = arith::MulFOp::create(
-      b, loc, arith::SIToFPOp::create(b, loc, f32, significand), pow);
-  Value isNegative =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, sign, zero);
-  Value value = arith::SelectOp::create(
-      b, loc, isNegative, arith::NegFOp::create(b, loc, magnitude), magnitude);
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, magnitudeCode,
+                            constI32(b, loc, 1 << m));
+  Value magnitude =
+      arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
+  Value value = arith::BitcastOp::create(
+      b, loc, f32,
+      arith::OrIOp::create(
+          b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), magnitude),
+          signBit));
   auto f32Const = [&](float v) -> Value {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
   };
   if (info.hasNaN) {
-    Value magnitudeBits =
-        arith::AndIOp::create(b, loc, c, constI32(b, loc, (1 << (w - 1)) - 1));
+    int32_t maxMagnitude = (1 << (w - 1)) - 1;
     Value isNaN;
     if (info.hasInf) {
-      // E5M2: all-ones exponent is Inf (zero mantissa) or NaN.
-      Value allOnes =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, exp,
-                                constI32(b, loc, (1 << e) - 1));
-      Value manZero =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, man, zero);
-      Value isInf = arith::AndIOp::create(b, loc, allOnes, manZero);
+      // E5M2: the all-ones exponent is Inf (zero mantissa) or NaN.
+      int32_t infMagnitude = maxMagnitude & ~((1 << m) - 1);
+      Value isInf =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, magnitudeCode,
+                                constI32(b, loc, infMagnitude));
+      Value isNegative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                               signBit, constI32(b, loc, 0));
       Value inf = arith::SelectOp::create(
           b, loc, isNegative, f32Const(-INFINITY), f32Const(INFINITY));
       value = arith::SelectOp::create(b, loc, isInf, inf, value);
-      isNaN = arith::AndIOp::create(
-          b, loc, allOnes,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, man, zero));
+      isNaN =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                magnitudeCode, constI32(b, loc, infMagnitude));
     } else {
       // E4M3FN: only S.1111.111 is NaN.
       isNaN =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, magnitudeBits,
-                                constI32(b, loc, (1 << (w - 1)) - 1));
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, magnitudeCode,
+                                constI32(b, loc, maxMagnitude));
     }
     value = arith::SelectOp::create(b, loc, isNaN, f32Const(NAN), value);
   }
