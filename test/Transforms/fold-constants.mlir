@@ -4,7 +4,7 @@
 // The folded constants equal what the compiled code computes, bit for bit:
 // RUN: %python %S/pass_semantics.py quant-opt mlir-runner %llvm_lib_dir %S/Inputs/fold-constants-semantics.mlir --pass='quant-block-fold-constants' --expect-change | FileCheck %s --check-prefix=SEMANTICS
 
-// SEMANTICS-COUNT-9: ok: @
+// SEMANTICS-COUNT-10: ok: @
 // SEMANTICS: PASS
 
 !q = !quant_block.tensor<2x8, #quant_block.scheme<i4 : f32, block = [1, 4], zero_point = i4>>

@@ -59,10 +59,6 @@ mlir::quant_block::detail::getUnsupportedReason(Operation *op) {
     if (std::optional<std::string> reason = getUnsupportedTypeReason(type))
       return reason;
     SchemeAttr scheme = type.getScheme();
-    if (scheme.getScaleRounding() != ScaleRoundingMode::Floor)
-      return "quantize_dynamic with scale_rounding = " +
-             stringifyScaleRoundingMode(scheme.getScaleRounding()).str() +
-             " is not lowered yet";
     if (scheme.getOuter() && dynamic.getMethod() != CalibrationMethod::AbsMax)
       return std::string("quantize_dynamic with an outer scale is lowered for "
                          "absmax only");

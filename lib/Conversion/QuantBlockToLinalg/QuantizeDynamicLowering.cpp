@@ -40,6 +40,61 @@ static std::pair<double, int> getStorageMaxAndEmax(SchemeAttr scheme) {
   return {info.maxNormal, info.emax};
 }
 
+/// The E8M0 code of the shared exponent for `scale_rounding` ceil or
+/// half_to_even (docs/Numerics.md), from `floorCode` (the code of the floor
+/// exponent, not clamped yet) and the f32 bits of max |x|. Both work on the
+/// ideal scale max|x| / maxNormal: with max|x| scaled to [2^emax, 2^(emax+1))
+/// (its exponent field replaced, exactly), the ideal scale lies in
+/// [2^(e-1), 2^(e+1)) for the floor exponent e, and comparisons with exact
+/// multiples of maxNormal pick the rounded power of two (a tie only when it
+/// is one exactly, broken toward the even exponent).
+static Value roundSharedExponent(OpBuilder &b, Location loc, Value floorCode,
+                                 Value bits, ScaleRoundingMode mode, int emax,
+                                 double maxNormal) {
+  auto i32Const = [&](int32_t value) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
+  };
+  auto f32Const = [&](double value) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(value)));
+  };
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  Value normalized = arith::BitcastOp::create(
+      b, loc, f32,
+      arith::OrIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, bits, i32Const(0x7FFFFF)),
+          i32Const((emax + 127) << 23)));
+  auto compare = [&](arith::CmpFPredicate predicate, Value rhs) -> Value {
+    return arith::CmpFOp::create(b, loc, predicate, normalized, rhs);
+  };
+  auto toI32 = [&](Value flag) -> Value {
+    return arith::ExtUIOp::create(b, loc, i32, flag);
+  };
+  if (mode == ScaleRoundingMode::Ceil) {
+    // The ideal scale exceeds 2^e unless max|x| is exactly maxNormal * 2^e.
+    Value up = compare(arith::CmpFPredicate::OGT, f32Const(maxNormal));
+    return arith::AddIOp::create(b, loc, floorCode, toI32(up));
+  }
+  // The power of two below the ideal scale is 2^e or 2^(e-1).
+  Value atLeast = compare(arith::CmpFPredicate::OGE, f32Const(maxNormal));
+  Value low = arith::SubIOp::create(
+      b, loc, floorCode,
+      toI32(arith::XOrIOp::create(
+          b, loc, atLeast,
+          arith::ConstantOp::create(b, loc, b.getBoolAttr(true)))));
+  // Halfway between 2^low and 2^(low+1) is 1.5 * 2^low.
+  Value tie = arith::SelectOp::create(
+      b, loc, atLeast, f32Const(1.5 * maxNormal), f32Const(0.75 * maxNormal));
+  Value above = compare(arith::CmpFPredicate::OGT, tie);
+  Value isTie = compare(arith::CmpFPredicate::OEQ, tie);
+  // Biased codes: the exponent low - 127 is odd when the code is even.
+  Value oddExponent = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(b, loc, low, i32Const(1)), i32Const(0));
+  Value up = arith::OrIOp::create(
+      b, loc, above, arith::AndIOp::create(b, loc, isTie, oddExponent));
+  return arith::AddIOp::create(b, loc, low, toI32(up));
+}
+
 /// The largest finite value of a scale type.
 static double getScaleTypeMax(Type scaleType) {
   if (isa<Float8E4M3FNType>(scaleType))
@@ -138,6 +193,13 @@ struct QuantizeDynamicOpLowering
     // outer = max / (max_storage * max_scale), rounded to the outer type;
     // block scales are then taken relative to it.
     auto [storageMax, emax] = getStorageMaxAndEmax(scheme);
+    ScaleRoundingMode scaleRounding = scheme.getScaleRounding();
+    // The largest element magnitude in units of the shared scale (MX
+    // integers are fixed point with bits - 2 fraction bits).
+    double elementMax =
+        scheme.hasIntegerStorage()
+            ? std::ldexp(storageMax, 2 - int(scheme.getStorageBitWidth()))
+            : storageMax;
     Value outerTensor, outerScale;
     if (OuterScaleAttr outer = scheme.getOuter()) {
       Value zeroInit = arith::ConstantOp::create(
@@ -217,7 +279,8 @@ struct QuantizeDynamicOpLowering
           };
           if (method == CalibrationMethod::MX) {
             // Shared exponent floor(log2(max|x|)) - emax from the f32
-            // exponent field, clamped to [-127, 127]; NaN / Inf -> NaN.
+            // exponent field (or rounded up / to nearest per the scheme's
+            // scale_rounding), clamped to [-127, 127]; NaN / Inf -> NaN.
             Type i32 = b.getI32Type();
             Value bits = arith::BitcastOp::create(b, loc, i32, args[0]);
             Value field = arith::ShRUIOp::create(
@@ -226,6 +289,9 @@ struct QuantizeDynamicOpLowering
             Value code = arith::SubIOp::create(
                 b, loc, field,
                 arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(emax)));
+            if (scaleRounding != ScaleRoundingMode::Floor)
+              code = roundSharedExponent(b, loc, code, bits, scaleRounding,
+                                         emax, elementMax);
             code = arith::MaxSIOp::create(
                 b, loc, code,
                 arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));

@@ -67,14 +67,6 @@ func.func @dynamic_ragged(%x: tensor<2x30xf32>) -> !quant_block.tensor<2x30, #qu
 
 // -----
 
-func.func @dynamic_scale_rounding(%x: tensor<2x32xf32>) -> !quant_block.tensor<2x32, #quant_block.scheme<mxfp4, scale_rounding = ceil>> {
-  // expected-error @+1 {{cannot lower to linalg: quantize_dynamic with scale_rounding = ceil is not lowered yet}}
-  %q = quant_block.quantize_dynamic mx %x : tensor<2x32xf32> -> !quant_block.tensor<2x32, #quant_block.scheme<mxfp4, scale_rounding = ceil>>
-  return %q : !quant_block.tensor<2x32, #quant_block.scheme<mxfp4, scale_rounding = ceil>>
-}
-
-// -----
-
 func.func @dynamic_outer_minmax(%x: tensor<2x32xf32>) -> !quant_block.tensor<2x32, #quant_block.scheme<ui8 : f32, block = [16], zero_point = ui8, outer = <f32>>> {
   // expected-error @+1 {{cannot lower to linalg: quantize_dynamic with an outer scale is lowered for absmax only}}
   %q = quant_block.quantize_dynamic minmax %x : tensor<2x32xf32> -> !quant_block.tensor<2x32, #quant_block.scheme<ui8 : f32, block = [16], zero_point = ui8, outer = <f32>>>

@@ -149,3 +149,29 @@ func.func @static_nvfp4() -> tensor<2x32xf32> {
   %d = quant_block.dequantize %q : !nvs -> tensor<2x32xf32>
   return %d : tensor<2x32xf32>
 }
+
+!mxceil = !quant_block.tensor<8x32, #quant_block.scheme<mxfp4, scale_rounding = ceil>>
+!mxeven = !quant_block.tensor<8x32, #quant_block.scheme<mxfp4, scale_rounding = half_to_even>>
+!mxiceil = !quant_block.tensor<8x32, #quant_block.scheme<mxint8, scale_rounding = ceil>>
+!mxieven = !quant_block.tensor<8x32, #quant_block.scheme<mxint8, scale_rounding = half_to_even>>
+// Block maxima on and between the power-of-two boundaries of the ideal
+// scale, ties of half_to_even included, and an all-zero block.
+func.func @dynamic_mx_scale_rounding() -> (tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>) {
+  %x = arith.constant dense<[[6.0, 1.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+    [0.0, 0.0, 0.0, 0.0, 0.0, 7.0, 1.75, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 4.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 4.5, 1.125, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 18.0, 4.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 36.0, 9.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -7.0, -1.75],
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<8x32xf32>
+  %qc = quant_block.quantize_dynamic mx %x : tensor<8x32xf32> -> !mxceil
+  %dc = quant_block.dequantize %qc : !mxceil -> tensor<8x32xf32>
+  %qe = quant_block.quantize_dynamic mx %x : tensor<8x32xf32> -> !mxeven
+  %de = quant_block.dequantize %qe : !mxeven -> tensor<8x32xf32>
+  %qci = quant_block.quantize_dynamic mx %x : tensor<8x32xf32> -> !mxiceil
+  %dci = quant_block.dequantize %qci : !mxiceil -> tensor<8x32xf32>
+  %qei = quant_block.quantize_dynamic mx %x : tensor<8x32xf32> -> !mxieven
+  %dei = quant_block.dequantize %qei : !mxieven -> tensor<8x32xf32>
+  return %dc, %de, %dci, %dei : tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>
+}
