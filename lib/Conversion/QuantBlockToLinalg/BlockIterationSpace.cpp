@@ -97,6 +97,16 @@ BlockIterationSpace::get(QuantizedTensorType type, std::string &whyNot,
   return space;
 }
 
+QuantizedTensorType
+mlir::quant_block::detail::padToWholeBlocks(QuantizedTensorType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<int64_t> block = type.getEffectiveBlockShape();
+  for (auto [size, b] : llvm::zip(shape, block))
+    if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(b) && b > 0)
+      size = (size + b - 1) / b * b;
+  return type.clone(shape, type.getScheme());
+}
+
 AffineMap BlockIterationSpace::getElementMap(MLIRContext *ctx) const {
   return AffineMap::getMultiDimIdentityMap(getNumDims(), ctx);
 }

@@ -73,6 +73,10 @@ struct BlockIterationSpace {
                                    Value data) const;
 };
 
+/// `type` with every static dimension that ends in a ragged block rounded up
+/// to whole blocks (the scale shape stays the same), or `type` itself.
+QuantizedTensorType padToWholeBlocks(QuantizedTensorType type);
+
 /// Expands `value` (a ranked tensor) by `groups` into `expandedShape`, taking
 /// dynamic sizes from `value` (only singleton groups may be dynamic). Returns
 /// `value` itself when no group has more than one dimension.

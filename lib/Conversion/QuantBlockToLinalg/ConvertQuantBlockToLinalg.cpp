@@ -65,7 +65,8 @@ mlir::quant_block::detail::getUnsupportedReason(Operation *op) {
     // Only the block statistics need the expanded space; the data is
     // written by quantize, which packs in any layout.
     std::string whyNot;
-    if (!BlockIterationSpace::get(type, whyNot, /*packData=*/false))
+    if (!BlockIterationSpace::get(padToWholeBlocks(type), whyNot,
+                                  /*packData=*/false))
       return "quantize_dynamic: " + whyNot;
     return std::nullopt;
   }
@@ -84,7 +85,8 @@ mlir::quant_block::detail::getUnsupportedReason(Operation *op) {
       std::string whyNot;
       if (std::optional<std::string> reason = getUnsupportedTypeReason(type))
         return reason;
-      if (!BlockIterationSpace::get(type, whyNot, /*packData=*/false))
+      if (!BlockIterationSpace::get(padToWholeBlocks(type), whyNot,
+                                    /*packData=*/false))
         return "requantizing the matmul result: " + whyNot;
     }
     return std::nullopt;

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 
 using namespace mlir;
 using namespace mlir::quant_block;
@@ -127,22 +128,35 @@ struct QuantizeDynamicOpLowering
                   ConversionPatternRewriter &rewriter) const override {
     QuantizedTensorType qType = op.getResult().getType();
     SchemeAttr scheme = qType.getScheme();
+    // Ragged last blocks: the statistics are taken over the input padded
+    // with zeros to whole blocks, which changes none of them (max |x| is at
+    // least +0, and minmax widens [min, max] to include 0 anyway).
+    QuantizedTensorType statisticsType = padToWholeBlocks(qType);
     std::string whyNot;
     std::optional<BlockIterationSpace> space =
-        BlockIterationSpace::get(qType, whyNot, /*packData=*/false);
+        BlockIterationSpace::get(statisticsType, whyNot, /*packData=*/false);
     if (!space)
       return rewriter.notifyMatchFailure(op, whyNot);
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     Value input = adaptor.getInput().front();
+    Value statisticsInput = input;
+    if (statisticsType != qType) {
+      auto inputType = cast<RankedTensorType>(input.getType());
+      Value zero = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getZeroAttr(inputType.getElementType()));
+      statisticsInput = tensor::createPadHighOp(
+          inputType.clone(statisticsType.getShape()), input, zero,
+          /*nofold=*/false, loc, rewriter);
+    }
     Type f32 = rewriter.getF32Type();
     CalibrationMethod method = op.getMethod();
     bool minMax = method == CalibrationMethod::MinMax;
 
     // 1. Block statistics: max |x| (absmax, mx) or min and max (minmax).
     RankedTensorType scalesType = qType.getScalesType();
-    Value inputView = expandTo(rewriter, loc, input, space->elementGroups,
-                               space->getElementShape());
+    Value inputView = expandTo(rewriter, loc, statisticsInput,
+                               space->elementGroups, space->getElementShape());
     auto emptyParams = [&](Type elementType) -> Value {
       SmallVector<Value> dynamic;
       for (auto [index, size] : llvm::enumerate(scalesType.getShape()))

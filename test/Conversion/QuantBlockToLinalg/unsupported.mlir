@@ -59,10 +59,10 @@ func.func @broadcast_dynamic(%q: !quant_block.tensor<32, #quant_block.scheme<i8 
 
 // -----
 
-func.func @dynamic_ragged(%x: tensor<2x30xf32>) -> !quant_block.tensor<2x30, #quant_block.scheme<i8 : f32, block = [1, 16]>> {
-  // expected-error @+1 {{cannot lower to linalg: quantize_dynamic: dimension 1 (size 30) ends in a ragged block of 16; ragged blocks are not lowered yet}}
-  %q = quant_block.quantize_dynamic absmax %x : tensor<2x30xf32> -> !quant_block.tensor<2x30, #quant_block.scheme<i8 : f32, block = [1, 16]>>
-  return %q : !quant_block.tensor<2x30, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+func.func @dynamic_blocked(%x: tensor<2x?xf32>) -> !quant_block.tensor<2x?, #quant_block.scheme<i8 : f32, block = [1, 16]>> {
+  // expected-error @+1 {{cannot lower to linalg: quantize_dynamic: dimension 1 is dynamic and blocked (or packed); only unblocked dimensions may be dynamic in this lowering}}
+  %q = quant_block.quantize_dynamic absmax %x : tensor<2x?xf32> -> !quant_block.tensor<2x?, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+  return %q : !quant_block.tensor<2x?, #quant_block.scheme<i8 : f32, block = [1, 16]>>
 }
 
 // -----
