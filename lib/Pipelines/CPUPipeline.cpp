@@ -43,6 +43,10 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
   // Elementwise arith / math on tensors (as frontends and tests write them)
   // becomes linalg so that it bufferizes.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  // FP8 / FP6 / FP4 / E8M0 outside quant_block: extensions are decoded
+  // exactly, anything else is an error here rather than in the LLVM
+  // translation.
+  pm.addPass(createExpandNarrowFloats());
   // Elementwise consumers of a dequantization (bias, activation, residual)
   // fuse into its generic, through the collapse of the block iteration
   // space, so the dequantized tensor is never materialized.
