@@ -1,6 +1,7 @@
 // quantize_dynamic compiled for the CPU and executed: MX shared exponents
 // (OCP floor rule, zero blocks), symmetric absmax per token with a dynamic
-// token count, asymmetric minmax with int and float zero points.
+// token count, asymmetric minmax with int (including 32-bit) and float zero
+// points.
 // RUN: quant-opt %s --quant-block-cpu-pipeline | mlir-runner -e main --entry-point-result=void --shared-libs=%llvm_lib_dir/libmlir_runner_utils.so,%llvm_lib_dir/libmlir_c_runner_utils.so | FileCheck %s
 
 !mx = !quant_block.tensor<2x32, #quant_block.scheme<mxfp8_e4m3>>
@@ -72,6 +73,18 @@ func.func @main() {
   // CHECK: [1.06641,   2.13281,   2.93359,   4,   -1,   0.0664062,   0.466309,   0.999512]
   // CHECK: [10,   10,   10,   10,   -3,   -2,   -1,   -0.400635]
   func.call @printMemrefF32(%uh) : (tensor<*xf32>) -> ()
+  // minmax with 32-bit zero points: a block with max 0 gets zp = qmax,
+  // 2^31 - 1, which is not an f32 (it rounds up to 2^31); the zero point is
+  // clamped again as an integer. s = 3 / 2^32 (the range 2^32 - 1 in f32).
+  // CHECK: {{\[}}[2147483647]]
+  // CHECK: {{\[}}[-2147483648,   2147483647,   715827882,   -715827884]]
+  %x32 = arith.constant dense<[[-3.0, 0.0, -1.0, -2.0]]> : tensor<1x4xf32>
+  %q32 = quant_block.quantize_dynamic minmax %x32 : tensor<1x4xf32> -> !quant_block.tensor<1x4, #quant_block.scheme<i32 : f32, block = [4], zero_point = i32>>
+  %p32:3 = quant_block.unpack %q32 : !quant_block.tensor<1x4, #quant_block.scheme<i32 : f32, block = [4], zero_point = i32>> -> tensor<1x4xi32>, tensor<1x1xf32>, tensor<1x1xi32>
+  %z32 = tensor.cast %p32#2 : tensor<1x1xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%z32) : (tensor<*xi32>) -> ()
+  %c32 = tensor.cast %p32#0 : tensor<1x4xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%c32) : (tensor<*xi32>) -> ()
   return
 }
 func.func private @printMemrefF32(tensor<*xf32>)

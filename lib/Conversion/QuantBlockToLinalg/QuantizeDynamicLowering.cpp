@@ -360,8 +360,13 @@ struct QuantizeDynamicOpLowering
                 arith::MaximumFOp::create(b, loc, rounded,
                                           constant(double(scheme.getQmin()))),
                 constant(double(scheme.getQmax())));
-            Value asInt =
-                arith::FPToSIOp::create(b, loc, b.getI32Type(), clamped);
+            // qmax of 32-bit zero points is not an f32 (it rounds up to
+            // 2^31): convert to i64 and clamp again there, exactly.
+            Type i64 = b.getI64Type();
+            Value asInt = arith::MinSIOp::create(
+                b, loc, arith::FPToSIOp::create(b, loc, i64, clamped),
+                arith::ConstantOp::create(
+                    b, loc, b.getI64IntegerAttr(scheme.getQmax())));
             zeroPoint = arith::TruncIOp::create(
                 b, loc, b.getIntegerType(zeroPointType.getIntOrFloatBitWidth()),
                 asInt);
