@@ -125,6 +125,15 @@ struct CPUFlattenVectorsPass
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
 
+    // Broadcasts and transposes first, as they are: after the unit-dimension
+    // patterns below, a broadcast + transpose chain was seen rewritten into
+    // a wrong permutation (the tiled i32 matmul scaling generic, found by
+    // test/Differential/differential_matmul.py).
+    RewritePatternSet shuffles(ctx);
+    shuffles.add<BroadcastAsShuffle, TransposeAsShuffle>(ctx);
+    if (failed(applyPatternsGreedily(func, std::move(shuffles))))
+      return signalPassFailure();
+
     RewritePatternSet transfers(ctx);
     vector::populateVectorTransferDropUnitDimsPatterns(transfers);
     vector::populateCastAwayVectorLeadingOneDimPatterns(transfers);

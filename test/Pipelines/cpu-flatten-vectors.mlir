@@ -50,3 +50,18 @@ func.func @dequantize_tile(%data: memref<4096x128x16xi8>, %scales: memref<4096x1
   vector.transfer_write %x, %out[%row, %group, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x2x16x2xf32>, memref<4096x128x16x2xf32>
   return
 }
+
+// -----
+
+// A broadcast whose source ends in a unit dimension, then a transpose that
+// only moves unit dimensions: element (.., i, j) of the result is src[j].
+// (Upstream unit-dimension patterns, applied first, re-aligned the
+// broadcast to src[i].)
+// CHECK-LABEL: func.func @broadcast_then_transpose(
+// CHECK: %[[FLAT:.+]] = vector.shape_cast %{{.+}} : vector<2x1xf32> to vector<2xf32>
+// CHECK: vector.shuffle %[[FLAT]], %[[FLAT]] [0, 1, 0, 1, 0, 1, 0, 1,
+func.func @broadcast_then_transpose(%src: vector<2x1xf32>) -> vector<1x1x16x2x2xf32> {
+  %b = vector.broadcast %src : vector<2x1xf32> to vector<1x16x2x2x1xf32>
+  %t = vector.transpose %b, [0, 4, 1, 2, 3] : vector<1x16x2x2x1xf32> to vector<1x1x16x2x2xf32>
+  return %t : vector<1x1x16x2x2xf32>
+}
