@@ -131,6 +131,34 @@ static bool touchesSubByteMemory(linalg::LinalgOp op) {
   return result.wasInterrupted();
 }
 
+/// Whether every indexing map of `op` is a projected permutation (constant
+/// zeros allowed). The vectorizer refuses other maps anyway, and tiling
+/// computes wrong operand slices for them: for `d1 floordiv 3` the tile
+/// [2, 4) read one outer parameter where it needs two, and the tiled body
+/// divided the tile-local index (a wrong K-quant dequantization, found by
+/// test/Differential/differential_outer.py). Such ops stay whole and become
+/// loops later.
+static bool hasOnlyProjectedPermutations(linalg::LinalgOp op) {
+  return llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+    return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+  });
+}
+
+/// Whether the body of `op` reads, with tensor.extract, a tensor that is a
+/// slice of another. The vectorizer turns such reads into a vector.gather
+/// whose indices are linearized over the slice's own shape, but the slice
+/// bufferizes to a strided view of its source, where those offsets land in
+/// the wrong rows (a wrong K-quant quantization with ragged blocks, found by
+/// test/Differential/differential_outer.py). Such ops stay scalar.
+static bool readsSlicedTensor(Operation *op) {
+  WalkResult result = op->walk([](tensor::ExtractOp extract) {
+    return extract.getTensor().getDefiningOp<tensor::ExtractSliceOp>()
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
 namespace {
 struct CPUVectorizePass
     : public mlir::quant_block::impl::CPUVectorizeBase<CPUVectorizePass> {
@@ -141,7 +169,8 @@ struct CPUVectorizePass
     MLIRContext *ctx = &getContext();
     SmallVector<linalg::LinalgOp> candidates;
     func.walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() && !touchesSubByteMemory(op))
+      if (op.hasPureTensorSemantics() && !touchesSubByteMemory(op) &&
+          hasOnlyProjectedPermutations(op))
         candidates.push_back(op);
     });
 
@@ -164,7 +193,8 @@ struct CPUVectorizePass
       }
       // Ops the vectorizer cannot handle (e.g. non-static tiles of ops with
       // only dynamic loops) stay scalar; they are lowered to loops later.
-      if (failed(linalg::vectorizeOpPrecondition(target, {}, {},
+      if (readsSlicedTensor(target) ||
+          failed(linalg::vectorizeOpPrecondition(target, {}, {},
                                                  /*vectorizeNDExtract=*/true)))
         continue;
       rewriter.setInsertionPoint(target);

@@ -73,3 +73,48 @@ func.func @int4_matvec(%x: tensor<1x256xf32>, %w: !w) -> tensor<1x256xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<1x256xf32>, !w -> tensor<1x256xf32>
   return %y : tensor<1x256xf32>
 }
+
+// -----
+
+// A map that is not a projected permutation (what upstream --lower-quant-ops
+// writes) is neither tiled (tiling slices such operands wrongly) nor
+// vectorized (the vectorizer refuses it): the op stays whole.
+// CHECK-LABEL: func.func @floordiv_map_stays_whole
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<4x2xf32>)
+// CHECK-NOT: vector.
+func.func @floordiv_map_stays_whole(%x: tensor<4x64xf32>, %s: tensor<4x2xf32>) -> tensor<4x64xf32> {
+  %e = tensor.empty() : tensor<4x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1 floordiv 32)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<4x64xf32>, tensor<4x2xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<4x64xf32>
+  return %r : tensor<4x64xf32>
+}
+
+// -----
+
+// tensor.extract from a slice: a vector.gather would linearize its indices
+// over the slice's shape, but the slice bufferizes to a strided view, so the
+// op stays scalar.
+// CHECK-LABEL: func.func @extract_from_slice_stays_scalar
+// CHECK: %[[SLICE:.+]] = tensor.extract_slice
+// CHECK: linalg.generic
+// CHECK: tensor.extract %[[SLICE]]
+// CHECK-NOT: vector.gather
+func.func @extract_from_slice_stays_scalar(%t: tensor<4x6xf32>) -> tensor<4x8xf32> {
+  %s = tensor.extract_slice %t[0, 0] [4, 4] [1, 1] : tensor<4x6xf32> to tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<4x8xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c2 = arith.constant 2 : index
+    %k = arith.divui %j, %c2 : index
+    %v = tensor.extract %s[%i, %k] : tensor<4x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}

@@ -16,6 +16,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 
 using namespace mlir;
 using namespace mlir::quant_block;
@@ -56,37 +58,58 @@ void mlir::quant_block::detail::foldTwoLevelBlockParameters(
   Value outerMins = hasMin ? parts[next++] : Value();
 
   // The iteration space: the scale tensor, each dimension that a static outer
-  // block divides split into (outer index, index within the outer block).
+  // block divides split into (outer index, index within the outer block). A
+  // static dimension that ends in a ragged outer block is padded to whole
+  // outer blocks first (the padding's results are sliced off), so that no
+  // map needs a division: the vectorizer refuses those, and tiling slices
+  // them wrongly.
+  Value givenScales = scales;
   auto scalesType = cast<RankedTensorType>(scales.getType());
   ArrayRef<int64_t> scaleShape = scalesType.getShape();
   SmallVector<int64_t> outerBlock = ::quant_block::numerics::resolveBlockShape(
       outer.getBlockShape(), scaleShape);
+  SmallVector<int64_t> paddedShape(scaleShape);
   SmallVector<int64_t> iterShape;
   SmallVector<ReassociationIndices> groups;
   SmallVector<AffineExpr> outerExprs;
-  for (auto [size, block] : llvm::zip(scaleShape, outerBlock)) {
+  for (auto [d, size, block] : llvm::enumerate(scaleShape, outerBlock)) {
     unsigned first = iterShape.size();
     AffineExpr dim = getAffineDimExpr(first, ctx);
+    bool isStatic =
+        !ShapedType::isDynamic(size) && !ShapedType::isDynamic(block);
     if (block == 1) {
       iterShape.push_back(size);
       groups.push_back({first});
       outerExprs.push_back(dim);
-    } else if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(block) &&
-               size % block == 0) {
-      iterShape.append({size / block, block});
+    } else if (isStatic && size >= block) {
+      paddedShape[d] = (size + block - 1) / block * block;
+      iterShape.append({paddedShape[d] / block, block});
       groups.push_back({first, first + 1});
       outerExprs.push_back(dim);
     } else {
       iterShape.push_back(size);
       groups.push_back({first});
       // A block covering the whole (possibly dynamic) dimension has a single
-      // outer parameter; a ragged one is indexed by division.
-      bool whole = ShapedType::isDynamic(block) ||
-                   (!ShapedType::isDynamic(size) && block >= size);
+      // outer parameter; only a dynamic dimension with a static outer block
+      // is indexed by division.
+      bool whole = ShapedType::isDynamic(block) || isStatic;
       outerExprs.push_back(whole ? getAffineConstantExpr(0, ctx)
                                  : dim.floorDiv(block));
     }
   }
+  bool padded = ArrayRef<int64_t>(paddedShape) != scaleShape;
+  auto padToWholeOuterBlocks = [&](Value value) -> Value {
+    if (!padded)
+      return value;
+    auto type = cast<RankedTensorType>(value.getType());
+    Value zero = arith::ConstantOp::create(
+        b, loc, cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
+    return tensor::createPadHighOp(type.clone(paddedShape), value, zero,
+                                   /*nofold=*/false, loc, b);
+  };
+  scales = padToWholeOuterBlocks(scales);
+  if (hasMin)
+    zeroPoints = padToWholeOuterBlocks(zeroPoints);
   unsigned numDims = iterShape.size();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(numDims, ctx);
   AffineMap outerMap = AffineMap::get(numDims, 0, outerExprs, ctx);
@@ -119,14 +142,23 @@ void mlir::quant_block::detail::foldTwoLevelBlockParameters(
         linalg::YieldOp::create(b, loc, results);
       });
 
-  auto flatType = RankedTensorType::get(scaleShape, f32);
-  Value data = parts[0];
-  parts.assign(
-      {data, collapseTo(b, loc, generic.getResult(0), groups, flatType)});
+  auto flatType = RankedTensorType::get(paddedShape, f32);
+  auto flatten = [&](Value result) -> Value {
+    Value flat = collapseTo(b, loc, result, groups, flatType);
+    if (!padded)
+      return flat;
+    SmallVector<OpFoldResult> offsets(scaleShape.size(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(scaleShape.size(), b.getIndexAttr(1));
+    return tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get(scaleShape, f32), flat, offsets,
+        tensor::getMixedSizes(b, loc, givenScales), strides);
+  };
+  SmallVector<Value> flatParts = {parts[0], flatten(generic.getResult(0))};
   if (hasMin)
-    parts.push_back(collapseTo(b, loc, generic.getResult(1), groups, flatType));
+    flatParts.push_back(flatten(generic.getResult(1)));
   else if (zeroPoints)
-    parts.push_back(zeroPoints);
+    flatParts.push_back(zeroPoints);
+  parts.assign(flatParts.begin(), flatParts.end());
 
   SchemeAttr flat = SchemeAttr::get(
       ctx, scheme.getStorageType(), scheme.getExpressedType(),
