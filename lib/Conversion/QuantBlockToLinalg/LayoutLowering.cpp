@@ -26,9 +26,11 @@ using namespace mlir::quant_block::detail;
 
 namespace {
 
-/// Applies one layout change to every part of a quantized tensor.
-using LayoutFn = function_ref<Value(OpBuilder &, Location, Value,
-                                    RankedTensorType /*resultType*/)>;
+/// Applies one layout change to every part of a quantized tensor; `isData`
+/// tells the data (one code per element) from the parameter tensors.
+using LayoutFn =
+    function_ref<Value(OpBuilder &, Location, Value,
+                       RankedTensorType /*resultType*/, bool /*isData*/)>;
 
 /// The lowered data of `type` as one signless code per element.
 Value toCodes(OpBuilder &b, Location loc, QuantizedTensorType type,
@@ -70,13 +72,14 @@ LogicalResult lowerLayoutOp(Operation *op, ValueRange parts,
                       ? cast<RankedTensorType>(resultParts[0]).getElementType()
                       : rewriter.getIntegerType(scheme.getStorageBitWidth());
   Value codes = toCodes(rewriter, loc, inputType, parts[0]);
-  Value moved = apply(rewriter, loc, codes,
-                      RankedTensorType::get(resultType.getShape(), codeType));
+  Value moved =
+      apply(rewriter, loc, codes,
+            RankedTensorType::get(resultType.getShape(), codeType), true);
   SmallVector<Value> results = {fromCodes(rewriter, loc, resultType, moved)};
   for (auto [part, partType] :
        llvm::zip(parts.drop_front(), ArrayRef<Type>(resultParts).drop_front()))
     results.push_back(
-        apply(rewriter, loc, part, cast<RankedTensorType>(partType)));
+        apply(rewriter, loc, part, cast<RankedTensorType>(partType), false));
   rewriter.replaceOpWithMultiple(op, {results});
   return success();
 }
@@ -98,8 +101,8 @@ struct TransposeOpLowering : public OpConversionPattern<TransposeOp> {
     ArrayRef<int64_t> perm = op.getPermutation();
     return lowerLayoutOp(
         op, adaptor.getInput(), op.getInput().getType(), op.getType(), rewriter,
-        [&](OpBuilder &b, Location loc, Value value,
-            RankedTensorType type) -> Value {
+        [&](OpBuilder &b, Location loc, Value value, RankedTensorType type,
+            bool isData) -> Value {
           Value init = createEmpty(b, loc, type, value, perm);
           return linalg::TransposeOp::create(b, loc, value, init, perm)
               .getResult()
@@ -115,8 +118,8 @@ struct ReshapeOpLowering : public OpConversionPattern<ReshapeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     return lowerLayoutOp(
         op, adaptor.getInput(), op.getInput().getType(), op.getType(), rewriter,
-        [&](OpBuilder &b, Location loc, Value value,
-            RankedTensorType type) -> Value {
+        [&](OpBuilder &b, Location loc, Value value, RankedTensorType type,
+            bool isData) -> Value {
           // Static shapes (verified): row-major reinterpretation.
           SmallVector<int64_t> dims(type.getShape());
           auto shapeType =
@@ -143,17 +146,17 @@ struct ExtractSliceOpLowering : public OpConversionPattern<ExtractSliceOp> {
     ArrayRef<int64_t> offsets = op.getOffsets();
     return lowerLayoutOp(
         op, adaptor.getInput(), inputType, op.getType(), rewriter,
-        [&](OpBuilder &b, Location loc, Value value,
-            RankedTensorType type) -> Value {
+        [&](OpBuilder &b, Location loc, Value value, RankedTensorType type,
+            bool isData) -> Value {
           // Elements start at the offsets; parameters at offset / block
           // (offsets are block-aligned, verified), with the result's
-          // contracted sizes.
-          bool isElements = type.getShape() == op.getType().getShape();
+          // contracted sizes. (The shapes cannot tell the two apart: a slice
+          // smaller than a block has as many scales as elements.)
           SmallVector<OpFoldResult> sliceOffsets, sizes, strides;
           auto sourceShape = cast<RankedTensorType>(value.getType()).getShape();
           for (auto [d, size] : llvm::enumerate(type.getShape())) {
             int64_t offset = offsets[d];
-            if (!isElements)
+            if (!isData)
               offset = ShapedType::isDynamic(block[d]) ? 0 : offset / block[d];
             // A dimension of one (a per-tensor outer scale, a whole-block
             // scale) can only be sliced at 0.
@@ -178,8 +181,8 @@ struct BroadcastOpLowering : public OpConversionPattern<BroadcastOp> {
     ArrayRef<int64_t> dims = op.getDimensions();
     return lowerLayoutOp(
         op, adaptor.getInput(), op.getInput().getType(), op.getType(), rewriter,
-        [&](OpBuilder &b, Location loc, Value value,
-            RankedTensorType type) -> Value {
+        [&](OpBuilder &b, Location loc, Value value, RankedTensorType type,
+            bool isData) -> Value {
           SmallVector<Value> dynamic;
           int64_t inputDim = 0;
           for (auto [d, size] : llvm::enumerate(type.getShape())) {
