@@ -262,7 +262,7 @@ def check(case, outputs):
                            harness.expected_bits(codes, params, values,
                                                  scheme, shape),
                            f"quantize_dynamic {case['method']} "
-                           f"{harness.scheme_text(scheme)}")
+                           f"{harness.scheme_text(scheme)} shape {shape}")
 
 
 def main():

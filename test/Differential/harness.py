@@ -40,6 +40,10 @@ def parse_args(description, default_cases, default_seed, extra=None):
     parser.add_argument("--only", metavar="I,J",
                         help="keep only these case indices (to minimise a "
                              "failure)")
+    parser.add_argument("--pipeline-options", default="",
+                        help="options of --quant-block-cpu-pipeline, e.g. "
+                             "'vectorize=false' to tell a vectorizer "
+                             "problem from a lowering one")
     parser.add_argument("--known-failures", action="store_true",
                         help="also draw the configurations the compiled "
                              "path fails on today (see the generator's "
@@ -251,8 +255,11 @@ def run(text, args):
     if args.dump_ir:
         with open(args.dump_ir, "w") as f:
             f.write(text)
-    compiled = subprocess.run([args.quant_opt, "--quant-block-cpu-pipeline"],
-                              input=text, capture_output=True, text=True)
+    pipeline = "--quant-block-cpu-pipeline"
+    if args.pipeline_options:
+        pipeline += f"={args.pipeline_options}"
+    compiled = subprocess.run([args.quant_opt, pipeline], input=text,
+                              capture_output=True, text=True)
     if compiled.returncode:
         return None, "quant-opt failed:\n" + compiled.stderr[:4000]
     libs = ",".join(os.path.join(args.lib_dir, n) for n in
@@ -334,8 +341,8 @@ def compare(case, outputs, expected, what):
             want_bits = unsigned_bits(np.ravel(want), element)
             detail = (f"got {got_bits[bad]:#x}, want {want_bits[bad]:#x}"
                       if bad >= 0 else "shape differs")
-            print(f"FAIL case {case['index']}: {what} shape "
-                  f"{case['shape']}: {name} element {bad}: {detail}")
+            print(f"FAIL case {case['index']}: {what}: {name} element "
+                  f"{bad}: {detail}")
             return False
     return True
 
