@@ -211,7 +211,10 @@ def round_bf16(values):
     """
     f = np.asarray(values, dtype=np.float32)
     bits = f.view(np.uint32).astype(np.uint64)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    sixteen = np.uint64(16)
+    rounded = ((bits + np.uint64(0x7FFF) + ((bits >> sixteen) &
+                                            np.uint64(1))) >> sixteen) \
+        << sixteen
     out = rounded.astype(np.uint32).view(np.float32)
     return np.where(np.isnan(f), np.float32(np.nan), out).astype(np.float32)
 
