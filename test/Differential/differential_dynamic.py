@@ -153,7 +153,8 @@ def element_grid(scheme):
 def random_input(rng, shape, scheme, method):
     """Block by block: random magnitudes spanning many binades; "exact"
     blocks whose parameters are powers of two (so that the elements sit on
-    rounding ties of the storage grid); all-zero blocks; NaN, +-Inf and -0.0
+    rounding ties of the storage grid); subnormal blocks; all-zero blocks;
+    NaN, +-Inf and -0.0
     where the contract defines the result (not in minmax blocks with an int
     zero point, whose zero point would be the conversion of NaN)."""
     block = scheme.block_for(shape)
@@ -185,6 +186,10 @@ def random_input(rng, shape, scheme, method):
                 values = np.abs(values) * choice(rng, [1, -1])
         values = np.clip(np.asarray(values, np.float64), -limit,
                          limit).ravel()
+        if rng.random() < 0.05:
+            # Subnormal inputs (of f32, or tiny ones of f16 / bf16).
+            values = values * (2.0 ** -140 if scheme.expressed == "f32"
+                               else 2.0 ** -24)
         if rng.random() < 0.15:
             values[int(rng.integers(0, values.size))] = -0.0
         if specials_ok and rng.random() < 0.08:
