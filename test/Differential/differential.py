@@ -232,21 +232,12 @@ def check(case, outputs):
     scheme, params = case["scheme"], case["params"]
     codes = reference.quantize_scheme(case["x"], scheme, params)
     values = reference.dequantize_scheme(codes, scheme, params)
-    results = [("codes", outputs[0], codes, scheme.storage),
-               ("values", outputs[1], harness.bits_of(values,
-                                                      scheme.expressed),
-                scheme.expressed)]
-    for what, got, want, element in results:
-        ok, bad = harness.same_bits(got, want, element)
-        if not ok:
-            flat_x = case["x"].ravel()
-            x = flat_x[bad] if 0 <= bad < flat_x.size else None
-            print(f"FAIL case {case['index']}: {harness.scheme_text(scheme)} "
-                  f"shape {case['shape']}: {what} element {bad}: x = {x!r}, "
-                  f"got {harness.unsigned_bits(got, element)[bad]:#x}, want "
-                  f"{int(np.ravel(want)[bad]) & 0xFFFFFFFF:#x}")
-            return False
-    return True
+    expected = [("codes", scheme.storage, codes),
+                ("values", scheme.expressed,
+                 harness.bits_of(values, scheme.expressed))]
+    return harness.compare(case, outputs, expected,
+                           f"{harness.scheme_text(scheme)} shape "
+                           f"{case['shape']}")
 
 
 def main():

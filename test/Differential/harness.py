@@ -291,11 +291,12 @@ def unsigned_bits(values, element):
 def same_bits(got, want, element):
     """Compares printed values with the reference's: floats bit for bit
     except that any NaN equals any NaN (NaN payloads and signs are not part
-    of the contract; the codes of quantized NaNs are compared as codes)."""
+    of the contract; the codes of quantized NaNs are compared as codes).
+    Returns (equal, index of the first difference or None)."""
     got = unsigned_bits(got, element)
     want = unsigned_bits(np.asarray(want, np.int64).ravel(), element)
     if got.shape != want.shape:
-        return False, 0
+        return False, None
     if is_float(element) and element not in OCP_TYPES:
         values_got = reference.from_bits(got, element).astype(np.float64)
         values_want = reference.from_bits(want, element).astype(np.float64)
@@ -308,7 +309,7 @@ def same_bits(got, want, element):
     else:
         equal = got == want
     if np.all(equal):
-        return True, -1
+        return True, None
     return False, int(np.nonzero(~equal)[0][0])
 
 
@@ -334,13 +335,18 @@ def expected_bits(codes, params, values, scheme, shape):
 def compare(case, outputs, expected, what):
     """Checks printed outputs against expected_bits; prints the first
     difference."""
+    if len(outputs) != len(expected):
+        print(f"FAIL case {case['index']}: {what}: {len(outputs)} printed "
+              f"tensors, {len(expected)} expected")
+        return False
     for (name, element, want), got in zip(expected, outputs):
         ok, bad = same_bits(got, want, element)
         if not ok:
             got_bits = unsigned_bits(got, element)
             want_bits = unsigned_bits(np.ravel(want), element)
             detail = (f"got {got_bits[bad]:#x}, want {want_bits[bad]:#x}"
-                      if bad >= 0 else "shape differs")
+                      if bad is not None else
+                      f"{got_bits.size} elements, {want_bits.size} expected")
             print(f"FAIL case {case['index']}: {what}: {name} element "
                   f"{bad}: {detail}")
             return False
