@@ -140,8 +140,7 @@ def element_grid(scheme):
     """Representable element values of the storage (integers of the range,
     or the float format's finite values) and the largest magnitude."""
     if scheme.integer_storage and not scheme.mx:
-        lo, hi = scheme.qrange
-        return None, float(hi)
+        return None, float(scheme.qrange[1])
     _, largest = reference.mx_element_facts(scheme.storage) if scheme.mx \
         else (0, reference.max_finite(scheme.storage))
     if scheme.integer_storage:
@@ -208,9 +207,6 @@ def exact_block(rng, size, scheme, method, grid, largest, j):
     if method == "minmax":
         lo, hi = scheme.qrange
         span = hi - lo
-        if span > 2 ** 20 or (scheme.zero_point_domain == "float" and
-                              scheme.zero_point != "f32"):
-            step = 2.0 ** j
         # min = -z * step with z integer or a tie, max = (span - z) * step:
         # s = (max - min) / span = step.
         z = int(rng.integers(0, min(span, 2 ** 20) + 1)) + \

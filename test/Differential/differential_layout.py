@@ -206,10 +206,11 @@ def known_failure(case):
     offset / block: wrong parameters, or an out-of-bounds
     tensor.extract_slice ("offset 2 is out-of-bounds: 14 >= 8"). A
     strided parameter slice read by the vectorized gather form
-    (strided_parameters_gathered). And 32-bit storage: the unpacked data of a layout op's result (gathered
-    like differential.known_failure's) cannot be bufferized next to a
-    dequantize of the same value ("'tensor.cast' op not bufferizable under
-    the given constraints: cannot avoid RaW conflict")."""
+    (strided_parameters_gathered). And 32-bit storage: the unpacked data
+    of a layout op's result (gathered like differential.known_failure's)
+    cannot be bufferized next to a dequantize of the same value
+    ("'tensor.cast' op not bufferizable under the given constraints: cannot
+    avoid RaW conflict")."""
     scheme, shape = case["scheme"], case["shape"]
     if scheme.storage_bits == 32:
         return True
@@ -264,8 +265,7 @@ def result_scheme(scheme, block):
     return Scheme(**{**scheme.__dict__, "block": tuple(block)})
 
 
-def apply_op(op, array, sshape_in, scheme_in, scheme_out, shape_in,
-             shape_out, what):
+def apply_op(op, array, scheme_in, scheme_out, shape_in, shape_out, what):
     """The numpy form of a layout op on the codes (`what` = "data") or on a
     parameter tensor (scales / zero points, at the scale shape)."""
     kind, attrs = op[0], op[1]
@@ -298,12 +298,12 @@ def reference_parts(case):
     for op in case["ops"]:
         out_scheme = result_scheme(scheme, op[3])
         out_shape = op[2]
-        codes = apply_op(op, codes, None, scheme, out_scheme, shape,
-                         out_shape, "data")
-        scales = apply_op(op, scales, None, scheme, out_scheme, shape,
-                          out_shape, "params")
+        codes = apply_op(op, codes, scheme, out_scheme, shape, out_shape,
+                         "data")
+        scales = apply_op(op, scales, scheme, out_scheme, shape, out_shape,
+                          "params")
         if zero_points is not None:
-            zero_points = apply_op(op, zero_points, None, scheme, out_scheme,
+            zero_points = apply_op(op, zero_points, scheme, out_scheme,
                                    shape, out_shape, "params")
         scheme, shape = out_scheme, out_shape
     outer = None

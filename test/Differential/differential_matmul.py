@@ -307,7 +307,8 @@ def describe(case):
     lhs = (f"quantize_dynamic {case['lhs_method']} "
            f"{harness.scheme_text(case['lhs_scheme'])}"
            if case["lhs_method"] else "float")
-    return (f"matmul accumulate({case['acc']}){' transpose_rhs' if case['transpose'] else ''} "
+    transpose = " transpose_rhs" if case["transpose"] else ""
+    return (f"matmul accumulate({case['acc']}){transpose} "
             f"lhs {list(case['x'].shape)} {lhs}, rhs "
             f"{list(case['w_codes'].shape)} "
             f"{harness.scheme_text(case['w_scheme'])}" +
