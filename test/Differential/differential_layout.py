@@ -172,12 +172,21 @@ def contiguous(sizes, full):
         and all(s == 1 for s in sizes[:first])
 
 
+def moves_data(perm, scheme, shape):
+    """True when a transpose reorders dimensions of the scale tensor that
+    are not 1 (otherwise it is a reshape of the same buffer)."""
+    sshape = scheme.scale_shape(shape)
+    kept = [p for p in perm if sshape[p] != 1]
+    return kept != sorted(kept)
+
+
 def strided_parameters_gathered(case):
     """The vectorized gather form reads a strided parameter slice as if it
     were contiguous (FAILURES.md): an extract_slice takes scales (and zero
     points) that are not one contiguous run of the input's, no later op
-    copies them (an identity transpose folds away, a reshape is a view),
-    and the result takes the gather form."""
+    copies them (a transpose that only moves unit dimensions of the scales
+    folds to a view, so does a reshape), and the result takes the gather
+    form."""
     scheme, shape = case["scheme"], case["shape"]
     strided = False
     for op in case["ops"]:
@@ -190,7 +199,7 @@ def strided_parameters_gathered(case):
                      for o, s, b in zip(offsets, sizes, block)]
             strided = strided or not contiguous(taken, full)
         elif op[0] == "broadcast" or (op[0] == "transpose" and
-                                      op[1] != sorted(op[1])):
+                                      moves_data(op[1], scheme, shape)):
             strided = False
         scheme, shape = out_scheme, op[2]
     return strided and not expanded_layout(shape, scheme)
