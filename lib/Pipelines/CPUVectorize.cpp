@@ -145,16 +145,28 @@ static bool hasOnlyProjectedPermutations(linalg::LinalgOp op) {
 }
 
 /// Whether the body of `op` reads, with tensor.extract, a tensor that is a
-/// slice of another. The vectorizer turns such reads into a vector.gather
-/// whose indices are linearized over the slice's own shape, but the slice
-/// bufferizes to a strided view of its source, where those offsets land in
-/// the wrong rows (a wrong K-quant quantization with ragged blocks, found by
-/// test/Differential/differential_outer.py). Such ops stay scalar.
+/// slice of another (possibly reshaped). The vectorizer turns such reads into a
+/// vector.gather whose indices are linearized over the slice's own shape, but
+/// the slice bufferizes to a strided view of its source, where those offsets
+/// land in the wrong rows (a wrong K-quant quantization with ragged blocks,
+/// found by test/Differential/differential_outer.py). Such ops stay scalar.
+static bool isSliceView(Value tensor) {
+  // Reshapes and casts bufferize to views of their source.
+  while (Operation *producer = tensor.getDefiningOp()) {
+    if (isa<tensor::ExtractSliceOp>(producer))
+      return true;
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(
+            producer))
+      return false;
+    tensor = producer->getOperand(0);
+  }
+  return false;
+}
+
 static bool readsSlicedTensor(Operation *op) {
   WalkResult result = op->walk([](tensor::ExtractOp extract) {
-    return extract.getTensor().getDefiningOp<tensor::ExtractSliceOp>()
-               ? WalkResult::interrupt()
-               : WalkResult::advance();
+    return isSliceView(extract.getTensor()) ? WalkResult::interrupt()
+                                            : WalkResult::advance();
   });
   return result.wasInterrupted();
 }
