@@ -15,21 +15,8 @@ import sys
 import numpy as np
 
 import harness
-from harness import Scheme, reference
-
-# Every width the lowering packs differently: whole bytes (8, 16, 32),
-# several elements per byte (2, 4) and elements that straddle bytes (3, 5,
-# 6, 7).
-INT_STORAGE = [f"{sign}{width}" for width in (2, 3, 4, 5, 6, 7, 8, 16, 32)
-               for sign in ("i", "ui")]
-FLOAT_STORAGE = list(reference.FLOAT_FORMATS)
-# MX integers are signed; 16 bits is the widest the numerics library knows.
-MX_INT_STORAGE = ["i2", "i3", "i4", "i5", "i6", "i7", "i8", "i16"]
-ROUNDINGS = ["half_to_even", "half_away_from_zero", "toward_zero"]
-
-
-def choice(rng, items):
-    return items[int(rng.integers(0, len(items)))]
+from harness import (FLOAT_STORAGE, INT_STORAGE, MX_INT_STORAGE, ROUNDINGS,
+                     Scheme, choice, reference)
 
 
 def random_block(rng, shape):

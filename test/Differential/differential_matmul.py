@@ -26,7 +26,7 @@ import sys
 import numpy as np
 
 import harness
-from harness import Scheme, reference
+from harness import Scheme, choice, reference
 
 INT_STORAGE = [f"{sign}{width}" for width in (2, 3, 4, 5, 6, 7, 8, 16)
                for sign in ("i", "ui")]
@@ -34,10 +34,6 @@ SMALL_INT_STORAGE = [f"{sign}{width}" for width in (2, 3, 4, 5, 6, 7, 8)
                      for sign in ("i", "ui")]
 FLOAT_STORAGE = list(reference.FLOAT_FORMATS)
 MX_INT_STORAGE = ["i4", "i6", "i8"]
-
-
-def choice(rng, items):
-    return items[int(rng.integers(0, len(items)))]
 
 
 def random_scales(rng, shape, scale_type, storage):

@@ -24,6 +24,21 @@ from quant_block.reference import Scheme  # noqa: E402,F401
 FLOAT_TYPES = ("f32", "f16", "bf16")
 OCP_TYPES = tuple(reference.FLOAT_FORMATS)
 
+# Every integer width the lowering packs differently: whole bytes (8, 16,
+# 32), several elements per byte (2, 4) and elements that straddle bytes
+# (3, 5, 6, 7).
+INT_STORAGE = [f"{sign}{width}" for width in (2, 3, 4, 5, 6, 7, 8, 16, 32)
+               for sign in ("i", "ui")]
+FLOAT_STORAGE = list(reference.FLOAT_FORMATS)
+# MX integers are signed; 16 bits is the widest the numerics library knows.
+MX_INT_STORAGE = ["i2", "i3", "i4", "i5", "i6", "i7", "i8", "i16"]
+ROUNDINGS = ["half_to_even", "half_away_from_zero", "toward_zero"]
+
+
+def choice(rng, items):
+    """One of `items`, drawn with `rng` (works for lists of any objects)."""
+    return items[int(rng.integers(0, len(items)))]
+
 
 def parse_args(description, default_cases, default_seed, extra=None):
     """The common command line: QUANT_OPT MLIR_RUNNER LIB_DIR [--cases N]
