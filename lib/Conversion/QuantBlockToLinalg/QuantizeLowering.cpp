@@ -31,14 +31,14 @@ using namespace mlir;
 using namespace mlir::quant_block;
 using namespace mlir::quant_block::detail;
 
-/// The lowered parts of the quantized result: the new data (may be null while
-/// only the parameters are wanted) and the given parameters with their
-/// element types made signless.
-static SmallVector<Value> getLoweredParts(OpBuilder &b, Location loc,
-                                          QuantizedTensorType type, Value data,
-                                          Value scales, Value zeroPoints,
-                                          Value outerScales, Value outerMins) {
-  SmallVector<Value> parts = {data, scales};
+/// The lowered parts of the quantized result, with a null data slot: the
+/// given parameters with their element types made signless.
+static SmallVector<Value> getLoweredParameters(OpBuilder &b, Location loc,
+                                               QuantizedTensorType type,
+                                               Value scales, Value zeroPoints,
+                                               Value outerScales,
+                                               Value outerMins) {
+  SmallVector<Value> parts = {Value(), scales};
   for (Value part : {zeroPoints, outerScales, outerMins})
     if (part)
       parts.push_back(part);
@@ -122,13 +122,12 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
     // The generated arithmetic reads signless parameters, two-level ones
     // folded into effective block parameters; the result keeps the given
     // ones.
-    SmallVector<Value> signless =
-        getLoweredParts(rewriter, loc, qType, Value(), scales, zeroPoints,
-                        outerScales, outerMins);
+    SmallVector<Value> signless = getLoweredParameters(
+        rewriter, loc, qType, scales, zeroPoints, outerScales, outerMins);
     auto resultParts = [&](Value data) {
-      return getLoweredParts(rewriter, loc, qType, data, signless[1],
-                             zeroPoints ? signless[2] : Value(), outerScales,
-                             outerMins);
+      SmallVector<Value> parts(signless);
+      parts[0] = data;
+      return parts;
     };
     QuantizedTensorType computeType = qType;
     SmallVector<Value> computeParts(signless);
