@@ -29,10 +29,77 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.quant_block_tools_dir, config.llvm_tools_dir]
 tools = [
     "quant-opt",
-    "quant-run",
     "quant-block-capi-test",
     "mlir-opt",
-    "mlir-runner",
     "mlir-translate",
 ]
+
+# No result may depend on the host CPU. `lit -Dtarget=LEVEL` runs the executed
+# tests with code generated for another x86-64 level: quant-run gets
+# --target-cpu / --target-features, mlir-runner (which can only take features
+# away from the host CPU) gets --mattr. Both go through wrapper scripts, so
+# that the Python harnesses, which take the tools' paths as arguments, run
+# the same target. A level the host cannot execute makes the tests
+# UNSUPPORTED, with the missing CPU flags as the reason.
+TARGETS = {
+    # level: (quant-run flags, mlir-runner --mattr, /proc/cpuinfo flags)
+    "x86-64-v2": (["--target-cpu=x86-64-v2"], "-avx",
+                  ["sse4_2", "popcnt", "ssse3"]),
+    "x86-64-v3": (["--target-cpu=x86-64-v3"],
+                  "-avx512f,-avxvnni,-avxneconvert,-avxifma,-avxvnniint8,"
+                  "-avxvnniint16",
+                  ["avx2", "fma", "f16c", "bmi1", "bmi2", "movbe", "abm"]),
+    # AVX-512 with BF16: LLVM rounds f32 to bf16 with vcvtneps2bf16 here.
+    "x86-64-v4-bf16": (["--target-cpu=x86-64-v4",
+                        "--target-features=+avx512bf16"], "",
+                       ["avx512f", "avx512bw", "avx512cd", "avx512dq",
+                        "avx512vl", "avx512_bf16"]),
+}
+target = lit_config.params.get("target", "host")
+if target == "host":
+    tools += ["quant-run", "mlir-runner"]
+elif target not in TARGETS:
+    lit_config.fatal(f"unknown target '{target}'; expected host or one of "
+                     + ", ".join(TARGETS))
+else:
+    run_flags, mattr, cpu_flags = TARGETS[target]
+    host_flags = set()
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("flags"):
+                    host_flags = set(line.split(":", 1)[1].split())
+                    break
+    except OSError:
+        pass
+    missing = [flag for flag in cpu_flags if flag not in host_flags]
+    if missing:
+        config.unsupported = True
+        lit_config.note(f"target {target} is unsupported on this host: it "
+                        f"lacks the CPU flags {', '.join(missing)}")
+    config.available_features.add(f"target-{target}")
+    # Its own Output/ directories: ctest runs the same file for several
+    # targets at once.
+    config.test_exec_root = os.path.join(config.quant_block_obj_root, "test",
+                                         "target-" + target)
+    wrapper_dir = os.path.join(config.test_exec_root, "bin")
+    os.makedirs(wrapper_dir, exist_ok=True)
+    wrappers = {
+        "quant-run": [os.path.join(config.quant_block_tools_dir, "quant-run")]
+        + run_flags,
+        "mlir-runner": [os.path.join(config.llvm_tools_dir, "mlir-runner")]
+        + ([f"--mattr={mattr}"] if mattr else []),
+    }
+    for name, command in wrappers.items():
+        path = os.path.join(wrapper_dir, name)
+        # ctest runs one lit per file, in parallel: write, then rename.
+        scratch = f"{path}.{os.getpid()}"
+        with open(scratch, "w") as f:
+            f.write("#!/bin/sh\nexec " + " ".join(command) + ' "$@"\n')
+        os.chmod(scratch, 0o755)
+        os.replace(scratch, path)
+    tool_dirs = [wrapper_dir] + tool_dirs
+    tools += [ToolSubst("quant-run", os.path.join(wrapper_dir, "quant-run")),
+              ToolSubst("mlir-runner",
+                        os.path.join(wrapper_dir, "mlir-runner"))]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

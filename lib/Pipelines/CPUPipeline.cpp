@@ -15,6 +15,7 @@
 #include "quant-block/Pipelines/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -83,6 +84,15 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCPULowerReductions());
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));
+  // bf16 and f16: no host conversion instruction may decide the bits
+  // (vcvtneps2bf16 flushes subnormals on AVX512-BF16 hosts), and f16
+  // arithmetic must not be native on some hosts and promoted on others.
+  arith::ArithEmulateUnsupportedFloatsOptions halfWidth;
+  halfWidth.sourceTypeStrs = {"bf16", "f16"};
+  halfWidth.targetTypeStr = "f32";
+  pm.addNestedPass<func::FuncOp>(
+      arith::createArithEmulateUnsupportedFloats(halfWidth));
+  pm.addNestedPass<func::FuncOp>(createExpandFloatConversions());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -3,9 +3,10 @@
 // mlir::ExecutionEngine::create builds a default TargetMachine when it is not
 // given one, and that one ignores ExecutionEngineOptions::jitCodeGenOptLevel;
 // so the TargetMachine is built here, for the host CPU and its features at
-// CodeGenOptLevel::Aggressive, and also handed to the -O3 LLVM optimization
-// pipeline (makeOptimizingTransformer) so that its cost models know the
-// target.
+// CodeGenOptLevel::Aggressive (or for the CPU and features the options
+// name, so that tests can check that no result depends on the host), and also
+// handed to the -O3 LLVM optimization pipeline (makeOptimizingTransformer) so
+// that its cost models know the target.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +23,9 @@
 #include "mlir/Pass/PassRegistry.h"
 
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 using namespace mlir::quant_block::runner;
@@ -105,6 +108,89 @@ static Error checkLoweredEntry(ModuleOp module, const EntrySignature &signature,
   return Error::success();
 }
 
+/// The comma-separated `features` as `+name` / `-name` entries.
+static std::vector<std::string> splitFeatures(StringRef features) {
+  SmallVector<StringRef> entries;
+  features.split(entries, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  std::vector<std::string> result;
+  for (StringRef entry : entries) {
+    entry = entry.trim();
+    if (!entry.starts_with("+") && !entry.starts_with("-"))
+      result.push_back(("+" + entry).str());
+    else
+      result.push_back(entry.str());
+  }
+  return result;
+}
+
+/// Checks the CPU and feature names against the target's tables (LLVM only
+/// warns about unknown ones and goes on), and that the host can execute
+/// the code: every ISA feature the target enables, the host must have.
+static Error checkTarget(const llvm::TargetMachine &targetMachine,
+                         const JitCompileOptions &options,
+                         ArrayRef<std::string> features) {
+  const llvm::MCSubtargetInfo *subtarget = targetMachine.getMCSubtargetInfo();
+  StringRef cpu = targetMachine.getTargetCPU();
+  if (!subtarget->isCPUStringValid(cpu))
+    return llvm::createStringError("--target-cpu: '" + cpu +
+                                   "' is not a processor LLVM knows for " +
+                                   targetMachine.getTargetTriple().str());
+  ArrayRef<llvm::SubtargetFeatureKV> known =
+      subtarget->getAllProcessorFeatures();
+  for (StringRef feature : features) {
+    StringRef name = feature.drop_front();
+    if (llvm::none_of(known, [&](const llvm::SubtargetFeatureKV &kv) {
+          return name == kv.Key;
+        }))
+      return llvm::createStringError("--target-features: '" + name +
+                                     "' is not a feature LLVM knows for " +
+                                     targetMachine.getTargetTriple().str());
+  }
+  // The host's map names ISA features only (tuning flags are not in it).
+  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  std::string missing;
+  for (const llvm::SubtargetFeatureKV &kv : known) {
+    auto it = host.find(kv.Key);
+    if (it == host.end() || it->second ||
+        !subtarget->getFeatureBits().test(kv.Value))
+      continue;
+    missing += (missing.empty() ? "" : ", ") + std::string(kv.Key);
+  }
+  if (!missing.empty())
+    return llvm::createStringError(
+        "the host CPU cannot execute code for --target-cpu=" +
+        (options.targetCPU.empty() ? "host" : options.targetCPU) +
+        (options.targetFeatures.empty()
+             ? std::string()
+             : " --target-features=" + options.targetFeatures) +
+        ": it lacks " + missing);
+  return Error::success();
+}
+
+Expected<std::unique_ptr<llvm::TargetMachine>>
+mlir::quant_block::runner::createTargetMachine(
+    const JitCompileOptions &options) {
+  Expected<llvm::orc::JITTargetMachineBuilder> builder =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  if (!options.targetCPU.empty() && options.targetCPU != "host") {
+    // The named CPU brings its own features; the host's must not leak in.
+    builder->setCPU(options.targetCPU);
+    builder->getFeatures() = llvm::SubtargetFeatures();
+  }
+  std::vector<std::string> features = splitFeatures(options.targetFeatures);
+  builder->addFeatures(features);
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  Expected<std::unique_ptr<llvm::TargetMachine>> targetMachine =
+      builder->createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+  if (Error err = checkTarget(**targetMachine, options, features))
+    return std::move(err);
+  return targetMachine;
+}
+
 Expected<std::unique_ptr<ExecutionEngine>>
 mlir::quant_block::runner::lowerAndCompile(ModuleOp module,
                                            const EntrySignature &signature,
@@ -126,13 +212,8 @@ mlir::quant_block::runner::lowerAndCompile(ModuleOp module,
   if (Error err = checkLoweredEntry(module, signature, options.pipeline))
     return std::move(err);
 
-  Expected<llvm::orc::JITTargetMachineBuilder> builder =
-      llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder)
-    return builder.takeError();
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   Expected<std::unique_ptr<llvm::TargetMachine>> targetMachine =
-      builder->createTargetMachine();
+      createTargetMachine(options);
   if (!targetMachine)
     return targetMachine.takeError();
 

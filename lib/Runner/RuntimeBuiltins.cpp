@@ -38,7 +38,7 @@ uint16_t mlir::quant_block::runner::truncateF64ToBF16Bits(double value) {
   double magnitude = std::fabs(value);
   // The largest finite bf16 is (2 - 2^-7) * 2^127, with an odd significand:
   // from halfway to 2^128 on, the value rounds to infinity.
-  if (magnitude >= 0x1.fep127)
+  if (magnitude >= 0x1.ffp127)
     return sign | 0x7f80;
   // Round the magnitude to 8 significant bits (or to a multiple of the
   // smallest subnormal, 2^-133) with the current, nearest-even mode: exact

@@ -27,6 +27,12 @@
 // RUN: not quant-run %s -i %t/x_complex.npy -i %t/s.npy 2>&1 | FileCheck %s --check-prefix=COMPLEX
 // COMPLEX: quant-run: error: input #0: '{{.*}}x_complex.npy' has dtype <c8, which quant-run does not support (an element type compiled code cannot take; supported: b1, i1, u1, i2, u2, i4, u4, i8, u8, f2, f4, f8)
 
+// Targets: names LLVM does not know are errors (LLVM itself only warns).
+// RUN: not quant-run %s -i %t/x.npy -i %t/s.npy --target-cpu=x86-64-v9 2>&1 | FileCheck %s --check-prefix=TARGET-CPU
+// TARGET-CPU: quant-run: error: --target-cpu: 'x86-64-v9' is not a processor LLVM knows for {{.*}}
+// RUN: not quant-run %s -i %t/x.npy -i %t/s.npy --target-features=+avx1024 2>&1 | FileCheck %s --check-prefix=TARGET-FEATURE
+// TARGET-FEATURE: quant-run: error: --target-features: 'avx1024' is not a feature LLVM knows for {{.*}}
+
 // Outputs: one -o per result, or none.
 // RUN: not quant-run %s -i %t/x.npy -i %t/s.npy -o %t/a.npy -o %t/b.npy 2>&1 | FileCheck %s --check-prefix=OUTPUTS
 // OUTPUTS: quant-run: error: @main returns 1 result but 2 output files were given (-o): give one -o per result, or none to print a summary of each result

@@ -90,6 +90,19 @@ static cl::opt<bool> printIRAfterPipeline(
     cl::desc("Print the module after the pass pipeline to stdout"),
     cl::init(false), cl::cat(runCategory));
 
+static cl::opt<std::string> targetCPU(
+    "target-cpu",
+    cl::desc("Generate code for this CPU (an LLVM processor name such as "
+             "x86-64-v2, x86-64-v3, x86-64-v4; default: the host). It must "
+             "be one the host can execute"),
+    cl::value_desc("name"), cl::cat(runCategory));
+
+static cl::opt<std::string> targetFeatures(
+    "target-features",
+    cl::desc("LLVM target features to add (+name) or remove (-name), on top "
+             "of --target-cpu's (e.g. +avx512bf16)"),
+    cl::value_desc("+a,-b"), cl::cat(runCategory));
+
 static cl::list<std::string>
     sharedLibs("shared-libs",
                cl::desc("Libraries the compiled code calls (e.g. "
@@ -379,6 +392,8 @@ int main(int argc, char **argv) {
   JitCompileOptions compileOptions;
   compileOptions.pipeline = pipeline;
   compileOptions.printIRAfterPipeline = printIRAfterPipeline;
+  compileOptions.targetCPU = targetCPU;
+  compileOptions.targetFeatures = targetFeatures;
   compileOptions.sharedLibPaths.assign(sharedLibs.begin(), sharedLibs.end());
   compileOptions.cachingAllocator = benchmarkCalls > 0 && !benchmarkFreshMemory;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =

@@ -124,4 +124,40 @@ def MarkRunnerUtilsReadOnly : Pass<"quant-block-mark-runner-utils-read-only",
   ];
 }
 
+def ExpandFloatConversions : Pass<"quant-block-expand-float-conversions",
+                                  "func::FuncOp"> {
+  let summary = "Round to and from bf16 and f16 with integer arithmetic";
+  let description = [{
+    Makes every bf16 and f16 result independent of the host CPU. LLVM lowers
+    `fptrunc` to bf16 to `vcvtneps2bf16` on CPUs with AVX512-BF16, and that
+    instruction flushes subnormals to zero (the numerics contract rounds them
+    to nearest even like any other value); elsewhere it calls a builtin. f16
+    conversions use F16C where the host has it and libgcc elsewhere, and
+    f16 arithmetic is native on AVX512-FP16 hosts (so an f16 fused
+    multiply-add rounds once there and twice elsewhere).
+
+    The CPU pipeline first runs upstream `arith-emulate-unsupported-floats`
+    for bf16 and f16, so every `arith` op on those types is computed in f32
+    and rounded once to its type (for add, sub, mul and div f32 is wide
+    enough that this equals the exact operation in the narrow type). This
+    pass then lowers what is left, the conversions:
+    * `arith.truncf` from f32 or f64 to bf16 or f16 becomes integer
+      arithmetic on the bit pattern: round to nearest, ties to even,
+      subnormals kept, overflow to infinity, NaN kept quiet with its sign and
+      the top bits of its payload. An f64 is first rounded to f32 *to odd*,
+      so the value is rounded once (f32 carries more than two extra bits for
+      either type, and the same exponent range as bf16);
+    * `arith.extf` from bf16 or f16 becomes integer arithmetic (bf16: a
+      shift; f16: rebiasing, subnormals scaled exactly, a signalling NaN made
+      quiet).
+
+    A `truncf` with an explicit rounding mode other than to-nearest-even is
+    left alone. It runs on scalars and vectors (after bufferization and
+    vectorization) as well as on tensors.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+  ];
+}
+
 #endif // QUANT_BLOCK_PIPELINES_PASSES_TD

@@ -34,6 +34,12 @@ struct JitCompileOptions {
   /// Shared libraries the compiled code calls (libmlir_runner_utils.so for
   /// printMemref*).
   llvm::SmallVector<std::string> sharedLibPaths;
+  /// The CPU to generate code for (an LLVM processor name such as
+  /// `x86-64-v3`); empty or `host`: the host CPU with its features.
+  std::string targetCPU;
+  /// LLVM target features added to (`+name`) or removed from (`-name`)
+  /// those of targetCPU, comma-separated.
+  std::string targetFeatures;
   /// Binds the compiled code's malloc, aligned_alloc and free to the caching
   /// allocator (CachingAllocator.h) instead of libc's.
   bool cachingAllocator = false;
@@ -44,9 +50,17 @@ struct JitCompileOptions {
 /// into them (repeated benchmark calls then see the same inputs).
 void markTensorArgumentsReadOnly(ModuleOp module, llvm::StringRef entry);
 
-/// Lowers `module` with `options.pipeline`, JIT-compiles it and runs its
-/// global constructors. The pass pipeline's own diagnostics go to the
-/// context's diagnostic handler; the returned error says which step failed.
+/// The TargetMachine for `options.targetCPU` / `options.targetFeatures`
+/// (default: the host) at -O3. Unknown CPU or feature names, and a target
+/// the host cannot execute, are errors.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const JitCompileOptions &options);
+
+/// Lowers `module` with `options.pipeline`, JIT-compiles it for the target
+/// of `options` and runs its global constructors. A target the host cannot
+/// execute (a feature the host lacks) is an error before anything runs. The
+/// pass pipeline's own diagnostics go to the context's diagnostic handler; the
+/// returned error says which step failed.
 llvm::Expected<std::unique_ptr<ExecutionEngine>>
 lowerAndCompile(ModuleOp module, const EntrySignature &signature,
                 const JitCompileOptions &options);

@@ -1,0 +1,58 @@
+// RUN: quant-opt %s --split-input-file --quant-block-expand-float-conversions | FileCheck %s
+
+// f32 -> bf16: integer rounding on the bit pattern, no truncf left for LLVM
+// to lower to a host instruction.
+// CHECK-LABEL: func.func @f32_to_bf16
+// CHECK-NOT: arith.truncf
+// CHECK: arith.bitcast %{{.*}} : vector<8xf32> to vector<8xi32>
+// CHECK: arith.constant dense<32767> : vector<8xi32>
+// CHECK: arith.cmpf uno
+// CHECK: arith.trunci %{{.*}} : vector<8xi32> to vector<8xi16>
+// CHECK: arith.bitcast %{{.*}} : vector<8xi16> to vector<8xbf16>
+func.func @f32_to_bf16(%x: vector<8xf32>) -> vector<8xbf16> {
+  %r = arith.truncf %x : vector<8xf32> to vector<8xbf16>
+  return %r : vector<8xbf16>
+}
+
+// -----
+
+// f64 -> f16 rounds to odd in f32 first (the only truncf left is f64 -> f32,
+// which every host rounds the same), then to f16 by integer arithmetic.
+// CHECK-LABEL: func.func @f64_to_f16
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK-NOT: arith.truncf
+// CHECK: arith.cmpf one
+// CHECK: arith.ori
+// CHECK: arith.bitcast %{{.*}} : i16 to f16
+func.func @f64_to_f16(%x: f64) -> f16 {
+  %r = arith.truncf %x : f64 to f16
+  return %r : f16
+}
+
+// -----
+
+// Extensions: bf16 by a shift, f16 by rebiasing; bf16 -> f64 goes through f32.
+// CHECK-LABEL: func.func @extensions
+// CHECK-NOT: arith.extf %{{.*}} : bf16
+// CHECK-NOT: arith.extf %{{.*}} : f16
+// CHECK: arith.shli
+// CHECK: arith.extf %{{.*}} : f32 to f64
+func.func @extensions(%a: bf16, %b: f16) -> (f64, f32) {
+  %x = arith.extf %a : bf16 to f64
+  %y = arith.extf %b : f16 to f32
+  return %x, %y : f64, f32
+}
+
+// -----
+
+// Other rounding modes and other types are left alone.
+// CHECK-LABEL: func.func @left_alone
+// CHECK: arith.truncf %{{.*}} to_nearest_away : f32 to bf16
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: arith.extf %{{.*}} : f32 to f64
+func.func @left_alone(%x: f32, %y: f64) -> (bf16, f32, f64) {
+  %a = arith.truncf %x to_nearest_away : f32 to bf16
+  %b = arith.truncf %y : f64 to f32
+  %c = arith.extf %x : f32 to f64
+  return %a, %b, %c : bf16, f32, f64
+}
