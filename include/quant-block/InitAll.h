@@ -9,6 +9,8 @@
 #ifndef QUANT_BLOCK_INITALL_H
 #define QUANT_BLOCK_INITALL_H
 
+#include "quant-block/Codegen/CPU/Passes.h"
+#include "quant-block/Codegen/Common/Passes.h"
 #include "quant-block/Conversion/Passes.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockDialect.h"
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
@@ -26,9 +28,11 @@ inline void registerAllDialects(DialectRegistry &registry) {
 /// Registers every quant-block pass and pipeline with the global pass
 /// registry (for command-line use).
 inline void registerAllPasses() {
-  registerQuantBlockConversionPasses();
   registerQuantBlockTransformsPasses();
-  registerCPUPipeline();
+  registerQuantBlockConversionPasses();
+  registerQuantBlockCodegenCommonPasses();
+  registerQuantBlockCodegenCPUPasses();
+  registerPipelines();
 }
 
 } // namespace mlir::quant_block

@@ -1,18 +1,17 @@
 //===- CPUPipeline.cpp - --quant-block-cpu-pipeline -----------------------===//
 //
 // From quant_block (and func / linalg / tensor / arith / math / TOSA / quant
-// IR around it) to the LLVM dialect. Upstream quant ops and frontend
-// quantization emulations are raised to quant_block first. Functions keep plain
-// memref arguments (identity-layout bufferization) so that mlir-runner and C
-// callers can pass buffers; every tensor is bufferized and deallocated.
+// IR around it) to the LLVM dialect: the shared front half, then the CPU back
+// half. Functions keep plain memref arguments (identity-layout bufferization)
+// so that mlir-runner and C callers can pass buffers; every tensor is
+// bufferized and deallocated.
 //
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Pipelines/Pipelines.h"
 
-#include "quant-block/Conversion/Passes.h"
-#include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
-#include "quant-block/Pipelines/Passes.h"
+#include "quant-block/Codegen/CPU/Passes.h"
+#include "quant-block/Codegen/Common/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -22,38 +21,13 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/Passes.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::quant_block;
 
-void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
-                                         const CPUPipelineOptions &options) {
-  if (options.raise)
-    pm.addPass(createQuantBlockRaise());
-  if (options.lowerTosa) {
-    // TOSA around the quantized ops goes through the standard lowering.
-    OpPassManager &funcPm = pm.nest<func::FuncOp>();
-    funcPm.addPass(tosa::createTosaToLinalgNamed());
-    funcPm.addPass(tosa::createTosaToLinalg());
-    funcPm.addPass(createTosaToArithPass());
-    funcPm.addPass(createTosaToTensorPass());
-  }
-  pm.addPass(createConvertQuantBlockToLinalg());
-  // Elementwise arith / math on tensors (as frontends and tests write them)
-  // becomes linalg so that it bufferizes.
-  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  // FP8 / FP6 / FP4 / E8M0 outside quant_block: extensions are decoded
-  // exactly, anything else is an error here rather than in the LLVM
-  // translation.
-  pm.addPass(createExpandNarrowFloats());
-  // Elementwise consumers of a dequantization (bias, activation, residual)
-  // fuse into its generic, through the collapse of the block iteration
-  // space, so the dequantized tensor is never materialized.
-  pm.addNestedPass<func::FuncOp>(createCPUFuseElementwise());
-  pm.addPass(createCanonicalizerPass());
-
+void mlir::quant_block::buildCPUBackHalfPipeline(
+    OpPassManager &pm, const CPUPipelineOptions &options) {
   if (options.vectorize) {
     CPUVectorizeOptions vectorize;
     vectorize.vectorBits = options.vectorBits;
@@ -103,11 +77,8 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
-void mlir::quant_block::registerCPUPipeline() {
-  registerQuantBlockPipelinesPasses();
-  PassPipelineRegistration<CPUPipelineOptions>(
-      "quant-block-cpu-pipeline",
-      "Lower quant_block and the upstream IR around it to the LLVM dialect "
-      "for the host CPU (runnable with mlir-runner)",
-      buildCPUPipeline);
+void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
+                                         const CPUPipelineOptions &options) {
+  buildFrontHalfPipeline(pm, options.getFrontHalfOptions());
+  buildCPUBackHalfPipeline(pm, options);
 }

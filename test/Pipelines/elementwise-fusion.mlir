@@ -1,7 +1,10 @@
 // --quant-block-cpu-pipeline fuses elementwise consumers of a dequantization
 // into its generic: one generic computes (q * s) + b and the dequantized
 // tensor is never materialized.
-// RUN: quant-opt %s --quant-block-cpu-pipeline --mlir-print-ir-after=quant-block-cpu-fuse-elementwise -o /dev/null 2>&1 | FileCheck %s
+// RUN: quant-opt %s --quant-block-cpu-pipeline --mlir-print-ir-after=quant-block-fuse-elementwise -o /dev/null 2>&1 | FileCheck %s
+// The shared front half alone (what every target pipeline starts with) ends
+// with the same fused generic, on tensors.
+// RUN: quant-opt %s --quant-block-linalg-pipeline | FileCheck %s
 
 // CHECK-LABEL: func.func @dequantize_add
 // CHECK-COUNT-1: linalg.generic

@@ -1,8 +1,12 @@
 //===- Pipelines.h - named end-to-end quant-block pipelines -----*- C++ -*-===//
 //
-// The named pipelines that take a module with quant_block ops (and any
-// upstream IR around them) all the way down: --quant-block-cpu-pipeline to the
-// LLVM dialect, runnable with mlir-runner.
+// The pipelines only compose passes: one target-neutral front half (raise,
+// TOSA to linalg, quant_block to linalg, elementwise to linalg, narrow-float
+// expansion, elementwise fusion) that every target pipeline starts with, and
+// one back half per target. --quant-block-linalg-pipeline is the front half
+// alone; --quant-block-cpu-pipeline goes on to the LLVM dialect, runnable with
+// mlir-runner. The passes themselves live in Codegen/Common (target-neutral)
+// and Codegen/CPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,17 +18,51 @@
 
 namespace mlir::quant_block {
 
-struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
-  PassOptions::Option<bool> raise{
+/// Options of the target-neutral front half.
+struct FrontHalfOptions {
+  /// Run --quant-block-raise first.
+  bool raise = true;
+  /// Lower TOSA around the quant_block ops to linalg / arith / tensor.
+  bool lowerTosa = true;
+};
+
+/// Appends the target-neutral front half to `pm` (a module pass manager):
+/// from quant_block, TOSA, upstream quant and frontend decompositions to
+/// fused linalg on tensors, with narrow-float extensions decoded exactly.
+/// Every target pipeline starts with it, so every target computes the same
+/// numerics from the same IR.
+void buildFrontHalfPipeline(OpPassManager &pm, const FrontHalfOptions &options);
+
+/// The front half's options as pipeline options, shared by every pipeline
+/// that starts with the front half (`Derived` is the pipeline's own options).
+template <typename Derived>
+struct FrontHalfPipelineOptions : public PassPipelineOptions<Derived> {
+  mlir::detail::PassOptions::Option<bool> raise{
       *this, "raise",
       llvm::cl::desc("Run --quant-block-raise first: upstream quant ops and "
                      "frontend quantization emulations become quant_block "
                      "ops (upstream quant ops have no other lowering here)"),
       llvm::cl::init(true)};
-  PassOptions::Option<bool> lowerTosa{
+  mlir::detail::PassOptions::Option<bool> lowerTosa{
       *this, "lower-tosa",
       llvm::cl::desc("Lower TOSA ops around the quant_block ops to linalg"),
       llvm::cl::init(true)};
+
+  FrontHalfOptions getFrontHalfOptions() const {
+    FrontHalfOptions options;
+    options.raise = raise;
+    options.lowerTosa = lowerTosa;
+    return options;
+  }
+};
+
+/// --quant-block-linalg-pipeline: the front half alone.
+struct LinalgPipelineOptions
+    : public FrontHalfPipelineOptions<LinalgPipelineOptions> {};
+
+/// --quant-block-cpu-pipeline: the front half, then the CPU back half.
+struct CPUPipelineOptions
+    : public FrontHalfPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Tile and vectorize the linalg ops (off: scalar loops)"),
@@ -40,12 +78,19 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(8)};
 };
 
-/// Appends the CPU pipeline to `pm` (a module pass manager): quant_block to
-/// linalg, TOSA to linalg, bufferization, loops, and the LLVM dialect.
+/// Appends the CPU back half to `pm` (a module pass manager): tiling and
+/// vectorization, bufferization, loops, host-independent bf16 / f16, and
+/// the LLVM dialect.
+void buildCPUBackHalfPipeline(OpPassManager &pm,
+                              const CPUPipelineOptions &options);
+
+/// Appends the whole CPU pipeline: the front half, then the CPU back half.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
-/// Registers --quant-block-cpu-pipeline.
-void registerCPUPipeline();
+/// Registers --quant-block-linalg-pipeline and --quant-block-cpu-pipeline
+/// (only the pipelines: the passes they use are registered by
+/// registerAllPasses() in InitAll.h).
+void registerPipelines();
 
 } // namespace mlir::quant_block
 

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quant-block/Pipelines/Passes.h"
+#include "quant-block/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -20,7 +20,7 @@
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_CPUFLATTENVECTORS
-#include "quant-block/Pipelines/Passes.h.inc"
+#include "quant-block/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::quant_block
 
 using namespace mlir;

@@ -1,15 +1,13 @@
 //===- ExpandNarrowFloats.cpp - exact extensions from narrow floats -------===//
 //
 // --quant-block-expand-narrow-floats: see Passes.td. The decoding is the one
-// dequantize uses (ScalarCodegen.h), so a value decodes to the same bits
+// dequantize uses (NarrowFloatCodegen.h), so a value decodes to the same bits
 // whichever way it reaches f32.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ScalarCodegen.h"
-
-#include "quant-block/Conversion/Passes.h"
-#include "quant-block/Dialect/QuantBlock/IR/QuantBlockAttrs.h"
+#include "quant-block/Codegen/Common/Passes.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/NarrowFloatCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -19,18 +17,22 @@
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_EXPANDNARROWFLOATS
-#include "quant-block/Conversion/Passes.h.inc"
+#include "quant-block/Codegen/Common/Passes.h.inc"
 } // namespace mlir::quant_block
 
 using namespace mlir;
 using namespace mlir::quant_block;
-using namespace mlir::quant_block::detail;
 
-/// The float types no backend here computes with: the OCP narrow formats
-/// and E8M0.
-static bool isNarrowFloat(Type type) {
-  Type element = getElementTypeOrSelf(type);
-  return isOCPFloatStorageType(element) || isa<Float8E8M0FNUType>(element);
+/// The f32 `value` as `type` (f16, bf16, f32, f64); exact for the decoded
+/// value of any narrow float that `type` can hold (arith.extf only widens).
+static Value convertDecoded(OpBuilder &b, Location loc, Value value,
+                            Type type) {
+  unsigned width = type.getIntOrFloatBitWidth();
+  if (width == 32)
+    return value;
+  if (width > 32)
+    return arith::ExtFOp::create(b, loc, type, value);
+  return arith::TruncFOp::create(b, loc, type, value);
 }
 
 namespace {
@@ -41,14 +43,12 @@ struct ExpandNarrowFloatExtension : public OpRewritePattern<arith::ExtFOp> {
   LogicalResult matchAndRewrite(arith::ExtFOp op,
                                 PatternRewriter &rewriter) const override {
     Value in = op.getIn();
-    if (!isNarrowFloat(in.getType()) || isa<ShapedType>(in.getType()))
+    if (!isNarrowFloatType(in.getType()) || isa<ShapedType>(in.getType()))
       return rewriter.notifyMatchFailure(op, "not a narrow float scalar");
-    // emitScaleToF32 decodes E8M0 by bit placement and the OCP formats with
-    // emitDecodeOCPFloat; both are exact.
-    Value value = emitScaleToF32(rewriter, op.getLoc(), in);
+    Value value = emitNarrowFloatToF32(rewriter, op.getLoc(), in);
     // Every value of these types is exact in the (wider) result type too.
     rewriter.replaceOp(
-        op, convertFloat(rewriter, op.getLoc(), value, op.getType()));
+        op, convertDecoded(rewriter, op.getLoc(), value, op.getType()));
     return success();
   }
 };
@@ -71,7 +71,7 @@ struct ExpandNarrowFloatsPass
       Type narrow;
       for (Type type :
            llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-        if (!narrow && isNarrowFloat(type))
+        if (!narrow && isNarrowFloatType(type))
           narrow = type;
       if (!narrow)
         return;

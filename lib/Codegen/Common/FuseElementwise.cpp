@@ -1,13 +1,13 @@
 //===- CPUFuseElementwise.cpp - fuse elementwise consumers ----------------===//
 //
-// --quant-block-cpu-fuse-elementwise: producer-consumer fusion of elementwise
+// --quant-block-fuse-elementwise: producer-consumer fusion of elementwise
 // linalg ops on tensors, with the reshapes between them (the collapse of a
 // block iteration space) propagated by expansion. Only single-use producers
 // are fused, so no work is duplicated.
 //
 //===----------------------------------------------------------------------===//
 
-#include "quant-block/Pipelines/Passes.h"
+#include "quant-block/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -16,8 +16,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::quant_block {
-#define GEN_PASS_DEF_CPUFUSEELEMENTWISE
-#include "quant-block/Pipelines/Passes.h.inc"
+#define GEN_PASS_DEF_FUSEELEMENTWISE
+#include "quant-block/Codegen/Common/Passes.h.inc"
 } // namespace mlir::quant_block
 
 using namespace mlir;
@@ -74,9 +74,8 @@ struct DropUnreadInit : public OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-struct CPUFuseElementwisePass
-    : public mlir::quant_block::impl::CPUFuseElementwiseBase<
-          CPUFuseElementwisePass> {
+struct FuseElementwisePass
+    : public mlir::quant_block::impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     linalg::ControlFusionFn singleUseProducer = [](OpOperand *operand) {

@@ -1,13 +1,15 @@
-//===- CPUVectorize.cpp - tile and vectorize linalg ops for the CPU -------===//
+//===- Vectorize.cpp - tile and vectorize linalg ops for the CPU ----------===//
 //
 // --quant-block-cpu-vectorize: tiles each linalg op on tensors to a tile of a
 // few vector registers and runs the upstream linalg vectorizer on the tile.
 // Tile sizes are divisors of the static loop sizes, so the tiles are static
-// and the vectorizer needs no masks; see Passes.td for the rule.
+// and the vectorizer needs no masks; the rule is chooseCPUTileSizes
+// (TileSizeSelection.h).
 //
 //===----------------------------------------------------------------------===//
 
-#include "quant-block/Pipelines/Passes.h"
+#include "quant-block/Codegen/CPU/Passes.h"
+#include "quant-block/Codegen/CPU/TileSizeSelection.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -24,7 +26,7 @@
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_CPUVECTORIZE
-#include "quant-block/Pipelines/Passes.h.inc"
+#include "quant-block/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::quant_block
 
 using namespace mlir;
@@ -44,14 +46,6 @@ static int64_t getWidestElementBits(linalg::LinalgOp op) {
   return widest;
 }
 
-/// The largest divisor of `range` that is at most `limit`.
-static int64_t getLargestDivisor(int64_t range, int64_t limit) {
-  int64_t divisor = std::max<int64_t>(std::min(limit, range), 1);
-  while (range % divisor != 0)
-    --divisor;
-  return divisor;
-}
-
 /// Whether `op` sums floats over its reduction loops. Such sums are ordered
 /// (each output adds its terms one after the other, as the scalar code does),
 /// so a vector along a reduction loop is one dependent chain of additions.
@@ -65,48 +59,21 @@ static bool hasOrderedFloatSum(linalg::LinalgOp op) {
   return result.wasInterrupted();
 }
 
-/// Tile sizes for `op` (0 = not tiled): from the innermost loop outwards,
-/// static loops are kept whole while they fit `budget` elements, the first
-/// that does not fit is tiled by its largest divisor that does, and the rest
-/// (and every dynamic loop) by 1. For ordered float sums, the innermost
-/// static parallel loop gets `lanes` elements first, so that each vector
-/// lane carries the chain of one output and the lanes add in parallel.
+/// Tile sizes for `op` (0 = not tiled); see chooseCPUTileSizes.
 static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp op, int64_t budget,
                                             int64_t lanes) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  SmallVector<int64_t> sizes(ranges.size(), 1);
-  int64_t remaining = std::max<int64_t>(budget, 1);
-  std::optional<int64_t> laneLoop;
-  if (hasOrderedFloatSum(op)) {
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    for (int64_t d = static_cast<int64_t>(ranges.size()) - 1; d >= 0; --d) {
-      if (iterators[d] != utils::IteratorType::parallel ||
-          ShapedType::isDynamic(ranges[d]) || ranges[d] == 1)
-        continue;
-      int64_t size = getLargestDivisor(ranges[d], std::min(lanes, remaining));
-      if (size == 1)
-        break;
-      laneLoop = d;
-      sizes[d] = size == ranges[d] ? 0 : size;
-      remaining /= size;
-      break;
-    }
-  }
-  for (int64_t d = static_cast<int64_t>(ranges.size()) - 1; d >= 0; --d) {
-    if (laneLoop && d == *laneLoop)
-      continue;
-    int64_t range = ranges[d];
-    if (ShapedType::isDynamic(range) || remaining == 1)
-      break;
-    if (range <= remaining) {
-      sizes[d] = 0;
-      remaining /= std::max<int64_t>(range, 1);
-      continue;
-    }
-    sizes[d] = getLargestDivisor(range, remaining);
-    break;
-  }
-  return sizes;
+  SmallVector<bool> isParallel = llvm::map_to_vector(
+      op.getIteratorTypesArray(), [](utils::IteratorType iterator) {
+        return iterator == utils::IteratorType::parallel;
+      });
+  TileSizeProblem problem;
+  problem.loopRanges = ranges;
+  problem.isParallel = isParallel;
+  problem.hasOrderedFloatSum = hasOrderedFloatSum(op);
+  problem.budget = budget;
+  problem.lanes = lanes;
+  return chooseCPUTileSizes(problem);
 }
 
 /// Whether `op` touches memory of an element type narrower than a byte (i1,

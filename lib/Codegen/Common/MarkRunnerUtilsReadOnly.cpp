@@ -4,14 +4,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quant-block/Pipelines/Passes.h"
+#include "quant-block/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_MARKRUNNERUTILSREADONLY
-#include "quant-block/Pipelines/Passes.h.inc"
+#include "quant-block/Codegen/Common/Passes.h.inc"
 } // namespace mlir::quant_block
 
 using namespace mlir;

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quant-block/Pipelines/Passes.h"
+#include "quant-block/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
@@ -18,7 +18,7 @@
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_EXPANDFLOATCONVERSIONS
-#include "quant-block/Pipelines/Passes.h.inc"
+#include "quant-block/Codegen/Common/Passes.h.inc"
 } // namespace mlir::quant_block
 
 using namespace mlir;

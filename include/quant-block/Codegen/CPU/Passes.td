@@ -1,34 +1,17 @@
 //===- Passes.td - CPU code generation passes --------------*- tablegen -*-===//
 //
-// The code generation passes that --quant-block-cpu-pipeline runs between the
-// linalg form and the LLVM dialect: tiling to register-sized tiles and
-// vectorization on tensors, then flattening of the vectors after
-// bufferization.
+// The CPU back half of --quant-block-cpu-pipeline, between the fused linalg
+// form and the LLVM dialect: tiling to register-sized tiles and vectorization
+// on tensors, flattening of the vectors after bufferization, and the lowering
+// of reductions that keeps float sums ordered. The tile sizes come from the
+// pure function in TileSizeSelection.h.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef QUANT_BLOCK_PIPELINES_PASSES_TD
-#define QUANT_BLOCK_PIPELINES_PASSES_TD
+#ifndef QUANT_BLOCK_CODEGEN_CPU_PASSES_TD
+#define QUANT_BLOCK_CODEGEN_CPU_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
-
-def CPUFuseElementwise : Pass<"quant-block-cpu-fuse-elementwise",
-                              "func::FuncOp"> {
-  let summary = "Fuse elementwise consumers into quantization generics";
-  let description = [{
-    Fuses elementwise linalg ops with their single-use producers, moving the
-    collapse of a block iteration space below its consumers (reshape
-    propagation by expansion), so that a dequantization followed by a bias,
-    an activation or a residual add is one generic and the dequantized tensor
-    is never materialized. Unlike upstream --linalg-fuse-elementwise-ops it
-    does not constant-fold generics (which would fold the signedness casts of
-    unsigned constants into invalid arith.constants).
-  }];
-  let dependentDialects = [
-    "::mlir::linalg::LinalgDialect",
-    "::mlir::tensor::TensorDialect",
-  ];
-}
 
 def CPUVectorize : Pass<"quant-block-cpu-vectorize", "func::FuncOp"> {
   let summary = "Tile linalg ops to register-sized tiles and vectorize them";
@@ -107,57 +90,4 @@ def CPULowerReductions : Pass<"quant-block-cpu-lower-reductions",
   ];
 }
 
-def MarkRunnerUtilsReadOnly : Pass<"quant-block-mark-runner-utils-read-only",
-                                   "ModuleOp"> {
-  let summary = "Tell bufferization that the runner utilities only read";
-  let description = [{
-    Gives the tensor arguments of external declarations of the MLIR runner
-    utilities that only read their memrefs (`printMemref*`, `verifyMemRef*`)
-    the `bufferization.access = "read"` attribute, unless they have one.
-    Without it, One-Shot Bufferize must assume that an external function
-    writes its arguments, and a `main` that prints a tensor through a cast to
-    an unranked tensor and then uses the tensor again fails to bufferize
-    ("cannot avoid RaW conflict": an unranked copy cannot be allocated).
-  }];
-  let dependentDialects = [
-    "::mlir::bufferization::BufferizationDialect",
-  ];
-}
-
-def ExpandFloatConversions : Pass<"quant-block-expand-float-conversions",
-                                  "func::FuncOp"> {
-  let summary = "Round to and from bf16 and f16 with integer arithmetic";
-  let description = [{
-    Makes every bf16 and f16 result independent of the host CPU. LLVM lowers
-    `fptrunc` to bf16 to `vcvtneps2bf16` on CPUs with AVX512-BF16, and that
-    instruction flushes subnormals to zero (the numerics contract rounds them
-    to nearest even like any other value); elsewhere it calls a builtin. f16
-    conversions use F16C where the host has it and libgcc elsewhere, and
-    f16 arithmetic is native on AVX512-FP16 hosts (so an f16 fused
-    multiply-add rounds once there and twice elsewhere).
-
-    The CPU pipeline first runs upstream `arith-emulate-unsupported-floats`
-    for bf16 and f16, so every `arith` op on those types is computed in f32
-    and rounded once to its type (for add, sub, mul and div f32 is wide
-    enough that this equals the exact operation in the narrow type). This
-    pass then lowers what is left, the conversions:
-    * `arith.truncf` from f32 or f64 to bf16 or f16 becomes integer
-      arithmetic on the bit pattern: round to nearest, ties to even,
-      subnormals kept, overflow to infinity, NaN kept quiet with its sign and
-      the top bits of its payload. An f64 is first rounded to f32 *to odd*,
-      so the value is rounded once (f32 carries more than two extra bits for
-      either type, and the same exponent range as bf16);
-    * `arith.extf` from bf16 or f16 becomes integer arithmetic (bf16: a
-      shift; f16: rebiasing, subnormals scaled exactly, a signalling NaN made
-      quiet).
-
-    A `truncf` with an explicit rounding mode other than to-nearest-even is
-    left alone. It runs on scalars and vectors (after bufferization and
-    vectorization) as well as on tensors.
-  }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-  ];
-}
-
-#endif // QUANT_BLOCK_PIPELINES_PASSES_TD
+#endif // QUANT_BLOCK_CODEGEN_CPU_PASSES_TD

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quant-block/Pipelines/Passes.h"
+#include "quant-block/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -14,7 +14,7 @@
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_CPULOWERREDUCTIONS
-#include "quant-block/Pipelines/Passes.h.inc"
+#include "quant-block/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::quant_block
 
 using namespace mlir;

@@ -1,0 +1,62 @@
+//===- TileSizeSelection.cpp - CPU tile sizes as a pure function ----------===//
+//
+// See TileSizeSelection.h. No IR here: the vectorize pass translates a
+// linalg op into a TileSizeProblem.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Codegen/CPU/TileSizeSelection.h"
+
+#include <algorithm>
+#include <cassert>
+#include <optional>
+
+using namespace mlir::quant_block;
+
+int64_t mlir::quant_block::getLargestDivisorAtMost(int64_t range,
+                                                   int64_t limit) {
+  int64_t divisor = std::max<int64_t>(std::min(limit, range), 1);
+  while (range % divisor != 0)
+    --divisor;
+  return divisor;
+}
+
+llvm::SmallVector<int64_t>
+mlir::quant_block::chooseCPUTileSizes(const TileSizeProblem &problem) {
+  llvm::ArrayRef<int64_t> ranges = problem.loopRanges;
+  assert(problem.isParallel.size() == ranges.size() &&
+         "one iterator kind per loop");
+  auto isDynamic = [](int64_t range) { return range < 0; };
+  llvm::SmallVector<int64_t> sizes(ranges.size(), 1);
+  int64_t remaining = std::max<int64_t>(problem.budget, 1);
+  std::optional<size_t> laneLoop;
+  if (problem.hasOrderedFloatSum) {
+    for (size_t d = ranges.size(); d-- > 0;) {
+      if (!problem.isParallel[d] || isDynamic(ranges[d]) || ranges[d] == 1)
+        continue;
+      int64_t size = getLargestDivisorAtMost(
+          ranges[d], std::min(problem.lanes, remaining));
+      if (size == 1)
+        break;
+      laneLoop = d;
+      sizes[d] = size == ranges[d] ? 0 : size;
+      remaining /= size;
+      break;
+    }
+  }
+  for (size_t d = ranges.size(); d-- > 0;) {
+    if (laneLoop && d == *laneLoop)
+      continue;
+    int64_t range = ranges[d];
+    if (isDynamic(range) || remaining == 1)
+      break;
+    if (range <= remaining) {
+      sizes[d] = 0;
+      remaining /= std::max<int64_t>(range, 1);
+      continue;
+    }
+    sizes[d] = getLargestDivisorAtMost(range, remaining);
+    break;
+  }
+  return sizes;
+}

@@ -1,0 +1,51 @@
+//===- FrontHalfPipeline.cpp - the target-neutral front half --------------===//
+//
+// Everything every target does before it decides how to run the loops: the
+// frontends' IR becomes quant_block ops, quant_block becomes linalg, and the
+// elementwise consumers of a dequantization fuse into it. The CPU pipeline
+// (and the coming GPU pipelines) start here, so a module computes the same
+// numerics on every target. --quant-block-linalg-pipeline stops here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Pipelines/Pipelines.h"
+
+#include "quant-block/Codegen/Common/Passes.h"
+#include "quant-block/Conversion/Passes.h"
+#include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::quant_block;
+
+void mlir::quant_block::buildFrontHalfPipeline(
+    OpPassManager &pm, const FrontHalfOptions &options) {
+  if (options.raise)
+    pm.addPass(createQuantBlockRaise());
+  if (options.lowerTosa) {
+    // TOSA around the quantized ops goes through the standard lowering.
+    OpPassManager &funcPm = pm.nest<func::FuncOp>();
+    funcPm.addPass(tosa::createTosaToLinalgNamed());
+    funcPm.addPass(tosa::createTosaToLinalg());
+    funcPm.addPass(createTosaToArithPass());
+    funcPm.addPass(createTosaToTensorPass());
+  }
+  pm.addPass(createConvertQuantBlockToLinalg());
+  // Elementwise arith / math on tensors (as frontends and tests write them)
+  // becomes linalg so that it bufferizes.
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  // FP8 / FP6 / FP4 / E8M0 outside quant_block: extensions are decoded
+  // exactly, anything else is an error here rather than in the LLVM
+  // translation.
+  pm.addPass(createExpandNarrowFloats());
+  // Elementwise consumers of a dequantization (bias, activation, residual)
+  // fuse into its generic, through the collapse of the block iteration
+  // space, so the dequantized tensor is never materialized.
+  pm.addNestedPass<func::FuncOp>(createFuseElementwise());
+  pm.addPass(createCanonicalizerPass());
+}

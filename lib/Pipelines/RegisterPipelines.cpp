@@ -1,0 +1,30 @@
+//===- RegisterPipelines.cpp - the named pipelines of quant-opt -----------===//
+//
+// Registers the pipelines only; the passes they are made of are registered
+// by registerAllPasses() (InitAll.h), so that an embedder that wants one
+// pipeline does not get unrelated flags as a side effect.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Pipelines/Pipelines.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+using namespace mlir::quant_block;
+
+void mlir::quant_block::registerPipelines() {
+  PassPipelineRegistration<LinalgPipelineOptions>(
+      "quant-block-linalg-pipeline",
+      "The target-neutral front half every target pipeline starts with: "
+      "quant_block, TOSA, upstream quant and frontend decompositions to "
+      "fused linalg on tensors",
+      [](OpPassManager &pm, const LinalgPipelineOptions &options) {
+        buildFrontHalfPipeline(pm, options.getFrontHalfOptions());
+      });
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "quant-block-cpu-pipeline",
+      "Lower quant_block and the upstream IR around it to the LLVM dialect "
+      "for the host CPU (runnable with mlir-runner)",
+      buildCPUPipeline);
+}
