@@ -2,24 +2,16 @@
 
 import json
 import os
-import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from quant_block import reference  # noqa: E402
-
-CONFORMANCE = os.environ.get(
-    "QUANT_BLOCK_CONFORMANCE_DIR",
-    os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
-                 "conformance"))
+from quant_block import reference
 
 
-def test_formats_match_mx_formats():
+def test_formats_match_mx_formats(conformance_dir):
     """The enumerated tables against the E2M1 code table and the format
     facts (max / min normal, subnormals, NaN codes) of mx_formats.json."""
-    with open(os.path.join(CONFORMANCE, "mx_formats.json")) as f:
+    with open(os.path.join(conformance_dir, "mx_formats.json")) as f:
         facts = json.load(f)
     table = reference.float_format_table("f4E2M1FN")
     for row in facts["e2m1_code_table"]["rows"]:
@@ -41,12 +33,12 @@ def test_formats_match_mx_formats():
                              for c in fmt["nan_codes"]], key
 
 
-def test_onnx_float_quantize_codes():
+def test_onnx_float_quantize_codes(conformance_dir):
     """ONNX float8 / float4 QuantizeLinear cases, code for code (zero by
     value, as the source stores -0.0 as +0)."""
     names = {"float8e4m3fn": "f8E4M3FN", "float8e5m2": "f8E5M2",
              "float4e2m1": "f4E2M1FN"}
-    with open(os.path.join(CONFORMANCE, "onnx_quantizelinear.json")) as f:
+    with open(os.path.join(conformance_dir, "onnx_quantizelinear.json")) as f:
         cases = json.load(f)["cases"]
     checked = 0
     for case in cases:

@@ -8,16 +8,11 @@ the reference's code, so that a test fails when the reference strays from
 the contract.
 """
 
-import os
-import sys
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from quant_block import reference as ref  # noqa: E402
-from quant_block.reference import Params, Scheme  # noqa: E402
+from quant_block import reference as ref
+from quant_block.reference import Params, Scheme
 
 F32 = np.float32
 

@@ -3,16 +3,8 @@
 import json
 import os
 import subprocess
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from quant_block.webnn import Operand, implied_block, lower  # noqa: E402
-
-CONFORMANCE = os.environ.get(
-    "QUANT_BLOCK_CONFORMANCE_DIR",
-    os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
-                 "conformance"))
+from quant_block.webnn import Operand, implied_block, lower
 
 
 def test_implied_block_divides():
@@ -22,11 +14,11 @@ def test_implied_block_divides():
     assert implied_block([3, 2, 5], []) == [3, 2, 5]
 
 
-def test_implied_block_matches_conformance_attrs():
+def test_implied_block_matches_conformance_attrs(conformance_dir):
     """Every block-wise conformance case records its implied block."""
     checked = 0
     for name in ("webnn_dequantizeLinear.json", "webnn_quantizeLinear.json"):
-        with open(os.path.join(CONFORMANCE, name)) as f:
+        with open(os.path.join(conformance_dir, name)) as f:
             for case in json.load(f)["cases"]:
                 block = case["attrs"].get("implied_block_shape")
                 if block is None:

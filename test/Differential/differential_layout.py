@@ -181,12 +181,12 @@ def moves_data(perm, scheme, shape):
 
 
 def strided_parameters_gathered(case):
-    """The vectorized gather form reads a strided parameter slice as if it
-    were contiguous (FAILURES.md): an extract_slice takes scales (and zero
-    points) that are not one contiguous run of the input's, no later op
-    copies them (a transpose that only moves unit dimensions of the scales
-    folds to a view, so does a reshape), and the result takes the gather
-    form."""
+    """Where the vectorized gather form read a strided parameter slice as
+    if it were contiguous (see former_failure): an extract_slice takes
+    scales (and zero points) that are not one contiguous run of the
+    input's, no later op copies them (a transpose that only moves unit
+    dimensions of the scales folds to a view, so does a reshape), and the
+    result takes the gather form."""
     scheme, shape = case["scheme"], case["shape"]
     strided = False
     for op in case["ops"]:
@@ -205,21 +205,24 @@ def strided_parameters_gathered(case):
     return strided and not expanded_layout(shape, scheme)
 
 
-def known_failure(case):
-    """Layouts the compiled path gets wrong today, kept out of the default
-    run (--known-failures draws them; FAILURES.md): the extract_slice
-    lowering tells the data from the parameters by comparing the slice's
-    shape with the result's data shape, so when the result's scale tensor
-    has the data's shape (every block of the result holds one element) the
-    scales and zero points are sliced at the element offsets instead of
-    offset / block: wrong parameters, or an out-of-bounds
-    tensor.extract_slice ("offset 2 is out-of-bounds: 14 >= 8"). A
-    strided parameter slice read by the vectorized gather form
-    (strided_parameters_gathered). And 32-bit storage: the unpacked data
-    of a layout op's result (gathered like differential.known_failure's)
-    cannot be bufferized next to a dequantize of the same value
-    ("'tensor.cast' op not bufferizable under the given constraints: cannot
-    avoid RaW conflict")."""
+def former_failure(case):
+    """Layouts the compiled path got wrong when this test was written,
+    drawn only with --include-former-failures; all fixed since, and
+    differential_layout.test runs them. The extract_slice lowering told the
+    data from the parameters by comparing the slice's shape with the
+    result's data shape, so when the result's scale tensor has the data's
+    shape (every block of the result holds one element) the scales and zero
+    points were sliced at the element offsets instead of offset / block:
+    wrong parameters, or an out-of-bounds tensor.extract_slice ("offset 2
+    is out-of-bounds: 14 >= 8"); fixed by 9baa5bf ("extract_slice: slice
+    the parameters at offset / block even within a block"). A strided
+    parameter slice read by the vectorized gather form
+    (strided_parameters_gathered); fixed by 3b7cdc4 and bb1e7a9, which keep
+    such gathers scalar. And 32-bit storage: the unpacked data of a layout
+    op's result (like differential.former_failure's) could not be
+    bufferized next to a dequantize of the same value ("'tensor.cast' op
+    not bufferizable under the given constraints: cannot avoid RaW
+    conflict"); fixed by marking the runner's print utilities read-only."""
     scheme, shape = case["scheme"], case["shape"]
     if scheme.storage_bits == 32:
         return True
@@ -239,10 +242,10 @@ def known_failure(case):
     return False
 
 
-def make_case(rng, index, known_failures=False):
+def make_case(rng, index, former_failures=False):
     while True:
         case = draw_case(rng, index)
-        if known_failures or not known_failure(case):
+        if former_failures or not former_failure(case):
             return case
 
 
@@ -385,7 +388,7 @@ def check(case, outputs):
 def main():
     args = harness.parse_args(__doc__, 60, 20261125)
     rng = np.random.default_rng(args.seed)
-    cases = harness.select([make_case(rng, i, args.known_failures)
+    cases = harness.select([make_case(rng, i, args.include_former_failures)
                             for i in range(args.cases)], args.only)
     return harness.execute(cases, emit, check, "differential_layout", args)
 

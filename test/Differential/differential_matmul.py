@@ -16,7 +16,7 @@ executed, against the numpy reference (python/quant_block/reference.py):
 Result bits must be identical.
 
 usage: differential_matmul.py QUANT_OPT MLIR_RUNNER LIB_DIR [--cases N]
-       [--seed S] [--any-i32-layout] [--known-failures]
+       [--seed S] [--any-i32-layout] [--include-former-failures]
 --any-i32-layout draws i32-accumulating weights the lowering rejects today
 (ragged blocks, packed blocks that are not whole packing groups).
 """
@@ -152,15 +152,17 @@ def expanded_layout(shape, scheme):
     return group == 1 or block[-1] % group == 0
 
 
-def known_failure(case):
-    """Products the compiled path gets wrong today, kept out of the default
-    run (--known-failures draws them; FAILURES.md). The vectorized code is
-    wrong and the scalar code (--pipeline-options vectorize=false) right;
-    the culprit is --quant-block-cpu-flatten-vectors, which flattens a
-    vector.transpose of a vector.broadcast feeding an elementwise op into
-    the wrong shuffle. Sweeping M, N, K, the blocks, the storage, the lhs
-    and transpose_rhs for both accumulations, the shapes that reach it are
-    (conservatively): a [K, N] weight with one block along N; a transposed
+def former_failure(case):
+    """Products the compiled path got wrong when this test was written,
+    drawn only with --include-former-failures. The vectorized code was
+    wrong and the scalar code (--pipeline-options vectorize=false) right:
+    in --quant-block-cpu-flatten-vectors, the upstream unit-dimension
+    patterns turned a vector.broadcast followed by a vector.transpose of
+    unit dimensions into a broadcast along the wrong dimension. Fixed by
+    9501ede ("Flatten broadcasts and transposes before the unit-dimension
+    patterns"); differential_matmul.test runs them. Sweeping M, N, K, the
+    blocks, the storage, the lhs and transpose_rhs for both accumulations,
+    the shapes that reached it were (conservatively): a [K, N] weight with one block along N; a transposed
     [N, K] weight with one block along K and two or more along N; a
     transposed weight of sub-byte (packed) storage whose K block is one
     packing group and whose N block is not 1; a transposed weight with
@@ -190,7 +192,7 @@ def make_case(rng, index, args):
                 not expanded_layout(list(case["w_codes"].shape),
                                     case["w_scheme"]):
             continue
-        if args.known_failures or not known_failure(case):
+        if args.include_former_failures or not former_failure(case):
             return case
 
 

@@ -42,8 +42,8 @@ def choice(rng, items):
 
 def parse_args(description, default_cases, default_seed, extra=None):
     """The common command line: QUANT_OPT MLIR_RUNNER LIB_DIR [--cases N]
-    [--seed S] [--dump-ir FILE] [--only I,J] [--known-failures] (plus
-    `extra(parser)`)."""
+    [--seed S] [--dump-ir FILE] [--only I,J] [--include-former-failures]
+    (plus `extra(parser)`)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("quant_opt")
     parser.add_argument("runner")
@@ -59,10 +59,12 @@ def parse_args(description, default_cases, default_seed, extra=None):
                         help="options of --quant-block-cpu-pipeline, e.g. "
                              "'vectorize=false' to tell a vectorizer "
                              "problem from a lowering one")
-    parser.add_argument("--known-failures", action="store_true",
-                        help="also draw the configurations the compiled "
-                             "path fails on today (see the generator's "
-                             "known_failure)")
+    parser.add_argument("--include-former-failures", action="store_true",
+                        help="also draw the configurations the generator's "
+                             "former_failure names: compiler failures this "
+                             "test found, fixed since (the .test files "
+                             "pass it; leave it out to test a compiler from "
+                             "before the fixes)")
     if extra:
         extra(parser)
     return parser.parse_args()

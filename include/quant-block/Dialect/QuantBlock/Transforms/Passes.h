@@ -22,8 +22,22 @@ namespace mlir::quant_block {
 #define GEN_PASS_REGISTRATION
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h.inc"
 
-/// Patterns of --quant-block-raise.
+/// Patterns of --quant-block-raise: the three families below.
 void populateQuantBlockRaisePatterns(RewritePatternSet &patterns);
+
+/// The dequantize decompositions of --quant-block-raise:
+/// `(cast(q) - expand(zp)) * expand(s)` and its variants, in arith/math on
+/// tensors, TOSA or linalg.generic bodies.
+void populateQuantBlockRaiseDequantizePatterns(RewritePatternSet &patterns);
+
+/// The quantize decompositions of --quant-block-raise:
+/// `convert(clamp(round(x / expand(s)) + expand(zp)))`.
+void populateQuantBlockRaiseQuantizePatterns(RewritePatternSet &patterns);
+
+/// Upstream `quant.dcast` / `quant.qcast` / `quant.scast` on
+/// `!quant.uniform` tensors, for input that has no other quantization. Run
+/// them without folding: upstream folds quant.dcast(quant.qcast(x)) to x.
+void populateQuantBlockRaiseUpstreamQuantPatterns(RewritePatternSet &patterns);
 
 /// Patterns of --quant-block-select-zero-point: with no `domain`, the
 /// `auto` choice (drop all-zero zero points, float to int when exact);

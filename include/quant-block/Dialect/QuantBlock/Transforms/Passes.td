@@ -31,8 +31,20 @@ def QuantBlockRaise : Pass<"quant-block-raise"> {
       `!quant.uniform` per-tensor, per-axis and sub-channel types.
 
     Anything that is not an exact blockwise repetition is left untouched.
+
+    `populateQuantBlockRaisePatterns(patterns)` adds the same patterns for
+    C++ drivers; `populateQuantBlockRaiseDequantizePatterns`,
+    `populateQuantBlockRaiseQuantizePatterns` and
+    `populateQuantBlockRaiseUpstreamQuantPatterns` add one input family each
+    (say, only `!quant.uniform` casts). Run them without folding: upstream
+    folds `quant.dcast(quant.qcast(x))` to `x`.
   }];
-  let dependentDialects = ["::mlir::quant_block::QuantBlockDialect"];
+  // The raised ops take contracted scales and zero points built with
+  // arith.constant, tensor reshapes and tensor.bitcast, which the input (say,
+  // only quant.dcast) may not have loaded.
+  let dependentDialects = ["::mlir::quant_block::QuantBlockDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def QuantBlockSelectZeroPoint : Pass<"quant-block-select-zero-point"> {

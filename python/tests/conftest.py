@@ -1,0 +1,20 @@
+"""What the tests in this folder share: the quant_block package from this
+checkout (not an installed one) on the import path, and where the external
+conformance vectors are."""
+
+import os
+import sys
+
+import pytest
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, ".."))
+
+
+@pytest.fixture
+def conformance_dir():
+    """The folder of the conformance JSON files: QUANT_BLOCK_CONFORMANCE_DIR
+    (set by ctest), else shared/conformance beside the checkout."""
+    return os.environ.get(
+        "QUANT_BLOCK_CONFORMANCE_DIR",
+        os.path.join(here, "..", "..", "..", "shared", "conformance"))
