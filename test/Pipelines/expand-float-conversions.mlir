@@ -4,8 +4,8 @@
 // to lower to a host instruction.
 // CHECK-LABEL: func.func @f32_to_bf16
 // CHECK-NOT: arith.truncf
-// CHECK-DAG: %[[HALF_ULP:.*]] = arith.constant dense<32767> : vector<8xi32>
 // CHECK: arith.bitcast %{{.*}} : vector<8xf32> to vector<8xi32>
+// CHECK: %[[HALF_ULP:.*]] = arith.constant dense<32767> : vector<8xi32>
 // CHECK: arith.addi %[[HALF_ULP]]
 // CHECK: arith.cmpf uno
 // CHECK: arith.trunci %{{.*}} : vector<8xi32> to vector<8xi16>

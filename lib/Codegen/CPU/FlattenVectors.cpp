@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Codegen/CPU/Passes.h"
+#include "quant-block/Support/PatternDriver.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -131,7 +132,7 @@ struct CPUFlattenVectorsPass
     // test/Differential/differential_matmul.py).
     RewritePatternSet shuffles(ctx);
     shuffles.add<BroadcastAsShuffle, TransposeAsShuffle>(ctx);
-    if (failed(applyPatternsGreedily(func, std::move(shuffles))))
+    if (failed(applyPatternsAndFold(func, std::move(shuffles))))
       return signalPassFailure();
 
     RewritePatternSet transfers(ctx);
@@ -142,7 +143,7 @@ struct CPUFlattenVectorsPass
     vector::ShapeCastOp::getCanonicalizationPatterns(transfers, ctx);
     vector::BroadcastOp::getCanonicalizationPatterns(transfers, ctx);
     transfers.add<BroadcastAsShuffle, TransposeAsShuffle>(ctx);
-    if (failed(applyPatternsGreedily(func, std::move(transfers))))
+    if (failed(applyPatternsAndFold(func, std::move(transfers))))
       return signalPassFailure();
 
     // Linearize what is still n-D (elementwise ops, constants, broadcasts)
@@ -173,7 +174,7 @@ struct CPUFlattenVectorsPass
 
     RewritePatternSet cleanup(ctx);
     vector::ShapeCastOp::getCanonicalizationPatterns(cleanup, ctx);
-    if (failed(applyPatternsGreedily(func, std::move(cleanup))))
+    if (failed(applyPatternsAndFold(func, std::move(cleanup))))
       return signalPassFailure();
   }
 };

@@ -47,6 +47,9 @@ struct CPULowerReductionsPass
           patterns, ordered
                         ? vector::VectorMultiReductionLowering::InnerParallel
                         : vector::VectorMultiReductionLowering::InnerReduction);
+      // Not one of PatternDriver.h's drivers: the patterns must see only the
+      // reductions of this class (and what they create from them), so the
+      // driver is given that op list.
       GreedyRewriteConfig config;
       config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
       if (failed(

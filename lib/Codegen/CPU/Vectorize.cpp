@@ -10,6 +10,7 @@
 
 #include "quant-block/Codegen/CPU/Passes.h"
 #include "quant-block/Codegen/CPU/TileSizeSelection.h"
+#include "quant-block/Support/PatternDriver.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -197,7 +198,7 @@ struct CPUVectorizePass
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
-    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+    if (failed(applyPatternsAndFold(func, std::move(patterns))))
       return signalPassFailure();
   }
 };

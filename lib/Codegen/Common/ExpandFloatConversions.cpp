@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Codegen/Common/Passes.h"
+#include "quant-block/Support/PatternDriver.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
@@ -249,15 +250,10 @@ struct ExpandFloatConversionsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandTruncation, ExpandExtension>(&getContext());
-    // The patterns create no op they match (only f64 <-> f32 conversions),
-    // so one walk over the existing ops is enough, and other IR is left as
-    // it is (no folding, no region simplification).
-    GreedyRewriteConfig config;
-    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
-    config.enableFolding(false);
-    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(
-            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+    // Only these rewrites (PatternDriver.h). The patterns create no op they
+    // match (only f64 <-> f32 conversions), so they converge at once.
+    if (failed(quant_block::applyOnlyPatterns(getOperation(),
+                                              std::move(patterns))))
       return signalPassFailure();
   }
 };

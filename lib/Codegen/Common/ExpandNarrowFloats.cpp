@@ -8,6 +8,7 @@
 
 #include "quant-block/Codegen/Common/Passes.h"
 #include "quant-block/Conversion/QuantBlockToLinalg/NarrowFloatCodegen.h"
+#include "quant-block/Support/PatternDriver.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -58,7 +59,7 @@ struct ExpandNarrowFloatsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandNarrowFloatExtension>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyOnlyPatterns(getOperation(), std::move(patterns))))
       return signalPassFailure();
 
     // What is left cannot be lowered: say so at each op rather than leaving

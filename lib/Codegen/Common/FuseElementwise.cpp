@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Codegen/Common/Passes.h"
+#include "quant-block/Support/PatternDriver.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -89,7 +90,9 @@ struct FuseElementwisePass
     tensor::populateFoldTensorEmptyPatterns(patterns);
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // A pipeline stage (PatternDriver.h): the upstream fusion patterns work
+    // on canonical forms, and folding cleans up what fusion leaves behind.
+    if (failed(applyPatternsAndFold(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };

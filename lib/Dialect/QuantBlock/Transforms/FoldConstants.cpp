@@ -26,8 +26,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PatternDriver.h"
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
+#include "quant-block/Support/PatternDriver.h"
 
 #include "quant-block/Numerics/BlockMath.h"
 #include "quant-block/Numerics/FloatFormats.h"
@@ -745,8 +745,7 @@ struct QuantBlockFoldConstantsPass
     populateQuantBlockFoldConstantsPatterns(patterns);
     // Only these rewrites (and the removal of the float constants they make
     // dead): no folding or region simplification of the surrounding IR.
-    if (failed(mlir::quant_block::detail::applyOnlyPatterns(
-            getOperation(), std::move(patterns))))
+    if (failed(applyOnlyPatterns(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
+#include "quant-block/Support/PatternDriver.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -226,7 +227,9 @@ struct QuantBlockFusePass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateQuantBlockFusePatterns(patterns, integerDot);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Only these rewrites (PatternDriver.h): the IR around the contractions
+    // it fuses stays as it was.
+    if (failed(applyOnlyPatterns(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };

@@ -27,8 +27,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PatternDriver.h"
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
+#include "quant-block/Support/PatternDriver.h"
 
 #include "quant-block/Numerics/BlockMath.h"
 
@@ -652,8 +652,7 @@ struct QuantBlockPropagatePass
     populateQuantBlockPropagatePatterns(patterns, *mode);
     // Only these rewrites: no folding, constant hoisting or region
     // simplification of the surrounding IR.
-    if (failed(mlir::quant_block::detail::applyOnlyPatterns(
-            getOperation(), std::move(patterns))))
+    if (failed(applyOnlyPatterns(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
+#include "quant-block/Support/PatternDriver.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -48,14 +49,11 @@ struct QuantBlockRaisePass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateQuantBlockRaisePatterns(patterns);
-    // No folding: upstream folds quant.dcast(quant.qcast(x)) to x, which
-    // would erase the quantization this pass is here to raise. No constant
-    // CSE either: IR the pass does not raise stays exactly as it was. Not
-    // converging only means some decomposition stayed as it was.
-    GreedyRewriteConfig config;
-    config.enableFolding(false);
-    config.enableConstantCSE(false);
-    (void)applyPatternsGreedily(getOperation(), std::move(patterns), config);
+    // Only these rewrites (PatternDriver.h); folding in particular would
+    // erase what this pass is here to raise (upstream folds
+    // quant.dcast(quant.qcast(x)) to x). Not converging only means some
+    // decomposition stayed as it was, which is not an error here.
+    (void)applyOnlyPatterns(getOperation(), std::move(patterns));
   }
 };
 } // namespace
