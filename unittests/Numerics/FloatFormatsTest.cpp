@@ -12,6 +12,7 @@
 #include "quant-block/Numerics/FloatFormats.h"
 
 #include "ConformanceJSON.h"
+#include "TestUtils.h"
 
 #include "gtest/gtest.h"
 
@@ -27,23 +28,9 @@ using llvm::json::Object;
 
 namespace {
 
-constexpr RoundingMode kEven = RoundingMode::HalfToEven;
-constexpr RoundingMode kAway = RoundingMode::HalfAwayFromZero;
-constexpr RoundingMode kTrunc = RoundingMode::TowardZero;
-constexpr RoundingMode kAllModes[] = {kEven, kAway, kTrunc};
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 using K = FloatFormatKind;
 
 uint32_t codeCount(K kind) { return 1u << getFloatFormatInfo(kind).bitWidth; }
-
-/// Value equality that also treats NaN == NaN and tells -0.0 from +0.0.
-bool sameValue(double a, double b) {
-  if (std::isnan(a) || std::isnan(b))
-    return std::isnan(a) && std::isnan(b);
-  return a == b && std::signbit(a) == std::signbit(b);
-}
 
 /// Finite non-negative codes of a format, sorted by value.
 std::vector<uint32_t> finitePositiveCodesByValue(K kind) {

@@ -97,6 +97,29 @@ double decodeFloat(FloatFormatKind kind, uint32_t code);
 uint32_t encodeFloat(FloatFormatKind kind, double value, RoundingMode mode,
                      bool saturate);
 
+//===----------------------------------------------------------------------===//
+// IEEE types values are expressed in
+//===----------------------------------------------------------------------===//
+
+/// The IEEE types quant-block data is expressed in, and scales, outer scales
+/// and float zero points are stored in. Every backend computes in f32 and
+/// converts to and from these with round to nearest even.
+enum class IEEEFloatKind : uint32_t { F32, F16, BF16 };
+
+/// The bits (low 32 or 16) of `value` rounded to nearest even into `kind`;
+/// values beyond the range become +-Inf, NaN stays NaN.
+uint32_t encodeIEEEFloat(IEEEFloatKind kind, float value);
+
+/// The f32 value of the bits of a `kind` value (exact).
+float decodeIEEEFloat(IEEEFloatKind kind, uint32_t bits);
+
+/// `value` rounded to nearest even into `kind` and extended back to f32.
+float roundToIEEEFloat(IEEEFloatKind kind, float value);
+
+/// `value` rounded to nearest even to f32 (beyond the f32 range: +-Inf), as
+/// an f32 constant of the compiled code is.
+float roundToF32(double value);
+
 } // namespace quant_block::numerics
 
 #endif // QUANT_BLOCK_NUMERICS_FLOATFORMATS_H
