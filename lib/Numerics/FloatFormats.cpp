@@ -148,13 +148,6 @@ const FloatFormatInfo &getFloatFormatInfo(FloatFormatKind kind) {
   return kFormatInfos[index];
 }
 
-std::optional<FloatFormatKind> parseFloatFormatName(std::string_view mlirName) {
-  for (FloatFormatKind kind : kAllFloatFormatKinds)
-    if (mlirName == getFloatFormatInfo(kind).name)
-      return kind;
-  return std::nullopt;
-}
-
 std::optional<uint32_t> getNaNCode(FloatFormatKind kind, bool negative) {
   const FloatFormatInfo &info = getFloatFormatInfo(kind);
   if (!info.hasNaN)

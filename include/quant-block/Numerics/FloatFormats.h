@@ -19,7 +19,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <string_view>
 
 namespace quant_block::numerics {
 
@@ -40,7 +39,8 @@ inline constexpr FloatFormatKind kAllFloatFormatKinds[] = {
 
 struct FloatFormatInfo {
   /// MLIR type spelling: "f8E4M3FN", "f8E5M2", "f6E2M3FN", "f6E3M2FN",
-  /// "f4E2M1FN", "f8E8M0FNU".
+  /// "f4E2M1FN", "f8E8M0FNU" (for messages; IR code maps types to kinds with
+  /// mlir::quant_block::getFloatFormatKind, never by name).
   const char *name;
   unsigned bitWidth, exponentBits, mantissaBits;
   int bias;
@@ -56,9 +56,6 @@ struct FloatFormatInfo {
 };
 
 const FloatFormatInfo &getFloatFormatInfo(FloatFormatKind kind);
-
-/// Maps an MLIR type spelling (exactly as FloatFormatInfo::name) to its kind.
-std::optional<FloatFormatKind> parseFloatFormatName(std::string_view mlirName);
 
 /// The canonical NaN code: all magnitude bits set with the given sign
 /// (0x7F/0xFF for E4M3FN and E5M2, 0xFF for E8M0, which has no sign bit).
