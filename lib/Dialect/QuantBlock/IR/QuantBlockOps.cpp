@@ -722,36 +722,10 @@ LogicalResult ExtractSliceOp::verify() {
     return failure();
   if (hasBlockedOuter(input))
     return emitOpError() << "cannot slice a scheme with a blocked outer scale";
-  SmallVector<int64_t> inBlock = input.getEffectiveBlockShape();
-  SmallVector<int64_t> outBlock = result.getEffectiveBlockShape();
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t dim = input.getShape()[d], offset = offsets[d], size = sizes[d];
-    if (offset < 0 || size < 0 ||
-        (!ShapedType::isDynamic(dim) && offset + size > dim))
-      return emitOpError() << "slice [" << offset << ", " << offset + size
-                           << ") is out of bounds of dimension " << d
-                           << " (size " << dim << ")";
-    if (result.getShape()[d] != size)
-      return emitOpError() << "result dimension " << d << " (size "
-                           << result.getShape()[d]
-                           << ") must be the slice size " << size;
-    int64_t block = inBlock[d];
-    if (ShapedType::isDynamic(block)) {
-      if (offset != 0)
-        return emitOpError() << "offset " << offset << " along dimension " << d
-                             << " cuts the whole-dimension block of a "
-                                "dynamic dimension";
-    } else if (block > 0 && offset % block != 0) {
-      return emitOpError() << "offset " << offset << " along dimension " << d
-                           << " is not a multiple of the block size " << block
-                           << " (a slice must start at a block boundary)";
-    }
-    int64_t expected = ShapedType::isDynamic(block) ? size : block;
-    if (!isSameBlockPartition(outBlock[d], expected, size))
-      return emitOpError() << "result block " << outBlock[d]
-                           << " along dimension " << d
-                           << " must be the input block " << block;
-  }
+  if (std::optional<std::string> error = numerics::checkBlockwiseSlice(
+          input.getShape(), input.getEffectiveBlockShape(), offsets, sizes,
+          result.getShape(), result.getEffectiveBlockShape()))
+    return emitOpError() << *error;
   return success();
 }
 
