@@ -40,26 +40,49 @@ float ElementQuantizer::getEffectiveScale(float scale,
   return scale;
 }
 
+namespace {
+
+int64_t quantizeIntegerElement(const ElementScheme &scheme, IntegerRange range,
+                               float x, float scale, int64_t zeroPoint,
+                               float min) {
+  unsigned width = scheme.storageBitWidth;
+  switch (scheme.zeroPoint) {
+  case ZeroPointKind::None:
+    return quantizeInteger(x, scale, 0, range, scheme.rounding, width);
+  case ZeroPointKind::Int:
+    return quantizeInteger(x, scale, zeroPoint, range, scheme.rounding, width);
+  case ZeroPointKind::Float:
+    return quantizeIntegerWithFloatZeroPoint(x, scale, min, range,
+                                             scheme.rounding, width);
+  }
+  assert(false && "unknown ZeroPointKind");
+  return 0;
+}
+
+float dequantizeIntegerElement(const ElementScheme &scheme, int64_t q,
+                               float scale, int64_t zeroPoint, float min) {
+  switch (scheme.zeroPoint) {
+  case ZeroPointKind::None:
+    return dequantizeIntegerWithIntZeroPoint(q, scale, 0);
+  case ZeroPointKind::Int:
+    return dequantizeIntegerWithIntZeroPoint(q, scale, zeroPoint);
+  case ZeroPointKind::Float:
+    return dequantizeIntegerWithFloatZeroPoint(q, scale, min);
+  }
+  assert(false && "unknown ZeroPointKind");
+  return 0.0f;
+}
+
+} // namespace
+
 uint32_t ElementQuantizer::quantize(float x, float scale, int64_t zeroPoint,
                                     float min) const {
   if (scheme.floatStorage)
     return encodeFloat(*scheme.floatStorage, x / scale, scheme.rounding,
                        scheme.saturate);
-  unsigned width = scheme.storageBitWidth;
-  int64_t value;
-  switch (scheme.zeroPoint) {
-  case ZeroPointKind::None:
-    value = quantizeInteger(x, scale, 0, range, scheme.rounding, width);
-    break;
-  case ZeroPointKind::Int:
-    value = quantizeInteger(x, scale, zeroPoint, range, scheme.rounding, width);
-    break;
-  case ZeroPointKind::Float:
-    value = quantizeIntegerWithFloatZeroPoint(x, scale, min, range,
-                                              scheme.rounding, width);
-    break;
-  }
-  return encodeIntegerCode(value, width);
+  int64_t value =
+      quantizeIntegerElement(scheme, range, x, scale, zeroPoint, min);
+  return encodeIntegerCode(value, scheme.storageBitWidth);
 }
 
 float ElementQuantizer::dequantize(uint32_t code, float scale,
@@ -70,17 +93,7 @@ float ElementQuantizer::dequantize(uint32_t code, float scale,
   } else {
     int64_t q =
         decodeIntegerCode(code, scheme.storageBitWidth, scheme.storageSigned);
-    switch (scheme.zeroPoint) {
-    case ZeroPointKind::None:
-      value = dequantizeIntegerWithIntZeroPoint(q, scale, 0);
-      break;
-    case ZeroPointKind::Int:
-      value = dequantizeIntegerWithIntZeroPoint(q, scale, zeroPoint);
-      break;
-    case ZeroPointKind::Float:
-      value = dequantizeIntegerWithFloatZeroPoint(q, scale, min);
-      break;
-    }
+    value = dequantizeIntegerElement(scheme, q, scale, zeroPoint, min);
   }
   return roundToIEEEFloat(scheme.expressed, value);
 }
