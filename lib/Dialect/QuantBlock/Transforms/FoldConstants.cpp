@@ -30,6 +30,7 @@
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
 
 #include "quant-block/Numerics/BlockMath.h"
+#include "quant-block/Numerics/DynamicQuant.h"
 #include "quant-block/Numerics/ElementQuantizer.h"
 #include "quant-block/Numerics/FloatFormats.h"
 #include "quant-block/Numerics/IntegerQuant.h"
@@ -62,28 +63,6 @@ namespace numerics = ::quant_block::numerics;
 /// ("no known conversion for innermost element type"), while a dense literal
 /// of them lowers fine.
 static constexpr size_t kResourceThresholdBytes = 1 << 20;
-
-//===----------------------------------------------------------------------===//
-// f32 arithmetic as the compiled code does it
-//===----------------------------------------------------------------------===//
-
-/// arith.maximumf: NaN propagates, +0 is greater than -0.
-static float maximumF(float a, float b) {
-  if (std::isnan(a) || std::isnan(b))
-    return std::nanf("");
-  if (a == b)
-    return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-
-/// arith.minimumf: NaN propagates, -0 is less than +0.
-static float minimumF(float a, float b) {
-  if (std::isnan(a) || std::isnan(b))
-    return std::nanf("");
-  if (a == b)
-    return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
 
 //===----------------------------------------------------------------------===//
 // Reading and writing constant tensors
@@ -389,10 +368,10 @@ struct FoldQuantizeDynamicOfConstant
       anyNaN |= std::isnan(x);
       anyNonFinite |= !std::isfinite(x);
       if (minMax) {
-        first[b] = minimumF(first[b], x);
-        second[b] = maximumF(second[b], x);
+        first[b] = numerics::minimumF(first[b], x);
+        second[b] = numerics::maximumF(second[b], x);
       } else {
-        first[b] = maximumF(first[b], std::fabs(x));
+        first[b] = numerics::maximumF(first[b], std::fabs(x));
       }
     });
     if (anyNaN && method != CalibrationMethod::MX)
@@ -439,16 +418,14 @@ struct FoldQuantizeDynamicOfConstant
     if (OuterScaleAttr outerAttr = scheme.getOuter()) {
       float global = 0.0f;
       for (float amax : first)
-        global = maximumF(global, amax);
+        global = numerics::maximumF(global, amax);
       double scaleMax =
           isa<Float8E4M3FNType>(scaleType)
               ? 448.0
               : APFloat::getLargest(
                     cast<FloatType>(scaleType).getFloatSemantics())
                     .convertToDouble();
-      float value = global / numerics::roundToF32(storageMax * scaleMax);
-      if (value == 0.0f)
-        value = 1.0f;
+      float value = numerics::getAbsMaxOuterScale(global, storageMax, scaleMax);
       outerBits = encodeFromF32(outerAttr.getScaleType(), value);
       outer = decodeToF32(outerAttr.getScaleType(), outerBits);
     }
@@ -460,8 +437,7 @@ struct FoldQuantizeDynamicOfConstant
       zeroPointsWriter.emplace(type.getZeroPointsType());
     std::vector<float> blockScale(numBlocks), blockMin(numBlocks, 0.0f);
     std::vector<int64_t> blockZeroPoint(numBlocks, 0);
-    float qminF = numerics::roundToF32(double(scheme.getQmin()));
-    float qmaxF = numerics::roundToF32(double(scheme.getQmax()));
+    numerics::IntegerRange range = {scheme.getQmin(), scheme.getQmax()};
     for (int64_t b = 0; b < numBlocks; ++b) {
       if (method == CalibrationMethod::MX) {
         numerics::MXElementType element =
@@ -481,23 +457,14 @@ struct FoldQuantizeDynamicOfConstant
         continue;
       }
       if (!minMax) {
-        float scale = first[b] / storageMaxF;
-        if (outer)
-          scale = scale / *outer;
-        if (scale == 0.0f)
-          scale = 1.0f;
-        auto [bits, value] = storeScale(scale);
+        auto [bits, value] =
+            storeScale(numerics::getAbsMaxScale(first[b], storageMaxF, outer));
         scalesWriter.set(b, bits);
         blockScale[b] = value;
         continue;
       }
-      float lo = minimumF(first[b], 0.0f), hi = maximumF(second[b], 0.0f);
-      float range = numerics::roundToF32(double(scheme.getQmax()) -
-                                         double(scheme.getQmin()));
-      float scale = (hi - lo) / range;
-      if (scale == 0.0f)
-        scale = 1.0f;
-      auto [bits, value] = storeScale(scale);
+      auto [lo, hi] = numerics::includeZero(first[b], second[b]);
+      auto [bits, value] = storeScale(numerics::getMinMaxScale(lo, hi, range));
       scalesWriter.set(b, bits);
       blockScale[b] = value;
       Type zeroPointType = scheme.getZeroPointType();
@@ -507,19 +474,16 @@ struct FoldQuantizeDynamicOfConstant
         blockMin[b] = decodeToF32(zeroPointType, zpBits);
         continue;
       }
-      // zp = clamp(round_half_even(qmin - lo / s)) with the stored scale,
-      // converted to i32 and truncated to the zero-point type.
-      float shifted = qminF - lo / value;
-      float rounded = float(numerics::roundToIntegral(
-          shifted, numerics::RoundingMode::HalfToEven));
-      float clamped = minimumF(maximumF(rounded, qminF), qmaxF);
-      if (!(clamped >= -2147483648.0f && clamped < 2147483648.0f))
+      // The zero point from the stored scale, computed in i32 and truncated
+      // to the zero-point type.
+      std::optional<int32_t> zeroPoint =
+          numerics::getMinMaxIntZeroPoint(lo, value, range);
+      if (!zeroPoint)
         return rewriter.notifyMatchFailure(
             op, "a zero point does not fit the i32 the lowering computes in");
       unsigned zpWidth = zeroPointType.getIntOrFloatBitWidth();
-      uint32_t code =
-          numerics::encodeIntegerCode(int64_t(int32_t(clamped)), 32) &
-          uint32_t((uint64_t(1) << zpWidth) - 1);
+      uint32_t code = numerics::encodeIntegerCode(*zeroPoint, 32) &
+                      uint32_t((uint64_t(1) << zpWidth) - 1);
       zeroPointsWriter->set(b, code);
       blockZeroPoint[b] = numerics::decodeIntegerCode(
           code, zpWidth, !zeroPointType.isUnsignedInteger());
