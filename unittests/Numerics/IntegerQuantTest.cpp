@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Numerics/IntegerQuant.h"
+#include "quant-block/Numerics/ElementQuantizer.h"
 
 #include "ConformanceJSON.h"
 #include "TestUtils.h"
@@ -323,6 +324,17 @@ bool runIntegerCase(const Object &c, bool isONNX) {
   int64_t blockSize = attrs.getInteger("block_size").value_or(0);
 
   IntegerRange range = getIntegerStorageRange(dtype->first, dtype->second);
+  // The same case through the ElementQuantizer the compiler folds with.
+  ElementScheme scheme;
+  scheme.storageBitWidth = dtype->first;
+  scheme.storageSigned = dtype->second;
+  scheme.range = range;
+  scheme.zeroPoint = ZeroPointKind::Int;
+  llvm::StringRef floatDtype = op == "quantize" ? *input.getString("dtype")
+                                                : *expected.getString("dtype");
+  scheme.expressed =
+      floatDtype == "float16" ? IEEEFloatKind::F16 : IEEEFloatKind::F32;
+  ElementQuantizer quantizer(scheme);
   for (size_t i = 0; i < x.size() && i < want.size(); ++i) {
     int64_t p =
         isONNX ? onnxParameterIndex(i, inShape, scaleShape, axis, blockSize)
@@ -332,16 +344,23 @@ bool runIntegerCase(const Object &c, bool isONNX) {
       EXPECT_EQ(quantizeInteger(x[i], s[p], z, range, kEven, dtype->first),
                 want[i])
           << "element " << i << ": " << x[i] << " / " << s[p] << " + " << z;
+      EXPECT_EQ(decodeIntegerCode(quantizer.quantize(x[i], s[p], z),
+                                  dtype->first, dtype->second),
+                want[i])
+          << "element " << i << " (ElementQuantizer)";
     } else {
       // Computed in f32 (docs/Numerics.md) and rounded to the output dtype;
-      // the
-      // expected decimals are rounded to that dtype too (they are written
-      // with more digits than it holds).
+      // the expected decimals are rounded to that dtype too (they are
+      // written with more digits than it holds).
       llvm::StringRef outDtype = *expected.getString("dtype");
-      double got = toDtype(dequantizeIntegerWithIntZeroPoint(
-                               static_cast<int64_t>(x[i]), s[p], z),
-                           outDtype);
+      int64_t q = static_cast<int64_t>(x[i]);
+      double got =
+          toDtype(dequantizeIntegerWithIntZeroPoint(q, s[p], z), outDtype);
       EXPECT_EQ(got, toDtype(want[i], outDtype)) << "element " << i;
+      EXPECT_EQ(
+          quantizer.dequantize(encodeIntegerCode(q, dtype->first), s[p], z),
+          toDtype(want[i], outDtype))
+          << "element " << i << " (ElementQuantizer)";
     }
   }
   return true;
