@@ -59,6 +59,12 @@ def parse_args(description, default_cases, default_seed, extra=None):
                         help="options of --quant-block-cpu-pipeline, e.g. "
                              "'vectorize=false' to tell a vectorizer "
                              "problem from a lowering one")
+    parser.add_argument("--fold-constants", action="store_true",
+                        help="run --quant-block-fold-constants first, so "
+                             "that the quantizations of the (constant) "
+                             "inputs are computed at compile time by the "
+                             "numerics library (lib/Numerics) and checked "
+                             "against the reference too")
     parser.add_argument("--known-failures", action="store_true",
                         help="also draw the configurations the compiled "
                              "path fails on today (see the generator's "
@@ -273,7 +279,10 @@ def run(text, args):
     pipeline = "--quant-block-cpu-pipeline"
     if args.pipeline_options:
         pipeline += f"={args.pipeline_options}"
-    compiled = subprocess.run([args.quant_opt, pipeline], input=text,
+    passes = [pipeline]
+    if args.fold_constants:
+        passes.insert(0, "--quant-block-fold-constants")
+    compiled = subprocess.run([args.quant_opt] + passes, input=text,
                               capture_output=True, text=True)
     if compiled.returncode:
         return None, "quant-opt failed:\n" + compiled.stderr[:4000]
