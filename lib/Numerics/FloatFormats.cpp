@@ -12,9 +12,12 @@
 
 #include "quant-block/Numerics/FloatFormats.h"
 
+#include "llvm/ADT/APFloat.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace quant_block::numerics {
@@ -145,13 +148,6 @@ const FloatFormatInfo &getFloatFormatInfo(FloatFormatKind kind) {
   return kFormatInfos[index];
 }
 
-std::optional<FloatFormatKind> parseFloatFormatName(std::string_view mlirName) {
-  for (FloatFormatKind kind : kAllFloatFormatKinds)
-    if (mlirName == getFloatFormatInfo(kind).name)
-      return kind;
-  return std::nullopt;
-}
-
 std::optional<uint32_t> getNaNCode(FloatFormatKind kind, bool negative) {
   const FloatFormatInfo &info = getFloatFormatInfo(kind);
   if (!info.hasNaN)
@@ -223,6 +219,71 @@ uint32_t encodeFloat(FloatFormatKind kind, double value, RoundingMode mode,
       return *getNaNCode(kind, negative);
   }
   return sign | encodeExactMagnitude(rounded, info);
+}
+
+//===----------------------------------------------------------------------===//
+// IEEE types
+//===----------------------------------------------------------------------===//
+
+static const llvm::fltSemantics &getSemantics(IEEEFloatKind kind) {
+  switch (kind) {
+  case IEEEFloatKind::F32:
+    return llvm::APFloat::IEEEsingle();
+  case IEEEFloatKind::F16:
+    return llvm::APFloat::IEEEhalf();
+  case IEEEFloatKind::BF16:
+    return llvm::APFloat::BFloat();
+  }
+  assert(false && "unknown IEEEFloatKind");
+  return llvm::APFloat::IEEEsingle();
+}
+
+uint32_t encodeIEEEFloat(IEEEFloatKind kind, float value) {
+  if (kind == IEEEFloatKind::F32) {
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    return bits;
+  }
+  llvm::APFloat ap(value);
+  bool losesInfo;
+  ap.convert(getSemantics(kind), llvm::APFloat::rmNearestTiesToEven,
+             &losesInfo);
+  return static_cast<uint32_t>(ap.bitcastToAPInt().getZExtValue());
+}
+
+float decodeIEEEFloat(IEEEFloatKind kind, uint32_t bits) {
+  float value;
+  switch (kind) {
+  case IEEEFloatKind::F32:
+    std::memcpy(&value, &bits, sizeof(value));
+    return value;
+  case IEEEFloatKind::BF16: {
+    uint32_t wide = bits << 16;
+    std::memcpy(&value, &wide, sizeof(value));
+    return value;
+  }
+  case IEEEFloatKind::F16: {
+    llvm::APFloat half(llvm::APFloat::IEEEhalf(), llvm::APInt(16, bits));
+    bool losesInfo;
+    half.convert(llvm::APFloat::IEEEsingle(),
+                 llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    return half.convertToFloat();
+  }
+  }
+  assert(false && "unknown IEEEFloatKind");
+  return 0.0f;
+}
+
+float roundToIEEEFloat(IEEEFloatKind kind, float value) {
+  return decodeIEEEFloat(kind, encodeIEEEFloat(kind, value));
+}
+
+float roundToF32(double value) {
+  llvm::APFloat ap(value);
+  bool losesInfo;
+  ap.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven,
+             &losesInfo);
+  return ap.convertToFloat();
 }
 
 } // namespace quant_block::numerics

@@ -1,8 +1,9 @@
 //===- IntegerQuant.cpp - Integer quantization contract -------------------===//
 //
-// Integer quantize / dequantize exactly as DESIGN.md states them. The clamp
-// is done in double before converting to int64_t, so huge quotients (or
-// +-Inf) never reach an undefined float-to-integer conversion.
+// Integer quantize / dequantize exactly as docs/Numerics.md states them, step
+// by step as the compiled code computes them. The clamp is done in the
+// compute type before converting to int64_t, so huge quotients (or +-Inf)
+// never reach an undefined float-to-integer conversion.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,29 +23,66 @@ IntegerRange getIntegerStorageRange(unsigned bitWidth, bool isSigned) {
   return {0, (int64_t(1) << bitWidth) - 1};
 }
 
-int64_t quantizeInteger(double x, double scale, int64_t zeroPoint,
-                        IntegerRange range, RoundingMode mode) {
+namespace {
+
+/// arith.maximumf / arith.minimumf: NaN propagates (the caller handles it).
+template <typename T> T clampTo(T value, T lo, T hi) {
+  if (std::isnan(value))
+    return value;
+  return std::min(std::max(value, lo), hi);
+}
+
+/// round(quotient) + offset, clamped, in the compute type T; a NaN result
+/// gives clamp(offset).
+template <typename T>
+int64_t roundAndClamp(T quotient, T offset, IntegerRange range,
+                      RoundingMode mode) {
   assert(range.min <= range.max && "empty integer range");
-  double quotient = x / scale;
-  // NaN has no integer: treat it as x / scale == 0 (documented choice).
-  double rounded = std::isnan(quotient) ? 0.0 : roundToIntegral(quotient, mode);
-  // |zeroPoint| and the range bounds are far below 2^53 for 2..32-bit
-  // storage, so both conversions and the clamp bounds are exact; a sum that
-  // rounds is already far outside the range and clamps the same way.
-  double shifted = rounded + static_cast<double>(zeroPoint);
-  double clamped = std::clamp(shifted, static_cast<double>(range.min),
-                              static_cast<double>(range.max));
+  // The bounds are rounded to T once, as the compiled code's constants are.
+  T lo = T(range.min), hi = T(range.max);
+  T rounded = T(roundToIntegral(double(quotient), mode));
+  T clamped = clampTo<T>(rounded + offset, lo, hi);
+  if (std::isnan(clamped))
+    clamped = clampTo<T>(offset, lo, hi);
   return static_cast<int64_t>(clamped);
 }
 
-double dequantizeIntegerWithIntZeroPoint(int64_t q, double scale,
-                                         int64_t zeroPoint) {
-  return static_cast<double>(q - zeroPoint) * scale;
+template <typename T>
+int64_t quantizeIn(float x, float scale, int64_t zeroPoint, float min,
+                   bool floatZeroPoint, IntegerRange range, RoundingMode mode) {
+  T value = T(x);
+  if (floatZeroPoint)
+    value = value - T(min);
+  T quotient = value / T(scale);
+  return roundAndClamp<T>(quotient, floatZeroPoint ? T(0) : T(zeroPoint), range,
+                          mode);
 }
 
-double dequantizeIntegerWithFloatZeroPoint(int64_t q, double scale,
-                                           double min) {
-  return std::fma(static_cast<double>(q), scale, min);
+} // namespace
+
+int64_t quantizeInteger(float x, float scale, int64_t zeroPoint,
+                        IntegerRange range, RoundingMode mode,
+                        unsigned storageBitWidth) {
+  if (isWideIntegerStorage(storageBitWidth))
+    return quantizeIn<double>(x, scale, zeroPoint, 0.0f, false, range, mode);
+  return quantizeIn<float>(x, scale, zeroPoint, 0.0f, false, range, mode);
+}
+
+int64_t quantizeIntegerWithFloatZeroPoint(float x, float scale, float min,
+                                          IntegerRange range, RoundingMode mode,
+                                          unsigned storageBitWidth) {
+  if (isWideIntegerStorage(storageBitWidth))
+    return quantizeIn<double>(x, scale, 0, min, true, range, mode);
+  return quantizeIn<float>(x, scale, 0, min, true, range, mode);
+}
+
+float dequantizeIntegerWithIntZeroPoint(int64_t q, float scale,
+                                        int64_t zeroPoint) {
+  return static_cast<float>(q - zeroPoint) * scale;
+}
+
+float dequantizeIntegerWithFloatZeroPoint(int64_t q, float scale, float min) {
+  return std::fma(static_cast<float>(q), scale, min);
 }
 
 uint32_t encodeIntegerCode(int64_t value, unsigned bitWidth) {

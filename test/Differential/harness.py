@@ -65,6 +65,12 @@ def parse_args(description, default_cases, default_seed, extra=None):
                              "test found, fixed since (the .test files "
                              "pass it; leave it out to test a compiler from "
                              "before the fixes)")
+    parser.add_argument("--fold-constants", action="store_true",
+                        help="run --quant-block-fold-constants first, so "
+                             "that the quantizations of the (constant) "
+                             "inputs are computed at compile time by the "
+                             "numerics library (lib/Numerics) and checked "
+                             "against the reference too")
     if extra:
         extra(parser)
     return parser.parse_args()
@@ -275,7 +281,10 @@ def run(text, args):
     pipeline = "--quant-block-cpu-pipeline"
     if args.pipeline_options:
         pipeline += f"={args.pipeline_options}"
-    compiled = subprocess.run([args.quant_opt, pipeline], input=text,
+    passes = [pipeline]
+    if args.fold_constants:
+        passes.insert(0, "--quant-block-fold-constants")
+    compiled = subprocess.run([args.quant_opt] + passes, input=text,
                               capture_output=True, text=True)
     if compiled.returncode:
         return None, "quant-opt failed:\n" + compiled.stderr[:4000]

@@ -2,7 +2,9 @@
 //
 // Tests block shape resolution (right alignment, whole dimensions, dynamic
 // sizes), the ceil(dim / block) contraction of ONNX's ragged blocks and
-// WebNN's exact ones, block indices, and the blockwise reshape rule.
+// WebNN's exact ones, block indices, and the blockwise reshape and slice
+// rules, both as checks (the verifiers) and as inference (the propagation
+// pass), which must agree.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,7 @@
 #include "gtest/gtest.h"
 
 using namespace quant_block::numerics;
+using llvm::ArrayRef;
 using llvm::SmallVector;
 
 namespace {
@@ -89,6 +92,122 @@ TEST(BlockMathTest, ReshapeRefusals) {
   EXPECT_NE(error->find("ragged"), std::string::npos);
   // Element counts differ.
   EXPECT_TRUE(checkBlockwiseReshape({4, 8}, {1, 8}, {30}, {8}));
+}
+
+/// inferReshapedBlock's block, or the explanation as a failure.
+SmallVector<int64_t> inferReshape(ArrayRef<int64_t> src,
+                                  ArrayRef<int64_t> srcBlock,
+                                  ArrayRef<int64_t> dst) {
+  SmallVector<int64_t> block;
+  std::optional<std::string> error =
+      inferReshapedBlock(src, srcBlock, dst, block);
+  EXPECT_FALSE(error) << *error;
+  return block;
+}
+
+TEST(BlockMathTest, InfersReshapedBlocks) {
+  using V = SmallVector<int64_t>;
+  EXPECT_EQ(inferReshape({8, 128}, {1, 32}, {8, 4, 32}), V({1, 1, 32}));
+  EXPECT_EQ(inferReshape({8, 4, 32}, {1, 1, 32}, {8, 128}), V({1, 32}));
+  EXPECT_EQ(inferReshape({8, 128}, {1, 32}, {1024}), V({32}));
+  EXPECT_EQ(inferReshape({64, 128}, {2, 32}, {32, 2, 128}), V({1, 2, 32}));
+  EXPECT_EQ(inferReshape({2, 3, 10}, {1, 1, 4}, {6, 10}), V({1, 4}));
+  // Whole rows stay whole: per-row blocks of a flattened (8, 128).
+  EXPECT_EQ(inferReshape({8, 128}, {1, 128}, {8, 2, 64}), V({1, 2, 64}));
+}
+
+TEST(BlockMathTest, InferredReshapeBlocksPassTheCheck) {
+  struct Case {
+    SmallVector<int64_t> src, srcBlock, dst;
+  };
+  const Case cases[] = {{{8, 128}, {1, 32}, {8, 4, 32}},
+                        {{8, 4, 32}, {1, 1, 32}, {8, 128}},
+                        {{64, 128}, {2, 32}, {32, 2, 128}},
+                        {{1, 8, 128}, {1, 1, 32}, {8, 1, 128}},
+                        {{2, 3, 10}, {1, 1, 4}, {6, 10}},
+                        {{4, 6, 8}, {2, 3, 8}, {2, 2, 48}}};
+  for (const Case &c : cases) {
+    SmallVector<int64_t> block;
+    if (inferReshapedBlock(c.src, c.srcBlock, c.dst, block))
+      continue; // No blocks fit; the check must refuse every guess too.
+    EXPECT_FALSE(checkBlockwiseReshape(c.src, c.srcBlock, c.dst, block));
+  }
+}
+
+TEST(BlockMathTest, InferReshapeRefusals) {
+  SmallVector<int64_t> block;
+  // 2-D blocks cannot be flattened into 1-D blocks.
+  std::optional<std::string> error =
+      inferReshapedBlock({64, 128}, {2, 32}, {8192}, block);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("would cut a block"), std::string::npos);
+  // The same ragged-block explanation as the check.
+  error = inferReshapedBlock({4, 10}, {1, 4}, {40}, block);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(*error, *checkBlockwiseReshape({4, 10}, {1, 4}, {40}, {4}));
+  error = inferReshapedBlock({4, 8}, {1, 8}, {30}, block);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(*error, "the element counts do not match");
+}
+
+TEST(BlockMathTest, SlicesStartAtBlockBoundaries) {
+  SmallVector<int64_t> block;
+  EXPECT_FALSE(inferSlicedBlock({4, 128}, {1, 32}, {1, 64}, {2, 40}, block));
+  EXPECT_EQ(block, SmallVector<int64_t>({1, 32}));
+  // A dynamic dimension's whole-dimension block: the slice size, from 0.
+  EXPECT_FALSE(inferSlicedBlock({kDynamic, 64}, {kDynamic, 32}, {0, 32},
+                                {5, 32}, block));
+  EXPECT_EQ(block, SmallVector<int64_t>({5, 32}));
+
+  std::optional<std::string> error =
+      inferSlicedBlock({4, 128}, {1, 32}, {0, 16}, {4, 32}, block);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(*error, "offset 16 along dimension 1 is not a multiple of the "
+                    "block size 32 (a slice must start at a block boundary)");
+  error = inferSlicedBlock({4, 128}, {1, 32}, {0, 96}, {4, 64}, block);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(*error, "slice [96, 160) is out of bounds of dimension 1 (size "
+                    "128)");
+  error =
+      inferSlicedBlock({kDynamic, 64}, {kDynamic, 32}, {8, 0}, {4, 64}, block);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(*error, "offset 8 along dimension 0 cuts the whole-dimension "
+                    "block of a dynamic dimension");
+}
+
+TEST(BlockMathTest, SliceResultMustKeepTheBlocks) {
+  EXPECT_FALSE(checkBlockwiseSlice({4, 128}, {1, 32}, {0, 32}, {4, 64}, {4, 64},
+                                   {1, 32}));
+  // A ragged slice of a ragged block: any block past the size is the same.
+  EXPECT_FALSE(
+      checkBlockwiseSlice({4, 100}, {1, 32}, {0, 96}, {4, 4}, {4, 4}, {1, 4}));
+  std::optional<std::string> error =
+      checkBlockwiseSlice({4, 128}, {1, 32}, {0, 0}, {4, 64}, {4, 64}, {1, 16});
+  ASSERT_TRUE(error);
+  EXPECT_EQ(*error, "result block 16 along dimension 1 must be the input "
+                    "block 32");
+  error =
+      checkBlockwiseSlice({4, 128}, {1, 32}, {0, 0}, {4, 64}, {4, 32}, {1, 32});
+  ASSERT_TRUE(error);
+  EXPECT_EQ(*error, "result dimension 1 (size 32) must be the slice size 64");
+}
+
+TEST(BlockMathTest, BlockAlignedWindowIsAValidSlice) {
+  SmallVector<int64_t> shape = {6, 100}, block = {2, 32};
+  SmallVector<int64_t> offsets, sizes;
+  // Elements [1, 4) x [40, 70) need rows [0, 4) and columns [32, 96).
+  ASSERT_FALSE(getBlockAlignedWindow(shape, block, {1, 40}, {3, 30}, {1, 1},
+                                     offsets, sizes));
+  EXPECT_EQ(offsets, SmallVector<int64_t>({0, 32}));
+  EXPECT_EQ(sizes, SmallVector<int64_t>({4, 64}));
+  EXPECT_FALSE(checkBlockwiseSlice(shape, block, offsets, sizes, sizes, block));
+  // Strided: columns 3 and 93 need blocks [0, 96).
+  ASSERT_FALSE(getBlockAlignedWindow(shape, block, {0, 3}, {1, 2}, {1, 90},
+                                     offsets, sizes));
+  EXPECT_EQ(offsets, SmallVector<int64_t>({0, 0}));
+  EXPECT_EQ(sizes, SmallVector<int64_t>({2, 96}));
+  EXPECT_TRUE(getBlockAlignedWindow(shape, block, {0, 0}, {0, 1}, {1, 1},
+                                    offsets, sizes));
 }
 
 } // namespace

@@ -2,7 +2,8 @@
 //
 // Checks the integer contract: storage ranges for every width 2..32, ties
 // under each rounding mode, rounding before the zero point, clamping, the
-// documented NaN/Inf choices, true division, the two dequantize forms; then
+// documented NaN/Inf choices, true division in f32 (f64 for 32-bit
+// storage), the two dequantize forms in f32; then
 // replays every integer WebNN and ONNX (de)quantize vector of
 // shared/conformance through these functions (scales and zero points
 // expanded per the source's own block rule), so the formulas are checked
@@ -11,8 +12,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Numerics/IntegerQuant.h"
+#include "quant-block/Numerics/ElementQuantizer.h"
 
 #include "ConformanceJSON.h"
+#include "TestUtils.h"
 
 #include "gtest/gtest.h"
 
@@ -26,12 +29,6 @@ using namespace quant_block::numerics::testing;
 using llvm::json::Object;
 
 namespace {
-
-constexpr RoundingMode kEven = RoundingMode::HalfToEven;
-constexpr RoundingMode kAway = RoundingMode::HalfAwayFromZero;
-constexpr RoundingMode kTrunc = RoundingMode::TowardZero;
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 const IntegerRange kI8 = {-128, 127};
 const IntegerRange kU8 = {0, 255};
@@ -84,88 +81,132 @@ TEST(IntegerQuantTest, TiesUnderEachRoundingMode) {
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.x / c.scale);
-    EXPECT_EQ(quantizeInteger(c.x, c.scale, 0, kI8, kEven), c.even);
-    EXPECT_EQ(quantizeInteger(c.x, c.scale, 0, kI8, kAway), c.away);
-    EXPECT_EQ(quantizeInteger(c.x, c.scale, 0, kI8, kTrunc), c.trunc);
+    EXPECT_EQ(quantizeInteger(c.x, c.scale, 0, kI8, kEven, 8), c.even);
+    EXPECT_EQ(quantizeInteger(c.x, c.scale, 0, kI8, kAway, 8), c.away);
+    EXPECT_EQ(quantizeInteger(c.x, c.scale, 0, kI8, kTrunc, 8), c.trunc);
   }
 }
 
 TEST(IntegerQuantTest, RoundsBeforeAddingTheZeroPoint) {
   // x / s = 0.5, zp = 1: round(0.5) + 1 = 1; rounding after adding would
   // give round(1.5) = 2.
-  EXPECT_EQ(quantizeInteger(0.5, 1.0, 1, kU8, kEven), 1);
-  EXPECT_EQ(quantizeInteger(2.5, 1.0, 3, kU8, kEven), 5);
-  EXPECT_EQ(quantizeInteger(-0.5, 1.0, 128, kU8, kEven), 128);
-  EXPECT_EQ(quantizeInteger(-0.5, 1.0, 128, kU8, kAway), 127);
+  EXPECT_EQ(quantizeInteger(0.5, 1.0, 1, kU8, kEven, 8), 1);
+  EXPECT_EQ(quantizeInteger(2.5, 1.0, 3, kU8, kEven, 8), 5);
+  EXPECT_EQ(quantizeInteger(-0.5, 1.0, 128, kU8, kEven, 8), 128);
+  EXPECT_EQ(quantizeInteger(-0.5, 1.0, 128, kU8, kAway, 8), 127);
 }
 
 TEST(IntegerQuantTest, ClampsToTheRange) {
-  EXPECT_EQ(quantizeInteger(1000.0, 1.0, 0, kI8, kEven), 127);
-  EXPECT_EQ(quantizeInteger(-1000.0, 1.0, 0, kI8, kEven), -128);
-  EXPECT_EQ(quantizeInteger(100.0, 1.0, 200, kU8, kEven), 255);
-  EXPECT_EQ(quantizeInteger(-10.0, 1.0, 5, kU8, kEven), 0);
+  EXPECT_EQ(quantizeInteger(1000.0, 1.0, 0, kI8, kEven, 8), 127);
+  EXPECT_EQ(quantizeInteger(-1000.0, 1.0, 0, kI8, kEven, 8), -128);
+  EXPECT_EQ(quantizeInteger(100.0, 1.0, 200, kU8, kEven, 8), 255);
+  EXPECT_EQ(quantizeInteger(-10.0, 1.0, 5, kU8, kEven, 8), 0);
   // Narrow symmetric range [-7, 7].
   IntegerRange narrow = {-7, 7};
-  EXPECT_EQ(quantizeInteger(-8.0, 1.0, 0, narrow, kEven), -7);
-  EXPECT_EQ(quantizeInteger(7.4, 1.0, 0, narrow, kEven), 7);
+  EXPECT_EQ(quantizeInteger(-8.0, 1.0, 0, narrow, kEven, 4), -7);
+  EXPECT_EQ(quantizeInteger(7.4, 1.0, 0, narrow, kEven, 4), 7);
   // ONNX: uint16 70000 / 2 + 32767 -> 65535; int16 65024 / 2 + 256 ->
   // 32767.
   EXPECT_EQ(quantizeInteger(70000.0, 2.0, 32767,
-                            getIntegerStorageRange(16, false), kEven),
+                            getIntegerStorageRange(16, false), kEven, 16),
             65535);
   EXPECT_EQ(quantizeInteger(65024.0, 2.0, 256, getIntegerStorageRange(16, true),
-                            kEven),
+                            kEven, 16),
             32767);
   // Full 32-bit ranges and quotients far beyond int64.
   IntegerRange i32 = getIntegerStorageRange(32, true);
   IntegerRange u32 = getIntegerStorageRange(32, false);
-  EXPECT_EQ(quantizeInteger(1e30, 1.0, 0, i32, kEven), i32.max);
-  EXPECT_EQ(quantizeInteger(-1e30, 1.0, 0, i32, kEven), i32.min);
-  EXPECT_EQ(quantizeInteger(1e300, 1e-300, 0, u32, kEven), u32.max);
-  EXPECT_EQ(quantizeInteger(4294967294.5, 1.0, 0, u32, kEven), 4294967294);
+  EXPECT_EQ(quantizeInteger(1e30, 1.0, 0, i32, kEven, 32), i32.max);
+  EXPECT_EQ(quantizeInteger(-1e30, 1.0, 0, i32, kEven, 32), i32.min);
+  EXPECT_EQ(quantizeInteger(1e30f, 1e-30f, 0, u32, kEven, 32), u32.max);
+  // f64 quotients keep the integer part of large 32-bit values.
+  EXPECT_EQ(quantizeInteger(4294967040.0f, 1.0f, 0, u32, kEven, 32),
+            4294967040);
+  EXPECT_EQ(quantizeInteger(1.0f, 0x1p-31f, -1, i32, kEven, 32), i32.max);
 }
 
 TEST(IntegerQuantTest, NaNAndInfinityChoices) {
   // NaN quantizes like x / s == 0: to the zero point, clamped.
-  EXPECT_EQ(quantizeInteger(kNaN, 1.0, 0, kI8, kEven), 0);
-  EXPECT_EQ(quantizeInteger(kNaN, 0.5, 10, kU8, kAway), 10);
-  EXPECT_EQ(quantizeInteger(kNaN, 1.0, 300, kU8, kEven), 255);
-  EXPECT_EQ(quantizeInteger(0.0, 0.0, 3, kU8, kEven), 3); // 0 / 0
+  EXPECT_EQ(quantizeInteger(kNaN, 1.0, 0, kI8, kEven, 8), 0);
+  EXPECT_EQ(quantizeInteger(kNaN, 0.5, 10, kU8, kAway, 8), 10);
+  EXPECT_EQ(quantizeInteger(kNaN, 1.0, 300, kU8, kEven, 8), 255);
+  EXPECT_EQ(quantizeInteger(0.0, 0.0, 3, kU8, kEven, 8), 3); // 0 / 0
   // +-Inf saturate by the quotient's sign.
-  EXPECT_EQ(quantizeInteger(kInf, 1.0, 0, kI8, kEven), 127);
-  EXPECT_EQ(quantizeInteger(-kInf, 1.0, 0, kI8, kEven), -128);
-  EXPECT_EQ(quantizeInteger(kInf, -1.0, 0, kI8, kEven), -128);
-  EXPECT_EQ(quantizeInteger(1.0, 0.0, 0, kU8, kTrunc), 255);
-  EXPECT_EQ(quantizeInteger(-1.0, 0.0, 0, kI8, kTrunc), -128);
+  EXPECT_EQ(quantizeInteger(kInf, 1.0, 0, kI8, kEven, 8), 127);
+  EXPECT_EQ(quantizeInteger(-kInf, 1.0, 0, kI8, kEven, 8), -128);
+  EXPECT_EQ(quantizeInteger(kInf, -1.0, 0, kI8, kEven, 8), -128);
+  EXPECT_EQ(quantizeInteger(1.0, 0.0, 0, kU8, kTrunc, 8), 255);
+  EXPECT_EQ(quantizeInteger(-1.0, 0.0, 0, kI8, kTrunc, 8), -128);
+}
+
+TEST(IntegerQuantTest, DividesInF32) {
+  // docs/Numerics.md: x / s is an f32 division. 0.35f / 0.1f is exactly 3.5
+  // in f32 (a tie, to even: 4); the same operands divided in double give
+  // 3.4999998882412928, which would round to 3.
+  ASSERT_EQ(0.35f / 0.1f, 3.5f);
+  ASSERT_LT(double(0.35f) / double(0.1f), 3.5);
+  EXPECT_EQ(quantizeInteger(0.35f, 0.1f, 0, kI8, kEven, 8), 4);
+  EXPECT_EQ(quantizeInteger(-0.35f, 0.1f, 0, kI8, kEven, 8), -4);
+  // Rounding happens before the zero point, in f32 too.
+  EXPECT_EQ(quantizeInteger(0.35f, 0.1f, 3, kU8, kEven, 8), 7);
+  EXPECT_EQ(quantizeInteger(0.35f, 0.1f, 0, kI8, kTrunc, 8), 3);
+  // The float-zero-point form: (x - m) / s in f32, rounded, clamped; a NaN
+  // quotient gives clamp(0).
+  EXPECT_EQ(quantizeIntegerWithFloatZeroPoint(0.35f, 0.1f, 0.0f, kU8, kEven, 8),
+            4);
+  EXPECT_EQ(quantizeIntegerWithFloatZeroPoint(1.5f, 0.5f, 0.25f, kU8, kEven, 8),
+            2);
+  EXPECT_EQ(quantizeIntegerWithFloatZeroPoint(0.0f, 0.5f, 1.0f, kU8, kEven, 8),
+            0);
+  EXPECT_EQ(
+      quantizeIntegerWithFloatZeroPoint(float(kNaN), 0.5f, 1.0f, kI8, kEven, 8),
+      0);
+}
+
+TEST(IntegerQuantTest, DividesInF64For32BitStorage) {
+  // 2^24 / 0.75 = 22369621.33...: f64 keeps the integer part, while the f32
+  // quotient would already be 22369622 (f32 spacing is 2 there).
+  const float x = 0x1p24f, s = 0.75f;
+  ASSERT_EQ(x / s, 22369622.0f);
+  IntegerRange i32 = getIntegerStorageRange(32, true);
+  EXPECT_EQ(quantizeInteger(x, s, 0, i32, kEven, 32), 22369621);
+  // Narrower storage divides in f32 (here with the i32 range, to show the
+  // quotient alone).
+  EXPECT_EQ(quantizeInteger(x, s, 0, i32, kEven, 16), 22369622);
+  // The zero point is added to the f64 rounded quotient exactly.
+  EXPECT_EQ(quantizeInteger(x, s, -21, i32, kEven, 32), 22369600);
 }
 
 TEST(IntegerQuantTest, UsesTrueDivision) {
-  // x / s is exactly 177.5 in double (ties to 178); x * (1 / s) gives
-  // 177.49999999999997 and would round to 177.
-  const double x = 32.82911863912448, s = 0.18495278106549004;
-  ASSERT_EQ(x / s, 177.5);
-  ASSERT_NE(x * (1.0 / s), 177.5);
-  EXPECT_EQ(quantizeInteger(x, s, 0, kU8, kEven), 178);
+  // x / s is exactly 124.5 in f32 (ties to even: 124); x * (1 / s) gives
+  // 124.500008 and would round to 125.
+  const float x = 0x1.c76ad4p+4f, s = 0x1.d4385ep-3f;
+  ASSERT_EQ(x / s, 124.5f);
+  ASSERT_GT(x * (1.0f / s), 124.5f);
+  EXPECT_EQ(quantizeInteger(x, s, 0, kU8, kEven, 8), 124);
+  EXPECT_EQ(quantizeInteger(-x, s, 0, kI8, kEven, 8), -124);
   // Negative scales (20 WebNN cases use them) divide as written.
-  EXPECT_EQ(quantizeInteger(3.0, -2.0, 0, kI8, kEven), -2);
-  EXPECT_EQ(quantizeInteger(3.0, -2.0, 0, kI8, kAway), -2);
+  EXPECT_EQ(quantizeInteger(3.0f, -2.0f, 0, kI8, kEven, 8), -2);
+  EXPECT_EQ(quantizeInteger(3.0f, -2.0f, 0, kI8, kAway, 8), -2);
 }
 
 TEST(IntegerQuantTest, DequantizeForms) {
-  EXPECT_EQ(dequantizeIntegerWithIntZeroPoint(3, 0.5, 1), 1.0);
-  EXPECT_EQ(dequantizeIntegerWithIntZeroPoint(-8, 0.25, 7), -3.75);
-  EXPECT_EQ(dequantizeIntegerWithIntZeroPoint(0, 2.0, 0), 0.0);
-  // int32 extremes: the difference is exact in int64, not wrapped.
+  EXPECT_EQ(dequantizeIntegerWithIntZeroPoint(3, 0.5f, 1), 1.0f);
+  EXPECT_EQ(dequantizeIntegerWithIntZeroPoint(-8, 0.25f, 7), -3.75f);
+  EXPECT_EQ(dequantizeIntegerWithIntZeroPoint(0, 2.0f, 0), 0.0f);
+  // int32 extremes: the difference is exact in int64, not wrapped, then
+  // converted to f32 (2^32 - 1 rounds to 2^32).
   EXPECT_EQ(dequantizeIntegerWithIntZeroPoint(
-                std::numeric_limits<int32_t>::max(), 1.0,
+                std::numeric_limits<int32_t>::max(), 1.0f,
                 std::numeric_limits<int32_t>::min()),
-            4294967295.0);
-  EXPECT_EQ(dequantizeIntegerWithFloatZeroPoint(3, 0.5, -1.0), 0.5);
-  EXPECT_EQ(dequantizeIntegerWithFloatZeroPoint(15, 0.1, 0.0), 15 * 0.1);
-  // One rounding (fused): 3 * (1 + 2^-52) - 3 is exactly 3 * 2^-52, while a
-  // separately rounded product would give 4 * 2^-52.
-  const double s = 1.0 + 0x1p-52;
-  EXPECT_EQ(dequantizeIntegerWithFloatZeroPoint(3, s, -3.0), 3 * 0x1p-52);
+            4294967296.0f);
+  EXPECT_EQ(dequantizeIntegerWithFloatZeroPoint(3, 0.5f, -1.0f), 0.5f);
+  // The product is rounded to f32, not to double.
+  EXPECT_EQ(dequantizeIntegerWithFloatZeroPoint(15, 0.1f, 0.0f), 15 * 0.1f);
+  // One rounding (fused): 3 * (1 + 2^-23) - 3 is exactly 3 * 2^-23, while a
+  // separately rounded product would give 4 * 2^-23.
+  const float s = 1.0f + 0x1p-23f;
+  EXPECT_EQ(dequantizeIntegerWithFloatZeroPoint(3, s, -3.0f), 3 * 0x1p-23f);
 }
 
 TEST(IntegerQuantTest, StorageCodes) {
@@ -283,23 +324,43 @@ bool runIntegerCase(const Object &c, bool isONNX) {
   int64_t blockSize = attrs.getInteger("block_size").value_or(0);
 
   IntegerRange range = getIntegerStorageRange(dtype->first, dtype->second);
+  // The same case through the ElementQuantizer the compiler folds with.
+  ElementScheme scheme;
+  scheme.storageBitWidth = dtype->first;
+  scheme.storageSigned = dtype->second;
+  scheme.range = range;
+  scheme.zeroPoint = ZeroPointKind::Int;
+  llvm::StringRef floatDtype = op == "quantize" ? *input.getString("dtype")
+                                                : *expected.getString("dtype");
+  scheme.expressed =
+      floatDtype == "float16" ? IEEEFloatKind::F16 : IEEEFloatKind::F32;
+  ElementQuantizer quantizer(scheme);
   for (size_t i = 0; i < x.size() && i < want.size(); ++i) {
     int64_t p =
         isONNX ? onnxParameterIndex(i, inShape, scaleShape, axis, blockSize)
                : webnnParameterIndex(i, inShape, scaleShape);
     int64_t z = static_cast<int64_t>(zp[p]);
     if (op == "quantize") {
-      EXPECT_EQ(quantizeInteger(x[i], s[p], z, range, kEven), want[i])
+      EXPECT_EQ(quantizeInteger(x[i], s[p], z, range, kEven, dtype->first),
+                want[i])
           << "element " << i << ": " << x[i] << " / " << s[p] << " + " << z;
+      EXPECT_EQ(decodeIntegerCode(quantizer.quantize(x[i], s[p], z),
+                                  dtype->first, dtype->second),
+                want[i])
+          << "element " << i << " (ElementQuantizer)";
     } else {
-      // Computed in double and rounded once to the output dtype; the
-      // expected decimals are rounded to that dtype too (they are written
-      // with more digits than it holds).
+      // Computed in f32 (docs/Numerics.md) and rounded to the output dtype;
+      // the expected decimals are rounded to that dtype too (they are
+      // written with more digits than it holds).
       llvm::StringRef outDtype = *expected.getString("dtype");
-      double got = toDtype(dequantizeIntegerWithIntZeroPoint(
-                               static_cast<int64_t>(x[i]), s[p], z),
-                           outDtype);
+      int64_t q = static_cast<int64_t>(x[i]);
+      double got =
+          toDtype(dequantizeIntegerWithIntZeroPoint(q, s[p], z), outDtype);
       EXPECT_EQ(got, toDtype(want[i], outDtype)) << "element " << i;
+      EXPECT_EQ(
+          quantizer.dequantize(encodeIntegerCode(q, dtype->first), s[p], z),
+          toDtype(want[i], outDtype))
+          << "element " << i << " (ElementQuantizer)";
     }
   }
   return true;

@@ -12,6 +12,7 @@
 #include "quant-block/Numerics/MX.h"
 
 #include "ConformanceJSON.h"
+#include "TestUtils.h"
 
 #include "gtest/gtest.h"
 
@@ -27,13 +28,9 @@ using llvm::json::Object;
 
 namespace {
 
-constexpr RoundingMode kEven = RoundingMode::HalfToEven;
-constexpr RoundingMode kAway = RoundingMode::HalfAwayFromZero;
 constexpr ScaleRoundingMode kFloor = ScaleRoundingMode::Floor;
 constexpr ScaleRoundingMode kCeil = ScaleRoundingMode::Ceil;
 constexpr ScaleRoundingMode kScaleEven = ScaleRoundingMode::HalfToEven;
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 using K = FloatFormatKind;
 

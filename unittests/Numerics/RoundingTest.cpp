@@ -8,6 +8,8 @@
 
 #include "quant-block/Numerics/Rounding.h"
 
+#include "TestUtils.h"
+
 #include "gtest/gtest.h"
 
 #include <cfenv>
@@ -16,12 +18,9 @@
 #include <limits>
 
 using namespace quant_block::numerics;
+using namespace quant_block::numerics::testing;
 
 namespace {
-
-constexpr RoundingMode kEven = RoundingMode::HalfToEven;
-constexpr RoundingMode kAway = RoundingMode::HalfAwayFromZero;
-constexpr RoundingMode kTrunc = RoundingMode::TowardZero;
 
 struct TieCase {
   double x, even, away, trunc;

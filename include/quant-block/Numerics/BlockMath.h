@@ -57,6 +57,44 @@ std::optional<std::string> checkBlockwiseReshape(
     llvm::ArrayRef<int64_t> srcShape, llvm::ArrayRef<int64_t> srcBlock,
     llvm::ArrayRef<int64_t> dstShape, llvm::ArrayRef<int64_t> dstBlock);
 
+/// The resolved block shape (one entry per result dimension, in `dstBlock`)
+/// under which reshaping static `srcShape` with resolved blocks `srcBlock`
+/// into `dstShape` keeps every block whole and in order, i.e. the one
+/// checkBlockwiseReshape accepts; or an explanation when there is none.
+std::optional<std::string> inferReshapedBlock(
+    llvm::ArrayRef<int64_t> srcShape, llvm::ArrayRef<int64_t> srcBlock,
+    llvm::ArrayRef<int64_t> dstShape, llvm::SmallVectorImpl<int64_t> &dstBlock);
+
+/// The resolved block shape (in `resultBlock`) of the unit-stride slice
+/// [offsets, offsets + sizes) of a tensor of `shape` with resolved blocks
+/// `block`: the slice must be in bounds and start at a block boundary (a
+/// whole-dimension block of a dynamic dimension only at 0); the result keeps
+/// the blocks (the slice size under a dynamic whole-dimension block).
+/// Returns an explanation when the slice cuts a block.
+std::optional<std::string>
+inferSlicedBlock(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> block,
+                 llvm::ArrayRef<int64_t> offsets, llvm::ArrayRef<int64_t> sizes,
+                 llvm::SmallVectorImpl<int64_t> &resultBlock);
+
+/// Checks a slice against inferSlicedBlock: also that the result has the
+/// slice's sizes and partitions them as the inferred blocks do.
+std::optional<std::string> checkBlockwiseSlice(
+    llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> block,
+    llvm::ArrayRef<int64_t> offsets, llvm::ArrayRef<int64_t> sizes,
+    llvm::ArrayRef<int64_t> resultShape, llvm::ArrayRef<int64_t> resultBlock);
+
+/// The smallest block-aligned unit-stride window of a static `shape` with
+/// resolved blocks `block` that holds the strided slice (offsets, sizes,
+/// strides): what a blockwise slice can take before a plain slice takes the
+/// rest. Fails (with an explanation) on dynamic dimensions and on empty or
+/// reversed slices.
+std::optional<std::string> getBlockAlignedWindow(
+    llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> block,
+    llvm::ArrayRef<int64_t> offsets, llvm::ArrayRef<int64_t> sizes,
+    llvm::ArrayRef<int64_t> strides,
+    llvm::SmallVectorImpl<int64_t> &windowOffsets,
+    llvm::SmallVectorImpl<int64_t> &windowSizes);
+
 /// The row-major linear index of the block holding element `index` of a tensor
 /// of `shape` with resolved static blocks `effectiveBlock`.
 int64_t linearBlockIndex(llvm::ArrayRef<int64_t> index,

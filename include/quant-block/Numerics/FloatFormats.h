@@ -19,7 +19,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <string_view>
 
 namespace quant_block::numerics {
 
@@ -40,7 +39,8 @@ inline constexpr FloatFormatKind kAllFloatFormatKinds[] = {
 
 struct FloatFormatInfo {
   /// MLIR type spelling: "f8E4M3FN", "f8E5M2", "f6E2M3FN", "f6E3M2FN",
-  /// "f4E2M1FN", "f8E8M0FNU".
+  /// "f4E2M1FN", "f8E8M0FNU" (for messages; IR code maps types to kinds with
+  /// mlir::quant_block::getFloatFormatKind, never by name).
   const char *name;
   unsigned bitWidth, exponentBits, mantissaBits;
   int bias;
@@ -56,9 +56,6 @@ struct FloatFormatInfo {
 };
 
 const FloatFormatInfo &getFloatFormatInfo(FloatFormatKind kind);
-
-/// Maps an MLIR type spelling (exactly as FloatFormatInfo::name) to its kind.
-std::optional<FloatFormatKind> parseFloatFormatName(std::string_view mlirName);
 
 /// The canonical NaN code: all magnitude bits set with the given sign
 /// (0x7F/0xFF for E4M3FN and E5M2, 0xFF for E8M0, which has no sign bit).
@@ -96,6 +93,29 @@ double decodeFloat(FloatFormatKind kind, uint32_t code);
 /// saturating, else 0xFF.
 uint32_t encodeFloat(FloatFormatKind kind, double value, RoundingMode mode,
                      bool saturate);
+
+//===----------------------------------------------------------------------===//
+// IEEE types values are expressed in
+//===----------------------------------------------------------------------===//
+
+/// The IEEE types quant-block data is expressed in, and scales, outer scales
+/// and float zero points are stored in. Every backend computes in f32 and
+/// converts to and from these with round to nearest even.
+enum class IEEEFloatKind : uint32_t { F32, F16, BF16 };
+
+/// The bits (low 32 or 16) of `value` rounded to nearest even into `kind`;
+/// values beyond the range become +-Inf, NaN stays NaN.
+uint32_t encodeIEEEFloat(IEEEFloatKind kind, float value);
+
+/// The f32 value of the bits of a `kind` value (exact).
+float decodeIEEEFloat(IEEEFloatKind kind, uint32_t bits);
+
+/// `value` rounded to nearest even into `kind` and extended back to f32.
+float roundToIEEEFloat(IEEEFloatKind kind, float value);
+
+/// `value` rounded to nearest even to f32 (beyond the f32 range: +-Inf), as
+/// an f32 constant of the compiled code is.
+float roundToF32(double value);
 
 } // namespace quant_block::numerics
 

@@ -15,6 +15,7 @@
 #include "Patterns.h"
 #include "ScalarCodegen.h"
 
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockNumerics.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 #include "quant-block/Numerics/FloatFormats.h"
 
@@ -33,11 +34,8 @@ namespace numerics = ::quant_block::numerics;
 static std::pair<double, int> getStorageMaxAndEmax(SchemeAttr scheme) {
   if (scheme.hasIntegerStorage())
     return {double(scheme.getQmax()), 0};
-  std::string name;
-  llvm::raw_string_ostream os(name);
-  os << scheme.getStorageType();
-  const numerics::FloatFormatInfo &info =
-      numerics::getFloatFormatInfo(*numerics::parseFloatFormatName(name));
+  const numerics::FloatFormatInfo &info = numerics::getFloatFormatInfo(
+      *getFloatFormatKind(scheme.getStorageType()));
   return {info.maxNormal, info.emax};
 }
 

@@ -6,6 +6,7 @@
 
 #include "ScalarCodegen.h"
 
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockNumerics.h"
 #include "quant-block/Numerics/FloatFormats.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -331,11 +332,7 @@ namespace numerics = ::quant_block::numerics;
 
 static const numerics::FloatFormatInfo &
 getFormatInfo(Type type, numerics::FloatFormatKind *kindOut = nullptr) {
-  std::string name;
-  llvm::raw_string_ostream os(name);
-  os << type;
-  std::optional<numerics::FloatFormatKind> kind =
-      numerics::parseFloatFormatName(name);
+  std::optional<numerics::FloatFormatKind> kind = getFloatFormatKind(type);
   assert(kind && "not an OCP float format");
   if (kindOut)
     *kindOut = *kind;

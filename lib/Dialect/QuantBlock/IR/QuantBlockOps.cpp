@@ -8,7 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockNumerics.h"
 #include "quant-block/Numerics/BlockMath.h"
+#include "quant-block/Numerics/ElementQuantizer.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -170,103 +172,52 @@ LogicalResult QuantizeOp::verify() {
                           getOuterScales(), getOuterMins());
 }
 
-namespace {
-/// Exact arithmetic of one (scale, zero point) pair, following the numerics
-/// contract: dequantize in f32 then round once to the expressed type;
-/// quantize with a true f32 division.
-struct RoundTripChecker {
-  SchemeAttr scheme;
+/// The f32 value of a constant scale, if it has one exactly.
+static std::optional<float> getExactF32(APFloat value) {
+  bool losesInfo = false;
+  APFloat::opStatus status = value.convert(
+      APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &losesInfo);
+  if (losesInfo || (status & APFloat::opInvalidOp))
+    return std::nullopt;
+  return value.convertToFloat();
+}
 
-  static std::optional<float> toF32(APFloat value) {
-    bool losesInfo = false;
-    APFloat::opStatus status = value.convert(
-        APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &losesInfo);
-    if (losesInfo || (status & APFloat::opInvalidOp))
-      return std::nullopt;
-    return value.convertToFloat();
-  }
-
-  /// Rounds an f32 value to the expressed type and back.
-  float roundToExpressed(float value) const {
-    APFloat apValue(value);
-    bool losesInfo = false;
-    const llvm::fltSemantics &semantics =
-        cast<FloatType>(scheme.getExpressedType()).getFloatSemantics();
-    apValue.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
-    apValue.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
-                    &losesInfo);
-    return apValue.convertToFloat();
-  }
-
-  APFloat::roundingMode getAPRounding() const {
-    switch (scheme.getRounding()) {
-    case RoundingMode::HalfToEven:
-      return APFloat::rmNearestTiesToEven;
-    case RoundingMode::HalfAwayFromZero:
-      return APFloat::rmNearestTiesToAway;
-    case RoundingMode::TowardZero:
-      return APFloat::rmTowardZero;
-    }
-    llvm_unreachable("unknown rounding mode");
-  }
-
-  /// True if every storage value survives dequantize then quantize with
-  /// this scale and zero point unchanged.
-  bool isExact(float scale, double zeroPoint) const {
-    if (!std::isfinite(scale) || scale == 0.0f)
-      return false;
-    Type storage = scheme.getStorageType();
-    if (auto intType = dyn_cast<IntegerType>(storage)) {
-      if (scheme.getQmax() - scheme.getQmin() > (1 << 16))
-        return false; // Too many values to enumerate at compile time.
-      bool floatZeroPoint =
-          scheme.getZeroPointDomain() == ZeroPointDomain::Float;
-      for (int64_t q = scheme.getQmin(); q <= scheme.getQmax(); ++q) {
-        float x;
-        if (floatZeroPoint)
-          x = roundToExpressed(
-              std::fma(float(q), scale, static_cast<float>(zeroPoint)));
-        else
-          x = roundToExpressed(float(q - int64_t(zeroPoint)) * scale);
-        float scaled = floatZeroPoint
-                           ? (x - static_cast<float>(zeroPoint)) / scale
-                           : x / scale;
-        APFloat rounded(scaled);
-        rounded.roundToIntegral(getAPRounding());
-        double back =
-            rounded.convertToFloat() + (floatZeroPoint ? 0.0 : zeroPoint);
-        back = std::clamp<double>(back, scheme.getQmin(), scheme.getQmax());
-        if (back != double(q))
-          return false;
-      }
-      return true;
-    }
-    auto floatType = cast<FloatType>(storage);
-    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
-    unsigned width = floatType.getWidth();
-    for (uint64_t code = 0; code < (uint64_t(1) << width); ++code) {
-      APFloat value(semantics, APInt(width, code));
-      if (value.isNaN())
-        continue;
-      std::optional<float> decoded = toF32(value);
-      if (!decoded)
+/// True if every storage code survives dequantize then quantize (as the
+/// numerics library, and so the compiled code, computes them) unchanged
+/// under this scale and zero point.
+static bool isRoundTripExact(const numerics::ElementQuantizer &quantizer,
+                             float storedScale, int64_t zeroPoint, float min) {
+  if (!std::isfinite(storedScale) || storedScale == 0.0f)
+    return false;
+  float scale = quantizer.getEffectiveScale(storedScale);
+  const numerics::ElementScheme &scheme = quantizer.getScheme();
+  auto survives = [&](uint32_t code) {
+    float x = quantizer.dequantize(code, scale, zeroPoint, min);
+    return quantizer.quantize(x, scale, zeroPoint, min) == code;
+  };
+  if (!scheme.floatStorage) {
+    if (scheme.range.max - scheme.range.min > (1 << 16))
+      return false; // Too many values to enumerate at compile time.
+    for (int64_t q = scheme.range.min; q <= scheme.range.max; ++q)
+      if (!survives(numerics::encodeIntegerCode(q, scheme.storageBitWidth)))
         return false;
-      float x = roundToExpressed(*decoded * scale);
-      APFloat back(x / scale);
-      bool losesInfo = false;
-      APFloat::opStatus status =
-          back.convert(semantics, getAPRounding(), &losesInfo);
-      if ((status & APFloat::opOverflow) || back.isNaN() ||
-          back.bitcastToAPInt() != value.bitcastToAPInt()) {
-        // -0.0 and +0.0 both decode to zero: compare by value there.
-        if (!(back.isZero() && value.isZero()))
-          return false;
-      }
-    }
     return true;
   }
-};
+  numerics::FloatFormatKind kind = *scheme.floatStorage;
+  for (uint32_t code = 0; code < (1u << scheme.storageBitWidth); ++code) {
+    if (numerics::isNaNCode(kind, code) || survives(code))
+      continue;
+    // -0.0 and +0.0 both decode to zero: compare by value there.
+    float x = quantizer.dequantize(code, scale, zeroPoint, min);
+    uint32_t back = quantizer.quantize(x, scale, zeroPoint, min);
+    if (!(numerics::decodeFloat(kind, code) == 0.0 &&
+          numerics::decodeFloat(kind, back) == 0.0))
+      return false;
+  }
+  return true;
+}
 
+namespace {
 /// quantize(dequantize(pack(d, s, zp)), s, zp) -> pack(d, s, zp), but only
 /// when the constant scales and zero points make the round trip exact for
 /// every storage value. The reverse, dequantize(quantize(x)), loses
@@ -301,29 +252,45 @@ struct FoldQuantizeOfDequantize : public OpRewritePattern<QuantizeOp> {
         !matchPattern(op.getZeroPoints(), m_Constant(&zeroPoints)))
       return rewriter.notifyMatchFailure(op, "zero points are not constant");
 
-    RoundTripChecker checker{op.getType().getScheme()};
+    SchemeAttr scheme = op.getType().getScheme();
+    if (scheme.hasFloatStorage() &&
+        !getFloatFormatKind(scheme.getStorageType()))
+      return rewriter.notifyMatchFailure(
+          op, "the storage type is not an OCP float format");
+    numerics::ElementQuantizer quantizer(getElementScheme(scheme));
+    bool floatZeroPoint = scheme.getZeroPointDomain() == ZeroPointDomain::Float;
     llvm::DenseSet<std::pair<uint32_t, uint64_t>> checked;
     auto scaleValues = scales.getValues<APFloat>();
     for (int64_t i = 0, e = scales.getNumElements(); i < e; ++i) {
       std::optional<float> scale =
-          RoundTripChecker::toF32(scaleValues[scales.isSplat() ? 0 : i]);
+          getExactF32(scaleValues[scales.isSplat() ? 0 : i]);
       if (!scale)
         return rewriter.notifyMatchFailure(op, "a scale is not an f32 value");
-      double zeroPoint = 0.0;
+      int64_t zeroPoint = 0;
+      float min = 0.0f;
       if (zeroPoints) {
         int64_t index = zeroPoints.isSplat() ? 0 : i;
-        if (isa<IntegerType>(zeroPoints.getElementType()))
-          zeroPoint =
-              double(zeroPoints.getValues<APInt>()[index].getSExtValue());
-        else
-          zeroPoint = zeroPoints.getValues<APFloat>()[index].convertToDouble();
-        if (auto intType = dyn_cast<IntegerType>(zeroPoints.getElementType()))
-          if (intType.isUnsigned())
-            zeroPoint =
-                double(zeroPoints.getValues<APInt>()[index].getZExtValue());
+        if (auto intType = dyn_cast<IntegerType>(zeroPoints.getElementType())) {
+          APInt value = zeroPoints.getValues<APInt>()[index];
+          zeroPoint = intType.isUnsigned() ? int64_t(value.getZExtValue())
+                                           : value.getSExtValue();
+        } else {
+          std::optional<float> value =
+              getExactF32(zeroPoints.getValues<APFloat>()[index]);
+          if (!value)
+            return rewriter.notifyMatchFailure(
+                op, "a zero point is not an f32 value");
+          min = *value;
+        }
       }
       uint64_t zeroPointBits;
-      std::memcpy(&zeroPointBits, &zeroPoint, sizeof(zeroPointBits));
+      if (floatZeroPoint) {
+        uint32_t minBits;
+        std::memcpy(&minBits, &min, sizeof(minBits));
+        zeroPointBits = minBits;
+      } else {
+        zeroPointBits = uint64_t(zeroPoint);
+      }
       uint32_t scaleBits;
       std::memcpy(&scaleBits, &*scale, sizeof(scaleBits));
       if (!checked.insert({scaleBits, zeroPointBits}).second)
@@ -331,7 +298,7 @@ struct FoldQuantizeOfDequantize : public OpRewritePattern<QuantizeOp> {
       if (checked.size() > 4096)
         return rewriter.notifyMatchFailure(
             op, "too many distinct scales to prove exactness");
-      if (!checker.isExact(*scale, zeroPoint))
+      if (!isRoundTripExact(quantizer, *scale, zeroPoint, min))
         return rewriter.notifyMatchFailure(
             op, "the round trip is not exact for some scale");
     }
@@ -755,36 +722,10 @@ LogicalResult ExtractSliceOp::verify() {
     return failure();
   if (hasBlockedOuter(input))
     return emitOpError() << "cannot slice a scheme with a blocked outer scale";
-  SmallVector<int64_t> inBlock = input.getEffectiveBlockShape();
-  SmallVector<int64_t> outBlock = result.getEffectiveBlockShape();
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t dim = input.getShape()[d], offset = offsets[d], size = sizes[d];
-    if (offset < 0 || size < 0 ||
-        (!ShapedType::isDynamic(dim) && offset + size > dim))
-      return emitOpError() << "slice [" << offset << ", " << offset + size
-                           << ") is out of bounds of dimension " << d
-                           << " (size " << dim << ")";
-    if (result.getShape()[d] != size)
-      return emitOpError() << "result dimension " << d << " (size "
-                           << result.getShape()[d]
-                           << ") must be the slice size " << size;
-    int64_t block = inBlock[d];
-    if (ShapedType::isDynamic(block)) {
-      if (offset != 0)
-        return emitOpError() << "offset " << offset << " along dimension " << d
-                             << " cuts the whole-dimension block of a "
-                                "dynamic dimension";
-    } else if (block > 0 && offset % block != 0) {
-      return emitOpError() << "offset " << offset << " along dimension " << d
-                           << " is not a multiple of the block size " << block
-                           << " (a slice must start at a block boundary)";
-    }
-    int64_t expected = ShapedType::isDynamic(block) ? size : block;
-    if (!isSameBlockPartition(outBlock[d], expected, size))
-      return emitOpError() << "result block " << outBlock[d]
-                           << " along dimension " << d
-                           << " must be the input block " << block;
-  }
+  if (std::optional<std::string> error = numerics::checkBlockwiseSlice(
+          input.getShape(), input.getEffectiveBlockShape(), offsets, sizes,
+          result.getShape(), result.getEffectiveBlockShape()))
+    return emitOpError() << *error;
   return success();
 }
 

@@ -7,13 +7,12 @@
 //
 // The folded constants must be bit-identical to what the compiled code
 // computes at run time (--convert-quant-block-to-linalg and the CPU
-// pipeline), so this file mirrors that code's arithmetic step by step rather
-// than the mathematically equivalent double-precision formulas: divisions
-// and statistics in f32 (f64 for 32-bit storage), NaN-propagating
-// minimum / maximum with -0 < +0, the same conversions of scales to their
-// stored types, and then the numerics library (lib/Numerics) for what is
-// exact: rounding to integral values, the OCP float encoders, E8M0 shared
-// exponents and the storage ranges. The semantic test in
+// pipeline). Every element is quantized by the numerics library's
+// ElementQuantizer (lib/Numerics, the executable form of docs/Numerics.md),
+// which the compiled code follows too; this file adds what is specific to
+// quantize_dynamic, step by step as its lowering computes it: statistics in
+// f32 with NaN-propagating minimum / maximum and -0 < +0, and the same
+// conversions of scales to their stored types. The semantic test in
 // test/Transforms/fold-constants.mlir checks the bits against the compiled
 // path.
 //
@@ -26,10 +25,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockNumerics.h"
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
 #include "quant-block/Support/PatternDriver.h"
 
 #include "quant-block/Numerics/BlockMath.h"
+#include "quant-block/Numerics/DynamicQuant.h"
+#include "quant-block/Numerics/ElementQuantizer.h"
 #include "quant-block/Numerics/FloatFormats.h"
 #include "quant-block/Numerics/IntegerQuant.h"
 #include "quant-block/Numerics/MX.h"
@@ -63,81 +65,6 @@ namespace numerics = ::quant_block::numerics;
 static constexpr size_t kResourceThresholdBytes = 1 << 20;
 
 //===----------------------------------------------------------------------===//
-// f32 arithmetic as the compiled code does it
-//===----------------------------------------------------------------------===//
-
-/// arith.maximumf: NaN propagates, +0 is greater than -0.
-static float maximumF(float a, float b) {
-  if (std::isnan(a) || std::isnan(b))
-    return std::nanf("");
-  if (a == b)
-    return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-
-/// arith.minimumf: NaN propagates, -0 is less than +0.
-static float minimumF(float a, float b) {
-  if (std::isnan(a) || std::isnan(b))
-    return std::nanf("");
-  if (a == b)
-    return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-
-static double maximumD(double a, double b) {
-  if (std::isnan(a) || std::isnan(b))
-    return std::nan("");
-  if (a == b)
-    return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-
-static double minimumD(double a, double b) {
-  if (std::isnan(a) || std::isnan(b))
-    return std::nan("");
-  if (a == b)
-    return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-
-/// A double rounded to f32 to nearest even, as FloatAttr constants are
-/// (well defined for values beyond the f32 range too: they become Inf).
-static float toF32(double value) {
-  APFloat ap(value);
-  bool losesInfo;
-  ap.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &losesInfo);
-  return ap.convertToFloat();
-}
-
-static uint32_t bitsOf(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-static float floatOf(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
-/// The OCP format of an MLIR float type, if it is one.
-static std::optional<numerics::FloatFormatKind> getFormatKind(Type type) {
-  std::string name;
-  llvm::raw_string_ostream os(name);
-  os << type;
-  return numerics::parseFloatFormatName(name);
-}
-
-static numerics::RoundingMode toNumerics(RoundingMode mode) {
-  return static_cast<numerics::RoundingMode>(static_cast<uint32_t>(mode));
-}
-
-static numerics::ScaleRoundingMode toNumerics(ScaleRoundingMode mode) {
-  return static_cast<numerics::ScaleRoundingMode>(static_cast<uint32_t>(mode));
-}
-
-//===----------------------------------------------------------------------===//
 // Reading and writing constant tensors
 //===----------------------------------------------------------------------===//
 
@@ -145,39 +72,6 @@ static numerics::ScaleRoundingMode toNumerics(ScaleRoundingMode mode) {
 /// byte each, as DenseElementsAttr stores them).
 static unsigned getStorageBytes(Type type) {
   return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
-}
-
-/// The f32 value of the stored bits of an element of `type` (f32, f16, bf16,
-/// or an OCP format), exactly, as the compiled code extends and decodes it.
-static float decodeToF32(Type type, uint64_t bits) {
-  if (type.isF32())
-    return floatOf(uint32_t(bits));
-  if (type.isBF16())
-    return floatOf(uint32_t(bits) << 16);
-  if (type.isF16()) {
-    APFloat half(APFloat::IEEEhalf(), APInt(16, bits));
-    bool losesInfo;
-    half.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
-                 &losesInfo);
-    return half.convertToFloat();
-  }
-  if (isa<Float8E8M0FNUType>(type))
-    return bits == 0xFF ? std::nanf("")
-                        : float(numerics::decodeE8M0(uint8_t(bits)));
-  std::optional<numerics::FloatFormatKind> kind = getFormatKind(type);
-  assert(kind && "not a float type the folder reads");
-  return float(numerics::decodeFloat(*kind, uint32_t(bits)));
-}
-
-/// The bits of `value` rounded to nearest even into `type` (f32, f16, bf16).
-static uint64_t encodeFromF32(Type type, float value) {
-  if (type.isF32())
-    return bitsOf(value);
-  APFloat ap(value);
-  bool losesInfo;
-  ap.convert(cast<FloatType>(type).getFloatSemantics(),
-             APFloat::rmNearestTiesToEven, &losesInfo);
-  return ap.bitcastToAPInt().getZExtValue();
 }
 
 namespace {
@@ -339,97 +233,6 @@ private:
   int64_t numBlocks;
 };
 
-//===----------------------------------------------------------------------===//
-// Element quantization (ScalarCodegen's emitQuantize)
-//===----------------------------------------------------------------------===//
-
-/// Quantizes one element given its block's parameters, exactly as the
-/// lowered quant_block.quantize does.
-class ElementQuantizer {
-public:
-  explicit ElementQuantizer(SchemeAttr scheme)
-      : domain(scheme.getZeroPointDomain()),
-        mode(toNumerics(scheme.getRounding())), saturate(scheme.getSaturate()),
-        width(scheme.getStorageBitWidth()) {
-    if (scheme.hasFloatStorage()) {
-      isFloatStorage = true;
-      floatKind = *getFormatKind(scheme.getStorageType());
-      return;
-    }
-    wide = width >= 32;
-    // MX integers clamp symmetrically: the most negative code is never
-    // produced (OCP MX).
-    int64_t lowest = scheme.getQmin();
-    if (scheme.hasMXScale())
-      lowest = std::max(lowest, -scheme.getQmax());
-    qmin = double(lowest);
-    qmax = double(scheme.getQmax());
-    if (scheme.hasMXScale()) {
-      hasMXFraction = true;
-      mxFraction = std::ldexp(1.0f, 2 - int(width));
-    }
-  }
-
-  /// The f32 scale of a block: the stored scale as f32, times the outer
-  /// scale, times 2^-(N-2) for MX integers, each an f32 multiply.
-  float getEffectiveScale(float scale, std::optional<float> outer) const {
-    if (outer)
-      scale = scale * *outer;
-    if (hasMXFraction)
-      scale = scale * mxFraction;
-    return scale;
-  }
-
-  /// The storage code of `x` (low `width` bits). `zeroPoint` is the integer
-  /// zero point (int domain), `min` the float one (float domain).
-  uint64_t quantize(float x, float scale, int64_t zeroPoint, float min) const {
-    if (isFloatStorage)
-      return numerics::encodeFloat(floatKind, x / scale, mode, saturate);
-    int64_t value = wide ? quantizeIn<double>(x, scale, zeroPoint, min)
-                         : quantizeIn<float>(x, scale, zeroPoint, min);
-    return numerics::encodeIntegerCode(value, std::min<unsigned>(width, 32));
-  }
-
-private:
-  /// clamp(round(x / s) + zp) in the compute type T (f32, or f64 for 32-bit
-  /// storage), with NaN going to the clamped zero point.
-  template <typename T>
-  int64_t quantizeIn(float xf, float sf, int64_t zeroPoint, float min) const {
-    T x = T(xf), s = T(sf);
-    if (domain == ZeroPointDomain::Float)
-      x = x - T(min);
-    T scaled = x / s;
-    T rounded = T(numerics::roundToIntegral(double(scaled), mode));
-    T offset = T(0);
-    if (domain == ZeroPointDomain::Int) {
-      offset = T(zeroPoint);
-      rounded = rounded + offset;
-    }
-    T lo = T(qmin), hi = T(qmax);
-    auto clamp = [&](T v) -> T {
-      if constexpr (std::is_same_v<T, float>)
-        return minimumF(maximumF(v, lo), hi);
-      else
-        return minimumD(maximumD(v, lo), hi);
-    };
-    T clamped = clamp(rounded);
-    if (std::isnan(clamped))
-      clamped = clamp(offset);
-    return int64_t(clamped);
-  }
-
-  ZeroPointDomain domain;
-  numerics::RoundingMode mode;
-  bool saturate;
-  unsigned width;
-  bool isFloatStorage = false;
-  numerics::FloatFormatKind floatKind = numerics::FloatFormatKind::F8E4M3FN;
-  bool wide = false;
-  double qmin = 0, qmax = 0;
-  bool hasMXFraction = false;
-  float mxFraction = 1.0f;
-};
-
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -447,7 +250,7 @@ static std::optional<std::string> getUnsupportedReason(SchemeAttr scheme) {
     if (!isa<Float32Type, Float16Type, BFloat16Type>(outer.getScaleType()))
       return std::string("the outer scale type is not f32, f16 or bf16");
   }
-  if (scheme.hasFloatStorage() && !getFormatKind(scheme.getStorageType()))
+  if (scheme.hasFloatStorage() && !getFloatFormatKind(scheme.getStorageType()))
     return std::string("the storage type is not an OCP float format");
   if (scheme.hasIntegerStorage() &&
       (scheme.getStorageBitWidth() < 2 || scheme.getStorageBitWidth() > 32))
@@ -501,7 +304,7 @@ struct FoldQuantizeOfConstant : public OpRewritePattern<QuantizeOp> {
     if (!type.hasStaticShape() || type.getDataType().getNumElements() == 0)
       return rewriter.notifyMatchFailure(op, "nothing static to fold");
 
-    ElementQuantizer quantizer(scheme);
+    numerics::ElementQuantizer quantizer(getElementScheme(scheme));
     std::optional<float> outer;
     if (outerScales)
       outer = outerScales->getFloat(0);
@@ -565,10 +368,10 @@ struct FoldQuantizeDynamicOfConstant
       anyNaN |= std::isnan(x);
       anyNonFinite |= !std::isfinite(x);
       if (minMax) {
-        first[b] = minimumF(first[b], x);
-        second[b] = maximumF(second[b], x);
+        first[b] = numerics::minimumF(first[b], x);
+        second[b] = numerics::maximumF(second[b], x);
       } else {
-        first[b] = maximumF(first[b], std::fabs(x));
+        first[b] = numerics::maximumF(first[b], std::fabs(x));
       }
     });
     if (anyNaN && method != CalibrationMethod::MX)
@@ -580,16 +383,16 @@ struct FoldQuantizeDynamicOfConstant
           op, "a block holds Inf: its integer zero point is undefined");
 
     Type scaleType = scheme.getScaleType();
-    ElementQuantizer quantizer(scheme);
+    numerics::ElementQuantizer quantizer(getElementScheme(scheme));
     double storageMax;
     if (scheme.hasIntegerStorage())
       storageMax = double(scheme.getQmax());
     else
-      storageMax =
-          numerics::getFloatFormatInfo(*getFormatKind(scheme.getStorageType()))
-              .maxNormal;
+      storageMax = numerics::getFloatFormatInfo(
+                       *getFloatFormatKind(scheme.getStorageType()))
+                       .maxNormal;
     // Every constant of the lowering is an f32 literal.
-    float storageMaxF = toF32(storageMax);
+    float storageMaxF = numerics::roundToF32(storageMax);
 
     // The stored scale of a block, rounded to the scale type as the
     // lowering's convertScale does, and its f32 value.
@@ -615,16 +418,14 @@ struct FoldQuantizeDynamicOfConstant
     if (OuterScaleAttr outerAttr = scheme.getOuter()) {
       float global = 0.0f;
       for (float amax : first)
-        global = maximumF(global, amax);
+        global = numerics::maximumF(global, amax);
       double scaleMax =
           isa<Float8E4M3FNType>(scaleType)
               ? 448.0
               : APFloat::getLargest(
                     cast<FloatType>(scaleType).getFloatSemantics())
                     .convertToDouble();
-      float value = global / toF32(storageMax * scaleMax);
-      if (value == 0.0f)
-        value = 1.0f;
+      float value = numerics::getAbsMaxOuterScale(global, storageMax, scaleMax);
       outerBits = encodeFromF32(outerAttr.getScaleType(), value);
       outer = decodeToF32(outerAttr.getScaleType(), outerBits);
     }
@@ -636,14 +437,13 @@ struct FoldQuantizeDynamicOfConstant
       zeroPointsWriter.emplace(type.getZeroPointsType());
     std::vector<float> blockScale(numBlocks), blockMin(numBlocks, 0.0f);
     std::vector<int64_t> blockZeroPoint(numBlocks, 0);
-    float qminF = toF32(double(scheme.getQmin()));
-    float qmaxF = toF32(double(scheme.getQmax()));
+    numerics::IntegerRange range = {scheme.getQmin(), scheme.getQmax()};
     for (int64_t b = 0; b < numBlocks; ++b) {
       if (method == CalibrationMethod::MX) {
         numerics::MXElementType element =
             scheme.hasFloatStorage()
                 ? numerics::MXElementType::getFloat(
-                      *getFormatKind(scheme.getStorageType()))
+                      *getFloatFormatKind(scheme.getStorageType()))
                 : numerics::MXElementType::getInteger(
                       scheme.getStorageBitWidth());
         // NaN / Inf blocks have no exponent: the NaN scale.
@@ -657,22 +457,14 @@ struct FoldQuantizeDynamicOfConstant
         continue;
       }
       if (!minMax) {
-        float scale = first[b] / storageMaxF;
-        if (outer)
-          scale = scale / *outer;
-        if (scale == 0.0f)
-          scale = 1.0f;
-        auto [bits, value] = storeScale(scale);
+        auto [bits, value] =
+            storeScale(numerics::getAbsMaxScale(first[b], storageMaxF, outer));
         scalesWriter.set(b, bits);
         blockScale[b] = value;
         continue;
       }
-      float lo = minimumF(first[b], 0.0f), hi = maximumF(second[b], 0.0f);
-      float range = toF32(double(scheme.getQmax()) - double(scheme.getQmin()));
-      float scale = (hi - lo) / range;
-      if (scale == 0.0f)
-        scale = 1.0f;
-      auto [bits, value] = storeScale(scale);
+      auto [lo, hi] = numerics::includeZero(first[b], second[b]);
+      auto [bits, value] = storeScale(numerics::getMinMaxScale(lo, hi, range));
       scalesWriter.set(b, bits);
       blockScale[b] = value;
       Type zeroPointType = scheme.getZeroPointType();
@@ -682,19 +474,16 @@ struct FoldQuantizeDynamicOfConstant
         blockMin[b] = decodeToF32(zeroPointType, zpBits);
         continue;
       }
-      // zp = clamp(round_half_even(qmin - lo / s)) with the stored scale,
-      // converted to i32 and truncated to the zero-point type.
-      float shifted = qminF - lo / value;
-      float rounded = float(numerics::roundToIntegral(
-          shifted, numerics::RoundingMode::HalfToEven));
-      float clamped = minimumF(maximumF(rounded, qminF), qmaxF);
-      if (!(clamped >= -2147483648.0f && clamped < 2147483648.0f))
+      // The zero point from the stored scale, computed in i32 and truncated
+      // to the zero-point type.
+      std::optional<int32_t> zeroPoint =
+          numerics::getMinMaxIntZeroPoint(lo, value, range);
+      if (!zeroPoint)
         return rewriter.notifyMatchFailure(
             op, "a zero point does not fit the i32 the lowering computes in");
       unsigned zpWidth = zeroPointType.getIntOrFloatBitWidth();
-      uint32_t code =
-          numerics::encodeIntegerCode(int64_t(int32_t(clamped)), 32) &
-          uint32_t((uint64_t(1) << zpWidth) - 1);
+      uint32_t code = numerics::encodeIntegerCode(*zeroPoint, 32) &
+                      uint32_t((uint64_t(1) << zpWidth) - 1);
       zeroPointsWriter->set(b, code);
       blockZeroPoint[b] = numerics::decodeIntegerCode(
           code, zpWidth, !zeroPointType.isUnsignedInteger());

@@ -222,113 +222,6 @@ struct DequantizeBelowTosaTranspose
 // Reshape
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// A factor of a dimension group: which block ("outer") or where inside the
-/// block ("inner"), as in numerics::checkBlockwiseReshape.
-struct Factor {
-  bool inner;
-  int64_t size;
-};
-} // namespace
-
-static void appendFactor(SmallVector<Factor> &factors, bool inner,
-                         int64_t size) {
-  if (size == 1)
-    return;
-  if (!factors.empty() && factors.back().inner == inner)
-    factors.back().size *= size;
-  else
-    factors.push_back({inner, size});
-}
-
-/// The block shape (one entry per result dimension) under which reshaping
-/// `srcShape` with resolved blocks `srcBlock` into `dstShape` keeps every
-/// block whole and in order, or a reason why there is none. Dimensions are
-/// split into the smallest groups with equal element counts (as the
-/// verifier does); within a group the source is a sequence of "which block"
-/// and "where inside the block" factors, which the result dimensions must
-/// take from the innermost end, each one inner part below an outer part.
-static FailureOr<SmallVector<int64_t>>
-inferReshapedBlock(ArrayRef<int64_t> srcShape, ArrayRef<int64_t> srcBlock,
-                   ArrayRef<int64_t> dstShape, std::string &whyNot) {
-  SmallVector<int64_t> dstBlock(dstShape.size(), 1);
-  size_t i = 0, j = 0, n = srcShape.size(), m = dstShape.size();
-  while (i < n || j < m) {
-    size_t si = i, sj = j;
-    int64_t ps = i < n ? srcShape[i++] : 1;
-    int64_t pd = j < m ? dstShape[j++] : 1;
-    while (ps != pd) {
-      if (ps < pd && i < n) {
-        ps *= srcShape[i++];
-      } else if (pd < ps && j < m) {
-        pd *= dstShape[j++];
-      } else {
-        whyNot = "the element counts do not match";
-        return failure();
-      }
-    }
-    if (i == n || j == m) {
-      while (i < n && srcShape[i] == 1)
-        ++i;
-      while (j < m && dstShape[j] == 1)
-        ++j;
-    }
-    if (i - si == 1 && j - sj == 1) {
-      // A dimension kept as is keeps its block, ragged or not.
-      dstBlock[sj] = srcBlock[si];
-      continue;
-    }
-    SmallVector<Factor> factors;
-    for (size_t k = si; k < i; ++k) {
-      int64_t b = std::max<int64_t>(std::min(srcBlock[k], srcShape[k]), 1);
-      if (srcShape[k] % b != 0) {
-        whyNot = "input dimension " + std::to_string(k) +
-                 " has a ragged last block and is regrouped";
-        return failure();
-      }
-      appendFactor(factors, /*inner=*/false, srcShape[k] / b);
-      appendFactor(factors, /*inner=*/true, b);
-    }
-    for (size_t k = j; k-- > sj;) {
-      int64_t remaining = dstShape[k], block = 1;
-      bool outerTaken = false;
-      while (remaining > 1) {
-        if (factors.empty()) {
-          whyNot = "the element counts do not match";
-          return failure();
-        }
-        Factor &f = factors.back();
-        int64_t take;
-        if (f.size <= remaining && remaining % f.size == 0)
-          take = f.size;
-        else if (f.size > remaining && f.size % remaining == 0)
-          take = remaining;
-        else
-          take = 0;
-        if (take == 0 || (f.inner && outerTaken)) {
-          whyNot = "result dimension " + std::to_string(k) + " (size " +
-                   std::to_string(dstShape[k]) + ") would cut a block";
-          return failure();
-        }
-        if (f.inner)
-          block *= take;
-        else
-          outerTaken = true;
-        remaining /= take;
-        f.size /= take;
-        if (f.size == 1)
-          factors.pop_back();
-      }
-      dstBlock[k] = block;
-    }
-    if (!factors.empty()) {
-      whyNot = "the element counts do not match";
-      return failure();
-    }
-  }
-  return dstBlock;
-}
-
 /// quant_block.reshape of `input` to the static `shape`.
 static FailureOr<Value> createQuantizedReshape(PatternRewriter &rewriter,
                                                Location loc, Value input,
@@ -344,14 +237,16 @@ static FailureOr<Value> createQuantizedReshape(PatternRewriter &rewriter,
     return failure();
   }
   SchemeAttr scheme = type.getScheme();
-  FailureOr<SmallVector<int64_t>> block = inferReshapedBlock(
-      type.getShape(), type.getEffectiveBlockShape(), shape, whyNot);
-  if (failed(block))
+  SmallVector<int64_t> block;
+  if (std::optional<std::string> error = numerics::inferReshapedBlock(
+          type.getShape(), type.getEffectiveBlockShape(), shape, block)) {
+    whyNot = *error;
     return failure();
+  }
   SmallVector<int64_t> blockList;
-  bool perTensor = llvm::equal(*block, shape);
+  bool perTensor = llvm::equal(block, shape);
   if (!(scheme.getBlockShape().empty() && perTensor))
-    blockList = trimBlockList(*block);
+    blockList = trimBlockList(block);
   SchemeAttr newScheme = getSchemeIfValid(scheme, blockList, scheme.getOuter());
   if (!newScheme) {
     whyNot = "the reshaped block shape is not valid for the scheme";
@@ -428,23 +323,18 @@ struct DequantizeBelowExtractSlice
     ArrayRef<int64_t> offsets = op.getStaticOffsets();
     ArrayRef<int64_t> sizes = op.getStaticSizes();
     ArrayRef<int64_t> strides = op.getStaticStrides();
-    SmallVector<int64_t> block = type.getEffectiveBlockShape();
     SmallVector<int64_t> windowOffsets, windowSizes, restOffsets;
+    if (std::optional<std::string> error = numerics::getBlockAlignedWindow(
+            type.getShape(), type.getEffectiveBlockShape(), offsets, sizes,
+            strides, windowOffsets, windowSizes))
+      return rewriter.notifyMatchFailure(op, *error);
     bool exact = true, whole = true;
     for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
-      int64_t dim = type.getShape()[d];
-      if (sizes[d] <= 0 || strides[d] <= 0)
-        return rewriter.notifyMatchFailure(op, "empty or reversed slice");
-      int64_t b = std::max<int64_t>(std::min(block[d], dim), 1);
-      int64_t last = offsets[d] + (sizes[d] - 1) * strides[d];
-      int64_t start = offsets[d] / b * b;
-      int64_t end = std::min((last / b + 1) * b, dim);
-      windowOffsets.push_back(start);
-      windowSizes.push_back(end - start);
+      int64_t start = windowOffsets[d], end = start + windowSizes[d];
       restOffsets.push_back(offsets[d] - start);
       exact &= start == offsets[d] && end - start == sizes[d] &&
                (strides[d] == 1 || sizes[d] == 1);
-      whole &= start == 0 && end == dim;
+      whole &= start == 0 && end == type.getShape()[d];
     }
     if (whole)
       return rewriter.notifyMatchFailure(
