@@ -173,41 +173,38 @@ static FailureOr<Value> createQuantizedTranspose(PatternRewriter &rewriter,
 
 namespace {
 
-/// linalg.transpose(dequantize(q)) -> dequantize(quant_block.transpose(q)).
-struct DequantizeBelowLinalgTranspose
-    : public OpRewritePattern<linalg::TransposeOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// The transposed tensor and the permutation of a linalg or TOSA transpose
+/// (nothing for a linalg.transpose on buffers).
+static std::optional<std::pair<Value, SmallVector<int64_t>>>
+getTransposeInput(linalg::TransposeOp op) {
+  if (op->getNumResults() != 1)
+    return std::nullopt;
+  return std::make_pair(op.getInput(),
+                        SmallVector<int64_t>(op.getPermutation()));
+}
+static std::optional<std::pair<Value, SmallVector<int64_t>>>
+getTransposeInput(tosa::TransposeOp op) {
+  return std::make_pair(
+      op.getInput1(),
+      SmallVector<int64_t>(op.getPerms().begin(), op.getPerms().end()));
+}
 
-  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+/// linalg.transpose / tosa.transpose(dequantize(q))
+///   -> dequantize(quant_block.transpose(q)).
+template <typename TransposeOp>
+struct DequantizeBelowTranspose : public OpRewritePattern<TransposeOp> {
+  using OpRewritePattern<TransposeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op->getNumResults() != 1)
+    auto input = getTransposeInput(op);
+    if (!input)
       return rewriter.notifyMatchFailure(op, "not on tensors");
-    DequantizeOp dequantize = getDequantize(op.getInput());
+    DequantizeOp dequantize = getDequantize(input->first);
     if (!dequantize)
       return rewriter.notifyMatchFailure(op, "input is not a dequantize");
     FailureOr<Value> transposed = createQuantizedTranspose(
-        rewriter, op.getLoc(), dequantize.getInput(), op.getPermutation());
-    if (failed(transposed))
-      return rewriter.notifyMatchFailure(
-          op, "quant_block.transpose rejects this permutation");
-    replaceWithDequantize(rewriter, op, *transposed);
-    return success();
-  }
-};
-
-/// tosa.transpose(dequantize(q)) -> dequantize(quant_block.transpose(q)).
-struct DequantizeBelowTosaTranspose
-    : public OpRewritePattern<tosa::TransposeOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(tosa::TransposeOp op,
-                                PatternRewriter &rewriter) const override {
-    DequantizeOp dequantize = getDequantize(op.getInput1());
-    if (!dequantize)
-      return rewriter.notifyMatchFailure(op, "input is not a dequantize");
-    SmallVector<int64_t> perm(op.getPerms().begin(), op.getPerms().end());
-    FailureOr<Value> transposed = createQuantizedTranspose(
-        rewriter, op.getLoc(), dequantize.getInput(), perm);
+        rewriter, op.getLoc(), dequantize.getInput(), input->second);
     if (failed(transposed))
       return rewriter.notifyMatchFailure(
           op, "quant_block.transpose rejects this permutation");
@@ -514,7 +511,8 @@ void mlir::quant_block::populateQuantBlockPropagatePatterns(
     patterns.add<PropagateMatmulResult>(patterns.getContext());
   else if (propagation == Propagation::Inhibit)
     patterns.add<InhibitMatmulResult>(patterns.getContext());
-  patterns.add<DequantizeBelowLinalgTranspose, DequantizeBelowTosaTranspose,
+  patterns.add<DequantizeBelowTranspose<linalg::TransposeOp>,
+               DequantizeBelowTranspose<tosa::TransposeOp>,
                DequantizeBelowReshape<tensor::ExpandShapeOp>,
                DequantizeBelowReshape<tensor::CollapseShapeOp>,
                DequantizeBelowReshape<tensor::ReshapeOp>,
