@@ -7,10 +7,10 @@
 // is its lowered parts (docs/Packing.md, "Lowered tensors"): @main passes a
 // quantized value to functions written in terms of those parts (and hand-
 // packed bytes to a function taking a quantized tensor), as a C caller
-// would. Such calls only type-check once --convert-quant-block-to-linalg has
-// lowered the signatures, hence the parse-time verifier is off; every pass
-// still verifies its output.
-// RUN: quant-opt %s --mlir-very-unsafe-disable-verifier-on-parsing --convert-quant-block-to-linalg --quant-block-cpu-pipeline | mlir-runner -e main --entry-point-result=void --shared-libs=%llvm_lib_dir/libmlir_runner_utils.so,%llvm_lib_dir/libmlir_c_runner_utils.so | FileCheck %s
+// would: builtin.unrealized_conversion_cast states that a quantized value
+// is its lowered parts (and the reverse), which --convert-quant-block-to-linalg
+// resolves when it lowers the signatures.
+// RUN: quant-opt %s --convert-quant-block-to-linalg --quant-block-cpu-pipeline | mlir-runner -e main --entry-point-result=void --shared-libs=%llvm_lib_dir/libmlir_runner_utils.so,%llvm_lib_dir/libmlir_c_runner_utils.so | FileCheck %s
 
 !e2 = !quant_block.tensor<2x32, #quant_block.scheme<mxfp6_e2m3>>
 !e3 = !quant_block.tensor<2x32, #quant_block.scheme<mxfp6_e3m2>>
@@ -142,7 +142,8 @@ func.func @main() {
   %sb = arith.constant dense<[[1.0]]> : tensor<1x1xf8E8M0FNU>
   %qb = quant_block.quantize %xb scales(%sb : tensor<1x1xf8E8M0FNU>) : tensor<1x32xf32> -> !e2b
   // CHECK: [200,   23,   30,   63,   8,   112,   200,   23,   30,   63,   8,   112,   200,   23,   30,   63,   8,   112,   200,   23,   30,   63,   8,   112]
-  func.call @print_e2m3_bytes(%qb) : (!e2b) -> ()
+  %qbp:2 = builtin.unrealized_conversion_cast %qb : !e2b to tensor<1x24xi8>, tensor<1x1xf8E8M0FNU>
+  func.call @print_e2m3_bytes(%qbp#0, %qbp#1) : (tensor<1x24xi8>, tensor<1x1xf8E8M0FNU>) -> ()
 
   // E3M2 from hand-packed bytes: codes 0x1F (28), 0x21 (-0.0625), 0x0C (1),
   // 0x33 (-3.5), 0x04 (0.25), 0x03 (0.1875), 0x3A (-12), 0x15 (5):
@@ -151,7 +152,8 @@ func.func @main() {
   // scale 2 doubles them.
   %db = arith.constant dense<[[95, 200, 204, 196, 160, 87, 95, 200, 204, 196, 160, 87, 95, 200, 204, 196, 160, 87, 95, 200, 204, 196, 160, 87]]> : tensor<1x24xi8>
   %ds = arith.constant dense<[[2.0]]> : tensor<1x1xf8E8M0FNU>
-  %yd = func.call @dequantize_e3m2(%db, %ds) : (tensor<1x24xi8>, tensor<1x1xf8E8M0FNU>) -> tensor<1x32xf32>
+  %dq = builtin.unrealized_conversion_cast %db, %ds : tensor<1x24xi8>, tensor<1x1xf8E8M0FNU> to !e3b
+  %yd = func.call @dequantize_e3m2(%dq) : (!e3b) -> tensor<1x32xf32>
   %ud = tensor.cast %yd : tensor<1x32xf32> to tensor<*xf32>
   // CHECK: [56,   -0.125,   2,   -7,   0.5,   0.375,   -24,   10,   56,   -0.125,   2,   -7,   0.5,   0.375,   -24,   10,   56,   -0.125,   2,   -7,   0.5,   0.375,   -24,   10,   56,   -0.125,   2,   -7,   0.5,   0.375,   -24,   10]
   func.call @printMemrefF32(%ud) : (tensor<*xf32>) -> ()
@@ -179,7 +181,8 @@ func.func @main() {
   // Row 1, codes 1 7 0 0 2 0 3 4 2 2: 57, 32, 140, 18.
   // CHECK: [208,   199,   124,   35]
   // CHECK: [57,   32,   140,   18]
-  func.call @print_i3_bytes(%qi) : (!i3) -> ()
+  %qip:2 = builtin.unrealized_conversion_cast %qi : !i3 to tensor<2x4xi8>, tensor<2x2xf32>
+  func.call @print_i3_bytes(%qip#0, %qip#1) : (tensor<2x4xi8>, tensor<2x2xf32>) -> ()
   %yi = quant_block.dequantize %qi : !i3 -> tensor<2x10xf32>
   %uyi = tensor.cast %yi : tensor<2x10xf32> to tensor<*xf32>
   // CHECK: [0,   2,   -1,   3,   -4,   0.5,   -0.5,   1.5,   1.5,   -2]
@@ -209,7 +212,8 @@ func.func @main() {
   %sg = arith.constant dense<[[1.0]]> : tensor<1x1xf32>
   %qg = quant_block.quantize %xg scales(%sg : tensor<1x1xf32>) : tensor<1x16xf32> -> !i3g
   // CHECK: {{\[}}[136,   198,   250,   119,   57,   5]]
-  func.call @print_i3_group_bytes(%qg) : (!i3g) -> ()
+  %qgp:2 = builtin.unrealized_conversion_cast %qg : !i3g to tensor<1x6xi8>, tensor<1x1xf32>
+  func.call @print_i3_group_bytes(%qgp#0, %qgp#1) : (tensor<1x6xi8>, tensor<1x1xf32>) -> ()
 
   //===--------------------------------------------------------------------===//
   // ui5 with ui5 zero points, 2x13 in blocks of 8 and a ragged 5.
@@ -228,7 +232,8 @@ func.func @main() {
   //   byte 8 = 0 >> 4 = 0.
   // CHECK: [48,   190,   15,   62,   128,   67,   252,   15,   0]
   // CHECK: [65,   12,   82,   204,   65,   30,   252,   15,   0]
-  func.call @print_u5_bytes(%qu) : (!u5) -> ()
+  %qup:3 = builtin.unrealized_conversion_cast %qu : !u5 to tensor<2x9xi8>, tensor<2x2xf32>, tensor<2x2xi5>
+  func.call @print_u5_bytes(%qup#0, %qup#1, %qup#2) : (tensor<2x9xi8>, tensor<2x2xf32>, tensor<2x2xi5>) -> ()
   %yu = quant_block.dequantize %qu : !u5 -> tensor<2x13xf32>
   %uyu = tensor.cast %yu : tensor<2x13xf32> to tensor<*xf32>
   // (q - zp) * s: 0.25 / 0.5 ties to 0; 100 / 0.5 + 16 clamps to 31 and
