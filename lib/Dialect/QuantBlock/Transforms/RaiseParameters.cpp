@@ -280,8 +280,9 @@ mlir::quant_block::detail::getBlockList(ArrayRef<int64_t> shape,
     return {};
   SmallVector<int64_t> list;
   for (auto [size, block] : llvm::zip(shape, blocks))
-    list.push_back(block == size && size > 1 ? SchemeAttr::kWholeDimension
-                                             : block);
+    list.push_back(block == size && (size > 1 || ShapedType::isDynamic(size))
+                       ? SchemeAttr::kWholeDimension
+                       : block);
   while (!list.empty() && list.front() == 1)
     list.erase(list.begin());
   return list;
