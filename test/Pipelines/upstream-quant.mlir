@@ -31,12 +31,14 @@ func.func @main() {
   %qu = tensor.cast %qi : tensor<2x2xi32> to tensor<*xi32>
   func.call @printMemrefI32(%qu) : (tensor<*xi32>) -> ()
   // (5 - 3) * 0.5, (-6 + 2) * 0.25, (8 - 3) * 0.5, (127 + 2) * 0.25.
-  // CHECK: {{\[}}[1,   -1],
-  // CHECK-NEXT: [2.5,   32.25]]
+  // [1, -1]
+  // CHECK: {{\[}}[1065353216, -1082130432],
+  // [2.5, 32.25]
+  // CHECK-NEXT: [1075838976, 1107361792]]
   %y = func.call @dequantize(%q) : (tensor<2x2xi8>) -> tensor<2x2xf32>
-  %yu = tensor.cast %y : tensor<2x2xf32> to tensor<*xf32>
-  func.call @printMemrefF32(%yu) : (tensor<*xf32>) -> ()
+  %yub = arith.bitcast %y : tensor<2x2xf32> to tensor<2x2xi32>
+  %yu = tensor.cast %yub : tensor<2x2xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%yu) : (tensor<*xi32>) -> ()
   return
 }
-func.func private @printMemrefF32(tensor<*xf32>)
 func.func private @printMemrefI32(tensor<*xi32>)
