@@ -31,19 +31,27 @@ func.func @main() {
 
   // Dequantized weight rows: [0, 1, 2, 3, 3.5, 3, 2.5, 2], [0 x4, 16 x4],
   // [1, 0, 1, 0, 0, -1, 0, -1].
-  // CHECK: [89,   416,   -10]
-  // CHECK: [3.5,   32,   1]
+  // Printed as bit patterns: [89, 416, -10] = [0x42b20000, 0x43d00000,
+  // 0xc1200000], [3.5, 32, 1] = [0x40600000, 0x42000000, 0x3f800000].
+  // CHECK: [1118961664,   1137704960,   -1054867456]
+  // CHECK: [1080033280,   1107296256,   1065353216]
   %y = func.call @linear(%xd, %w) : (tensor<?x8xf32>, !w) -> tensor<?x3xf32>
-  %u = tensor.cast %y : tensor<?x3xf32> to tensor<*xf32>
-  func.call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
+  %yb = arith.bitcast %y : tensor<?x3xf32> to tensor<?x3xi32>
+  %u = tensor.cast %yb : tensor<?x3xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%u) : (tensor<*xi32>) -> ()
 
   // Per token absmax int8: s = 416 / 127, 89 / s = 27.17 -> 27, -10 / s ->
-  // -3; s = 32 / 127, 3.5 / s = 13.89 -> 14, 1 / s = 3.97 -> 4.
-  // CHECK: [88.4409,   416,   -9.82677]
-  // CHECK: [3.52756,   32,   1.00787]
+  // -3; s = 32 / 127, 3.5 / s = 13.89 -> 14, 1 / s = 3.97 -> 4. In f32:
+  // s = 3.2755907 (0x4051a347), 27 * s = 88.44095 (0x42b0e1c4), 127 * s =
+  // 416 (0x43d00000), -3 * s = -9.826772 (0xc11d3a75); s = 0.2519685
+  // (0x3e810204), 14 * s = 3.527559 (0x4061c387), 127 * s = 32
+  // (0x42000000), 4 * s = 1.007874 (0x3f810204).
+  // CHECK: [1118888388,   1137704960,   -1055049099]
+  // CHECK: [1080148871,   1107296256,   1065419268]
   %yq = func.call @linear_requantized(%xd, %w) : (tensor<?x8xf32>, !w) -> tensor<?x3xf32>
-  %uq = tensor.cast %yq : tensor<?x3xf32> to tensor<*xf32>
-  func.call @printMemrefF32(%uq) : (tensor<*xf32>) -> ()
+  %yqb = arith.bitcast %yq : tensor<?x3xf32> to tensor<?x3xi32>
+  %uq = tensor.cast %yqb : tensor<?x3xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%uq) : (tensor<*xi32>) -> ()
   return
 }
-func.func private @printMemrefF32(tensor<*xf32>)
+func.func private @printMemrefI32(tensor<*xi32>)

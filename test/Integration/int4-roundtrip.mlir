@@ -40,13 +40,15 @@ func.func @main() {
   %s2 = arith.constant dense<[[1.0, 2.0, 0.5], [0.25, 0.5, 4.0]]> : tensor<2x3xf32>
   %m2 = arith.constant dense<[[0.0, 1.0, 0.0], [0.5, 2.0, 0.0]]> : tensor<2x3xf32>
   %y2 = func.call @ragged(%x2, %s2, %m2) : (tensor<2x7xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x7xf32>
-  %y2f = tensor.cast %y2 : tensor<2x7xf32> to tensor<*xf32>
+  %y2fb = arith.bitcast %y2 : tensor<2x7xf32> to tensor<2x7xi32>
+  %y2f = tensor.cast %y2fb : tensor<2x7xi32> to tensor<*xi32>
   // Row 0: [0, 1, 2] | 3 -> q=1 -> 3, 9 -> q=3 -> 7, -5 -> q=0 -> 1 | 1.4 -> q=3 (2.8, saturated) -> 1.5
   // Row 1: 0.5 -> 0 -> 0.5, 0.6 -> 0.4 -> 0 -> 0.5, 0.9 -> 1.6 -> 2 -> 1 | 2 -> 0 -> 2, 2.5 -> 1 -> 2.5, 3.5 -> 3 -> 3.5 | 10 -> 2.5 -> 2 -> 8
-  // CHECK: [0,   1,   2,   3,   7,   1,   1.5]
-  // CHECK: [0.5,   0.5,   1,   2,   2.5,   3.5,   8]
-  func.call @printMemrefF32(%y2f) : (tensor<*xf32>) -> ()
+  // [0, 1, 2, 3, 7, 1, 1.5]
+  // CHECK: [0, 1065353216, 1073741824, 1077936128, 1088421888, 1065353216, 1069547520]
+  // [0.5, 0.5, 1, 2, 2.5, 3.5, 8]
+  // CHECK: [1056964608, 1056964608, 1065353216, 1073741824, 1075838976, 1080033280, 1090519040]
+  func.call @printMemrefI32(%y2f) : (tensor<*xi32>) -> ()
   return
 }
 func.func private @printMemrefI32(tensor<*xi32>)
-func.func private @printMemrefF32(tensor<*xf32>)

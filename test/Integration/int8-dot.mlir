@@ -22,11 +22,15 @@ func.func @main() {
   // y[1][1]: block 0 codes - (-1) = 0 -> 0; block 1: -4 * 0.125 * 2 = -1.
   // y[1][0]: block 0: 0 + 20 + 60 + 120 = 200 * 2 = 400; block 1: -(6 + 5 +
   //          4 - 9) = -6 * 0.125 * 0.5 = -0.375; 399.625.
-  // CHECK: [5.625, 2, 32.75]
-  // CHECK: [399.625, -1, 80.25]
+  // Printed as bit patterns: [5.625, 2, 32.75] = [0x40b40000, 0x40000000,
+  // 0x42030000], [399.625, -1, 80.25] = [0x43c7d000, 0xbf800000,
+  // 0x42a08000].
+  // CHECK: [1085538304, 1073741824, 1107492864]
+  // CHECK: [1137168384, -1082130432, 1117814784]
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !x, !w -> tensor<2x3xf32>
-  %u = tensor.cast %y : tensor<2x3xf32> to tensor<*xf32>
-  func.call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
+  %yb = arith.bitcast %y : tensor<2x3xf32> to tensor<2x3xi32>
+  %u = tensor.cast %yb : tensor<2x3xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%u) : (tensor<*xi32>) -> ()
   return
 }
-func.func private @printMemrefF32(tensor<*xf32>)
+func.func private @printMemrefI32(tensor<*xi32>)

@@ -58,9 +58,11 @@ func.func @main() {
   %x = quant_block.dequantize %w : !k -> tensor<1x16xf32>
   // Block 0: s = 1 * 0.5, m = 0. Block 1: s = 2 * 0.5, m = 1 * -0.125.
   // Block 2: s = 3 * 0.25, m = 5 * -1. Block 3: s = 63 * 0.25, m = 63 * -1.
-  // CHECK: {{\[}}[0,   0.5,   1,   7.5,   2.875,   3.875,   4.875,   14.875,   -5,   -4.25,   -3.5,   6.25,   -63,   -47.25,   -31.5,   173.25]]
-  %xu = tensor.cast %x : tensor<1x16xf32> to tensor<*xf32>
-  func.call @printMemrefF32(%xu) : (tensor<*xf32>) -> ()
+  // [0, 0.5, 1, 7.5, 2.875, 3.875, 4.875, 14.875, -5, -4.25, -3.5, 6.25, -63, -47.25, -31.5, 173.25]
+  // CHECK: {{\[}}[0, 1056964608, 1065353216, 1089470464, 1077411840, 1081606144, 1083965440, 1097728000, -1063256064, -1064828928, -1067450368, 1086849024, -1032060928, -1036189696, -1040449536, 1127038976]]
+  %xub = arith.bitcast %x : tensor<1x16xf32> to tensor<1x16xi32>
+  %xu = tensor.cast %xub : tensor<1x16xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%xu) : (tensor<*xi32>) -> ()
 
   // q = clamp(round_half_even((x - m) / s), 0, 15): 0.25 / 0.5 = 0.5 -> 0,
   // 1.5 -> 2, 200 -> 15, -2 -> 0 | 3.5 -> 4, 4.5 -> 4, -8.875 -> 0,
@@ -84,18 +86,22 @@ func.func @main() {
   %lhs = arith.constant dense<[[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
                                [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]]> : tensor<2x16xf32>
   %y = func.call @linear(%lhs, %w) : (tensor<2x16xf32>, !k) -> tensor<2x1xf32>
-  // CHECK: {{\[}}[60.5],
-  // CHECK-NEXT: [185.75]]
-  %yu = tensor.cast %y : tensor<2x1xf32> to tensor<*xf32>
-  func.call @printMemrefF32(%yu) : (tensor<*xf32>) -> ()
+  // [60.5]
+  // CHECK: {{\[}}[1114767360],
+  // [185.75]
+  // CHECK-NEXT: [1127858176]]
+  %yub = arith.bitcast %y : tensor<2x1xf32> to tensor<2x1xi32>
+  %yu = tensor.cast %yub : tensor<2x1xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%yu) : (tensor<*xi32>) -> ()
 
   // Three scales under outer blocks of 2: the third block has a super-block
   // of its own (s = 4 * 3).
-  // CHECK: {{\[}}[0.5,   1,   1.5,   2,   1,   2,   3,   4,   12,   24,   36,   48]]
+  // [0.5, 1, 1.5, 2, 1, 2, 3, 4, 12, 24, 36, 48]
+  // CHECK: {{\[}}[1056964608, 1065353216, 1069547520, 1073741824, 1065353216, 1073741824, 1077936128, 1082130432, 1094713344, 1103101952, 1108344832, 1111490560]]
   %r = func.call @ragged() : () -> tensor<1x12xf32>
-  %ru = tensor.cast %r : tensor<1x12xf32> to tensor<*xf32>
-  func.call @printMemrefF32(%ru) : (tensor<*xf32>) -> ()
+  %rub = arith.bitcast %r : tensor<1x12xf32> to tensor<1x12xi32>
+  %ru = tensor.cast %rub : tensor<1x12xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%ru) : (tensor<*xi32>) -> ()
   return
 }
-func.func private @printMemrefF32(tensor<*xf32>)
 func.func private @printMemrefI32(tensor<*xi32>)

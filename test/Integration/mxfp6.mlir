@@ -7,10 +7,10 @@
 // is its lowered parts (docs/Packing.md, "Lowered tensors"): @main passes a
 // quantized value to functions written in terms of those parts (and hand-
 // packed bytes to a function taking a quantized tensor), as a C caller
-// would. Such calls only type-check once --convert-quant-block-to-linalg has
-// lowered the signatures, hence the parse-time verifier is off; every pass
-// still verifies its output.
-// RUN: quant-opt %s --mlir-very-unsafe-disable-verifier-on-parsing --convert-quant-block-to-linalg --quant-block-cpu-pipeline | mlir-runner -e main --entry-point-result=void --shared-libs=%llvm_lib_dir/libmlir_runner_utils.so,%llvm_lib_dir/libmlir_c_runner_utils.so | FileCheck %s
+// would: builtin.unrealized_conversion_cast states that a quantized value
+// is its lowered parts (and the reverse), which --convert-quant-block-to-linalg
+// resolves when it lowers the signatures.
+// RUN: quant-opt %s --convert-quant-block-to-linalg --quant-block-cpu-pipeline | mlir-runner -e main --entry-point-result=void --shared-libs=%llvm_lib_dir/libmlir_runner_utils.so,%llvm_lib_dir/libmlir_c_runner_utils.so | FileCheck %s
 
 !e2 = !quant_block.tensor<2x32, #quant_block.scheme<mxfp6_e2m3>>
 !e3 = !quant_block.tensor<2x32, #quant_block.scheme<mxfp6_e3m2>>
@@ -81,14 +81,17 @@ func.func @main() {
     [0.0, 0.00390625, 0.01171875, 0.01875, 0.03515625, 0.0546875, 0.06640625, 0.07421875, 0.1328125, 0.2421875, 0.421875, 0.453125, 0.46875, 0.484375, 6.25, -6.25, 0x7F800000, 0xFF800000, 0x7FC00000, -0.0, -0.00390625, -0.09375, 0.3125, 0.0078125, -0.0546875, 0.0625, 0.125, 0.25, -0.46875, 6.25e-06, 0.1875, -0.140625]]> : tensor<2x32xf32>
   %s2 = arith.constant dense<[[1.0], [0.0625]]> : tensor<2x1xf8E8M0FNU>
   %y2 = func.call @e2m3(%x2, %s2) : (tensor<2x32xf32>, tensor<2x1xf8E8M0FNU>) -> tensor<2x32xf32>
-  %u2 = tensor.cast %y2 : tensor<2x32xf32> to tensor<*xf32>
+  %u2b = arith.bitcast %y2 : tensor<2x32xf32> to tensor<2x32xi32>
+  %u2 = tensor.cast %u2b : tensor<2x32xi32> to tensor<*xi32>
   // Ties go to the even code: 0.0625 -> 0, 0.1875 -> 0.25, 0.5625 -> 0.5,
   // 1.0625 -> 1, 1.1875 -> 1.25, 2.125 -> 2, 3.875 -> 4, 6.75 -> 7,
   // 7.25 -> 7. 7.75, 100 and +-Inf saturate to +-7.5; NaN becomes +0; -0.0
   // and -0.0625 keep the sign of zero; 0.875 is the largest subnormal.
-  // CHECK: [0,   0,   0.25,   0.25,   0.5,   0.875,   1,   1.25,   2,   4,   7,   7,   7.5,   7.5,   7.5,   -7.5,   7.5,   -7.5,   0,   -0,   -0,   -1.5,   5,   0.125,   -0.875,   1,   2,   4,   -7.5,   0,   3,   -2.25]
-  // CHECK: [0,   0,   0.015625,   0.015625,   0.03125,   0.0546875,   0.0625,   0.078125,   0.125,   0.25,   0.4375,   0.4375,   0.46875,   0.46875,   0.46875,   -0.46875,   0.46875,   -0.46875,   0,   -0,   -0,   -0.09375,   0.3125,   0.0078125,   -0.0546875,   0.0625,   0.125,   0.25,   -0.46875,   0,   0.1875,   -0.140625]
-  func.call @printMemrefF32(%u2) : (tensor<*xf32>) -> ()
+  // [0, 0, 0.25, 0.25, 0.5, 0.875, 1, 1.25, 2, 4, 7, 7, 7.5, 7.5, 7.5, -7.5, 7.5, -7.5, 0, -0, -0, -1.5, 5, 0.125, -0.875, 1, 2, 4, -7.5, 0, 3, -2.25]
+  // CHECK: [0, 0, 1048576000, 1048576000, 1056964608, 1063256064, 1065353216, 1067450368, 1073741824, 1082130432, 1088421888, 1088421888, 1089470464, 1089470464, 1089470464, -1058013184, 1089470464, -1058013184, 0, -2147483648, -2147483648, -1077936128, 1084227584, 1040187392, -1084227584, 1065353216, 1073741824, 1082130432, -1058013184, 0, 1077936128, -1072693248]
+  // [0, 0, 0.015625, 0.015625, 0.03125, 0.0546875, 0.0625, 0.078125, 0.125, 0.25, 0.4375, 0.4375, 0.46875, 0.46875, 0.46875, -0.46875, 0.46875, -0.46875, 0, -0, -0, -0.09375, 0.3125, 0.0078125, -0.0546875, 0.0625, 0.125, 0.25, -0.46875, 0, 0.1875, -0.140625]
+  // CHECK: [0, 0, 1015021568, 1015021568, 1023410176, 1029701632, 1031798784, 1033895936, 1040187392, 1048576000, 1054867456, 1054867456, 1055916032, 1055916032, 1055916032, -1091567616, 1055916032, -1091567616, 0, -2147483648, -2147483648, -1111490560, 1050673152, 1006632960, -1117782016, 1031798784, 1040187392, 1048576000, -1091567616, 0, 1044381696, -1106247680]
+  func.call @printMemrefI32(%u2) : (tensor<*xi32>) -> ()
 
   //===--------------------------------------------------------------------===//
   // MXFP6 E3M2 (grid 0, 0.0625 .. 0.1875 subnormal, 0.25 .. 28): row 0 with
@@ -98,14 +101,17 @@ func.func @main() {
     [0.0, 0.25, 0.75, 1.75, 36.0, 44.0, 208.0, 240.0, 8.0e9, -8.0e9, 0x7F800000, 0xFF800000, 0x7FC00000, -0.0, -0.25, 0.5, -1.5, 104.0, 144.0, 176.0, 224.0, -224.0, 2.0, 2.5, 9.0, 11.0, 0.8, -24.0, 56.0, 72.0, 1.375, 88.0]]> : tensor<2x32xf32>
   %s3 = arith.constant dense<[[1.0], [8.0]]> : tensor<2x1xf8E8M0FNU>
   %y3 = func.call @e3m2(%x3, %s3) : (tensor<2x32xf32>, tensor<2x1xf8E8M0FNU>) -> tensor<2x32xf32>
-  %u3 = tensor.cast %y3 : tensor<2x32xf32> to tensor<*xf32>
+  %u3b = arith.bitcast %y3 : tensor<2x32xf32> to tensor<2x32xi32>
+  %u3 = tensor.cast %u3b : tensor<2x32xi32> to tensor<*xi32>
   // Ties to even: 0.03125 -> 0, 0.09375 -> 0.125, 0.21875 -> 0.25 (the
   // smallest normal), 4.5 -> 4, 5.5 -> 6, 26 -> 24, 13 -> 12, 18 -> 16,
   // 22 -> 24, 1.125 -> 1, 1.375 -> 1.5, 9 -> 8, 11 -> 12. 30, 1e9 and Inf
   // saturate to 28; NaN becomes +0.
-  // CHECK: [0,   0,   0.125,   0.25,   4,   6,   24,   28,   28,   -28,   28,   -28,   0,   -0,   -0,   0.0625,   -0.1875,   12,   16,   24,   28,   -28,   0.25,   0.3125,   1,   1.5,   0.125,   -3,   7,   8,   0.1875,   12]
-  // CHECK: [0,   0,   1,   2,   32,   48,   192,   224,   224,   -224,   224,   -224,   0,   -0,   -0,   0.5,   -1.5,   96,   128,   192,   224,   -224,   2,   2.5,   8,   12,   1,   -24,   56,   64,   1.5,   96]
-  func.call @printMemrefF32(%u3) : (tensor<*xf32>) -> ()
+  // [0, 0, 0.125, 0.25, 4, 6, 24, 28, 28, -28, 28, -28, 0, -0, -0, 0.0625, -0.1875, 12, 16, 24, 28, -28, 0.25, 0.3125, 1, 1.5, 0.125, -3, 7, 8, 0.1875, 12]
+  // CHECK: [0, 0, 1040187392, 1048576000, 1082130432, 1086324736, 1103101952, 1105199104, 1105199104, -1042284544, 1105199104, -1042284544, 0, -2147483648, -2147483648, 1031798784, -1103101952, 1094713344, 1098907648, 1103101952, 1105199104, -1042284544, 1048576000, 1050673152, 1065353216, 1069547520, 1040187392, -1069547520, 1088421888, 1090519040, 1044381696, 1094713344]
+  // [0, 0, 1, 2, 32, 48, 192, 224, 224, -224, 224, -224, 0, -0, -0, 0.5, -1.5, 96, 128, 192, 224, -224, 2, 2.5, 8, 12, 1, -24, 56, 64, 1.5, 96]
+  // CHECK: [0, 0, 1065353216, 1073741824, 1107296256, 1111490560, 1128267776, 1130364928, 1130364928, -1017118720, 1130364928, -1017118720, 0, -2147483648, -2147483648, 1056964608, -1077936128, 1119879168, 1124073472, 1128267776, 1130364928, -1017118720, 1073741824, 1075838976, 1090519040, 1094713344, 1065353216, -1044381696, 1113587712, 1115684864, 1069547520, 1119879168]
+  func.call @printMemrefI32(%u3) : (tensor<*xi32>) -> ()
 
   //===--------------------------------------------------------------------===//
   // MXFP6 E2M3 with the OCP shared exponent floor(log2(max|x|)) - 2.
@@ -113,14 +119,17 @@ func.func @main() {
   %xm = arith.constant dense<[[100.0, 1.0, 3.0, -50.0, 0.3, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
     [1000.0, -1.0, 64.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<2x32xf32>
   %ym:2 = func.call @dynamic_e2m3(%xm) : (tensor<2x32xf32>) -> (tensor<2x32xf32>, tensor<2x1xf8E8M0FNU>)
-  %uym = tensor.cast %ym#0 : tensor<2x32xf32> to tensor<*xf32>
+  %uymb = arith.bitcast %ym#0 : tensor<2x32xf32> to tensor<2x32xi32>
+  %uym = tensor.cast %uymb : tensor<2x32xi32> to tensor<*xi32>
   // Row 0: scale 2^(6 - 2) = 16; 100 / 16 = 6.25 ties to 6, 3 / 16 to 0.25,
   // -50 / 16 = -3.125 to -3, 1 / 16 to 0. Row 1: scale 2^(9 - 2) = 128;
   // 1000 / 128 = 7.8 saturates to 7.5 (the floor rule may overflow), -1 / 128
   // rounds to -0.
-  // CHECK: [96,   0,   4,   -48,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0]
-  // CHECK: [960,   -0,   64,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0]
-  func.call @printMemrefF32(%uym) : (tensor<*xf32>) -> ()
+  // [96, 0, 4, -48, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+  // CHECK: [1119879168, 0, 1082130432, -1035993088, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+  // [960, -0, 64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+  // CHECK: [1148190720, -2147483648, 1115684864, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+  func.call @printMemrefI32(%uym) : (tensor<*xi32>) -> ()
   %smb = arith.bitcast %ym#1 : tensor<2x1xf8E8M0FNU> to tensor<2x1xi8>
   %smw = arith.extui %smb : tensor<2x1xi8> to tensor<2x1xi32>
   %usm = tensor.cast %smw : tensor<2x1xi32> to tensor<*xi32>
@@ -142,7 +151,8 @@ func.func @main() {
   %sb = arith.constant dense<[[1.0]]> : tensor<1x1xf8E8M0FNU>
   %qb = quant_block.quantize %xb scales(%sb : tensor<1x1xf8E8M0FNU>) : tensor<1x32xf32> -> !e2b
   // CHECK: [200,   23,   30,   63,   8,   112,   200,   23,   30,   63,   8,   112,   200,   23,   30,   63,   8,   112,   200,   23,   30,   63,   8,   112]
-  func.call @print_e2m3_bytes(%qb) : (!e2b) -> ()
+  %qbp:2 = builtin.unrealized_conversion_cast %qb : !e2b to tensor<1x24xi8>, tensor<1x1xf8E8M0FNU>
+  func.call @print_e2m3_bytes(%qbp#0, %qbp#1) : (tensor<1x24xi8>, tensor<1x1xf8E8M0FNU>) -> ()
 
   // E3M2 from hand-packed bytes: codes 0x1F (28), 0x21 (-0.0625), 0x0C (1),
   // 0x33 (-3.5), 0x04 (0.25), 0x03 (0.1875), 0x3A (-12), 0x15 (5):
@@ -151,10 +161,13 @@ func.func @main() {
   // scale 2 doubles them.
   %db = arith.constant dense<[[95, 200, 204, 196, 160, 87, 95, 200, 204, 196, 160, 87, 95, 200, 204, 196, 160, 87, 95, 200, 204, 196, 160, 87]]> : tensor<1x24xi8>
   %ds = arith.constant dense<[[2.0]]> : tensor<1x1xf8E8M0FNU>
-  %yd = func.call @dequantize_e3m2(%db, %ds) : (tensor<1x24xi8>, tensor<1x1xf8E8M0FNU>) -> tensor<1x32xf32>
-  %ud = tensor.cast %yd : tensor<1x32xf32> to tensor<*xf32>
-  // CHECK: [56,   -0.125,   2,   -7,   0.5,   0.375,   -24,   10,   56,   -0.125,   2,   -7,   0.5,   0.375,   -24,   10,   56,   -0.125,   2,   -7,   0.5,   0.375,   -24,   10,   56,   -0.125,   2,   -7,   0.5,   0.375,   -24,   10]
-  func.call @printMemrefF32(%ud) : (tensor<*xf32>) -> ()
+  %dq = builtin.unrealized_conversion_cast %db, %ds : tensor<1x24xi8>, tensor<1x1xf8E8M0FNU> to !e3b
+  %yd = func.call @dequantize_e3m2(%dq) : (!e3b) -> tensor<1x32xf32>
+  %udb = arith.bitcast %yd : tensor<1x32xf32> to tensor<1x32xi32>
+  %ud = tensor.cast %udb : tensor<1x32xi32> to tensor<*xi32>
+  // [56, -0.125, 2, -7, 0.5, 0.375, -24, 10, 56, -0.125, 2, -7, 0.5, 0.375, -24, 10, 56, -0.125, 2, -7, 0.5, 0.375, -24, 10, 56, -0.125, 2, -7, 0.5, 0.375, -24, 10]
+  // CHECK: [1113587712, -1107296256, 1073741824, -1059061760, 1056964608, 1052770304, -1044381696, 1092616192, 1113587712, -1107296256, 1073741824, -1059061760, 1056964608, 1052770304, -1044381696, 1092616192, 1113587712, -1107296256, 1073741824, -1059061760, 1056964608, 1052770304, -1044381696, 1092616192, 1113587712, -1107296256, 1073741824, -1059061760, 1056964608, 1052770304, -1044381696, 1092616192]
+  func.call @printMemrefI32(%ud) : (tensor<*xi32>) -> ()
 
   //===--------------------------------------------------------------------===//
   // i3, 2x10 in blocks of 5 (row 0 scales 1, 0.5; row 1 0.25, 2).
@@ -179,28 +192,40 @@ func.func @main() {
   // Row 1, codes 1 7 0 0 2 0 3 4 2 2: 57, 32, 140, 18.
   // CHECK: [208,   199,   124,   35]
   // CHECK: [57,   32,   140,   18]
-  func.call @print_i3_bytes(%qi) : (!i3) -> ()
+  %qip:2 = builtin.unrealized_conversion_cast %qi : !i3 to tensor<2x4xi8>, tensor<2x2xf32>
+  func.call @print_i3_bytes(%qip#0, %qip#1) : (tensor<2x4xi8>, tensor<2x2xf32>) -> ()
   %yi = quant_block.dequantize %qi : !i3 -> tensor<2x10xf32>
-  %uyi = tensor.cast %yi : tensor<2x10xf32> to tensor<*xf32>
-  // CHECK: [0,   2,   -1,   3,   -4,   0.5,   -0.5,   1.5,   1.5,   -2]
-  // CHECK: [0.25,   -0.25,   0,   0,   0.5,   0,   6,   -8,   4,   4]
-  func.call @printMemrefF32(%uyi) : (tensor<*xf32>) -> ()
+  %uyib = arith.bitcast %yi : tensor<2x10xf32> to tensor<2x10xi32>
+  %uyi = tensor.cast %uyib : tensor<2x10xi32> to tensor<*xi32>
+  // [0, 2, -1, 3, -4, 0.5, -0.5, 1.5, 1.5, -2]
+  // CHECK: [0, 1073741824, -1082130432, 1077936128, -1065353216, 1056964608, -1090519040, 1069547520, 1069547520, -1073741824]
+  // [0.25, -0.25, 0, 0, 0.5, 0, 6, -8, 4, 4]
+  // CHECK: [1048576000, -1098907648, 0, 0, 1056964608, 0, 1086324736, -1056964608, 1082130432, 1082130432]
+  func.call @printMemrefI32(%uyi) : (tensor<*xi32>) -> ()
   // The layout ops unpack, move and repack the codes.
   %qs = quant_block.extract_slice %qi offsets = [1, 5] sizes = [1, 5] : !i3 -> !i3s
   %ys = quant_block.dequantize %qs : !i3s -> tensor<1x5xf32>
-  %uys = tensor.cast %ys : tensor<1x5xf32> to tensor<*xf32>
-  // CHECK: {{\[}}[0,   6,   -8,   4,   4]]
-  func.call @printMemrefF32(%uys) : (tensor<*xf32>) -> ()
+  %uysb = arith.bitcast %ys : tensor<1x5xf32> to tensor<1x5xi32>
+  %uys = tensor.cast %uysb : tensor<1x5xi32> to tensor<*xi32>
+  // [0, 6, -8, 4, 4]
+  // CHECK: {{\[}}[0, 1086324736, -1056964608, 1082130432, 1082130432]]
+  func.call @printMemrefI32(%uys) : (tensor<*xi32>) -> ()
   %qt = quant_block.transpose %qi permutation = [1, 0] : !i3 -> !i3t
   %yt = quant_block.dequantize %qt : !i3t -> tensor<10x2xf32>
   %yt1 = tensor.extract_slice %yt[5, 0] [5, 2] [1, 1] : tensor<10x2xf32> to tensor<5x2xf32>
-  %uyt = tensor.cast %yt1 : tensor<5x2xf32> to tensor<*xf32>
-  // CHECK: [0.5,   0]
-  // CHECK: [-0.5,   6]
-  // CHECK: [1.5,   -8]
-  // CHECK: [1.5,   4]
-  // CHECK: [-2,   4]
-  func.call @printMemrefF32(%uyt) : (tensor<*xf32>) -> ()
+  %uytb = arith.bitcast %yt1 : tensor<5x2xf32> to tensor<5x2xi32>
+  %uyt = tensor.cast %uytb : tensor<5x2xi32> to tensor<*xi32>
+  // [0.5, 0]
+  // CHECK: [1056964608, 0]
+  // [-0.5, 6]
+  // CHECK: [-1090519040, 1086324736]
+  // [1.5, -8]
+  // CHECK: [1069547520, -1056964608]
+  // [1.5, 4]
+  // CHECK: [1069547520, 1082130432]
+  // [-2, 4]
+  // CHECK: [-1073741824, 1082130432]
+  func.call @printMemrefI32(%uyt) : (tensor<*xi32>) -> ()
 
   // i3 in whole groups (16 elements, 48 bits): eight codes are one 24-bit
   // little-endian word, the octal digits of 0o76543210 = 0xFAC688 for codes
@@ -209,7 +234,8 @@ func.func @main() {
   %sg = arith.constant dense<[[1.0]]> : tensor<1x1xf32>
   %qg = quant_block.quantize %xg scales(%sg : tensor<1x1xf32>) : tensor<1x16xf32> -> !i3g
   // CHECK: {{\[}}[136,   198,   250,   119,   57,   5]]
-  func.call @print_i3_group_bytes(%qg) : (!i3g) -> ()
+  %qgp:2 = builtin.unrealized_conversion_cast %qg : !i3g to tensor<1x6xi8>, tensor<1x1xf32>
+  func.call @print_i3_group_bytes(%qgp#0, %qgp#1) : (tensor<1x6xi8>, tensor<1x1xf32>) -> ()
 
   //===--------------------------------------------------------------------===//
   // ui5 with ui5 zero points, 2x13 in blocks of 8 and a ragged 5.
@@ -228,15 +254,18 @@ func.func @main() {
   //   byte 8 = 0 >> 4 = 0.
   // CHECK: [48,   190,   15,   62,   128,   67,   252,   15,   0]
   // CHECK: [65,   12,   82,   204,   65,   30,   252,   15,   0]
-  func.call @print_u5_bytes(%qu) : (!u5) -> ()
+  %qup:3 = builtin.unrealized_conversion_cast %qu : !u5 to tensor<2x9xi8>, tensor<2x2xf32>, tensor<2x2xi5>
+  func.call @print_u5_bytes(%qup#0, %qup#1, %qup#2) : (tensor<2x9xi8>, tensor<2x2xf32>, tensor<2x2xi5>) -> ()
   %yu = quant_block.dequantize %qu : !u5 -> tensor<2x13xf32>
-  %uyu = tensor.cast %yu : tensor<2x13xf32> to tensor<*xf32>
+  %uyub = arith.bitcast %yu : tensor<2x13xf32> to tensor<2x13xi32>
+  %uyu = tensor.cast %uyub : tensor<2x13xi32> to tensor<*xi32>
   // (q - zp) * s: 0.25 / 0.5 ties to 0; 100 / 0.5 + 16 clamps to 31 and
   // -184 to 0; 2.5 ties to 2; NaN gives the zero point 31.
-  // CHECK: [0,   0.5,   -0.5,   7.5,   -8,   7.5,   -8,   0,   3,   2,   31,   31,   0]
-  // CHECK: [0.25,   0.5,   0.75,   1,   1.25,   1.5,   1.75,   2,   -4,   -124,   0,   0,   -124]
-  func.call @printMemrefF32(%uyu) : (tensor<*xf32>) -> ()
+  // [0, 0.5, -0.5, 7.5, -8, 7.5, -8, 0, 3, 2, 31, 31, 0]
+  // CHECK: [0, 1056964608, -1090519040, 1089470464, -1056964608, 1089470464, -1056964608, 0, 1077936128, 1073741824, 1106771968, 1106771968, 0]
+  // [0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, -4, -124, 0, 0, -124]
+  // CHECK: [1048576000, 1056964608, 1061158912, 1065353216, 1067450368, 1069547520, 1071644672, 1073741824, -1065353216, -1023934464, 0, 0, -1023934464]
+  func.call @printMemrefI32(%uyu) : (tensor<*xi32>) -> ()
   return
 }
-func.func private @printMemrefF32(tensor<*xf32>)
 func.func private @printMemrefI32(tensor<*xi32>)

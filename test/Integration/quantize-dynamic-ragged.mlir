@@ -40,22 +40,29 @@ func.func @main() {
   // CHECK-NEXT: [-127,   64,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0]]
   %c = tensor.cast %r#0 : tensor<2x30xi32> to tensor<*xi32>
   func.call @printMemrefI32(%c) : (tensor<*xi32>) -> ()
-  // CHECK: {{\[}}[1,   2],
-  // CHECK-NEXT: [0.5,   1]]
-  %s = tensor.cast %r#1 : tensor<2x2xf32> to tensor<*xf32>
-  func.call @printMemrefF32(%s) : (tensor<*xf32>) -> ()
+  // [1, 2]
+  // CHECK: {{\[}}[1065353216, 1073741824],
+  // [0.5, 1]
+  // CHECK-NEXT: [1056964608, 1065353216]]
+  %sb = arith.bitcast %r#1 : tensor<2x2xf32> to tensor<2x2xi32>
+  %s = tensor.cast %sb : tensor<2x2xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%s) : (tensor<*xi32>) -> ()
 
   // Blocks of 4 and 2: [-5, 10] spans 15 (s = 1, zp = 5); the ragged block
   // [0, 7.5] (widened to include 0) gives s = 0.5, zp = 0. The values are
   // on the grid except 0.5 (-> 0 + 5) and 1.5 (-> 2 + 5).
   %xm = arith.constant dense<[[-5.0, 10.0, 0.5, 1.5, 7.5, 1.0]]> : tensor<1x6xf32>
   %m:2 = func.call @minmax(%xm) : (tensor<1x6xf32>) -> (tensor<1x6xf32>, tensor<1x2xf32>)
-  // CHECK: {{\[}}[-5,   10,   0,   2,   7.5,   1]]
-  %mu = tensor.cast %m#0 : tensor<1x6xf32> to tensor<*xf32>
-  func.call @printMemrefF32(%mu) : (tensor<*xf32>) -> ()
-  // CHECK: {{\[}}[1,   0.5]]
-  %ms = tensor.cast %m#1 : tensor<1x2xf32> to tensor<*xf32>
-  func.call @printMemrefF32(%ms) : (tensor<*xf32>) -> ()
+  // [-5, 10, 0, 2, 7.5, 1]
+  // CHECK: {{\[}}[-1063256064, 1092616192, 0, 1073741824, 1089470464, 1065353216]]
+  %mub = arith.bitcast %m#0 : tensor<1x6xf32> to tensor<1x6xi32>
+  %mu = tensor.cast %mub : tensor<1x6xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%mu) : (tensor<*xi32>) -> ()
+  // [1, 0.5]
+  // CHECK: {{\[}}[1065353216, 1056964608]]
+  %msb = arith.bitcast %m#1 : tensor<1x2xf32> to tensor<1x2xi32>
+  %ms = tensor.cast %msb : tensor<1x2xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%ms) : (tensor<*xi32>) -> ()
 
   // MXFP8 E4M3 (emax 8) over 40 elements: blocks of 32 and 8, max |x| 448
   // (2^8 -> exponent 0, code 127) and 3 (2^1 -> exponent -7, code 120).
@@ -66,5 +73,4 @@ func.func @main() {
   func.call @printMemrefI32(%eu) : (tensor<*xi32>) -> ()
   return
 }
-func.func private @printMemrefF32(tensor<*xf32>)
 func.func private @printMemrefI32(tensor<*xi32>)

@@ -18,13 +18,16 @@ func.func @main() {
   %sc = arith.constant dense<[[1.0, 10.0, 100.0, 1000.0, 1.0, 1.0, 1.0, 0.5]]> : tensor<1x8xf32>
   %q = quant_block.pack %d scales(%sc : tensor<1x8xf32>) : tensor<1x16xi8> -> !q
   %r:2 = func.call @slice(%q) : (!q) -> (tensor<1x1xf32>, tensor<1x1xf32>)
-  // 3 * 10 and 5 * 0.5.
-  // CHECK: {{\[}}[30]]
-  // CHECK: {{\[}}[2.5]]
-  %u = tensor.cast %r#0 : tensor<1x1xf32> to tensor<*xf32>
-  func.call @printMemrefF32(%u) : (tensor<*xf32>) -> ()
-  %v = tensor.cast %r#1 : tensor<1x1xf32> to tensor<*xf32>
-  func.call @printMemrefF32(%v) : (tensor<*xf32>) -> ()
+  // 3 * 10 = 30 (0x41f00000) and 5 * 0.5 = 2.5 (0x40200000), printed as
+  // bit patterns.
+  // CHECK: {{\[}}[1106247680]]
+  // CHECK: {{\[}}[1075838976]]
+  %rb0 = arith.bitcast %r#0 : tensor<1x1xf32> to tensor<1x1xi32>
+  %u = tensor.cast %rb0 : tensor<1x1xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%u) : (tensor<*xi32>) -> ()
+  %rb1 = arith.bitcast %r#1 : tensor<1x1xf32> to tensor<1x1xi32>
+  %v = tensor.cast %rb1 : tensor<1x1xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%v) : (tensor<*xi32>) -> ()
   return
 }
-func.func private @printMemrefF32(tensor<*xf32>)
+func.func private @printMemrefI32(tensor<*xi32>)

@@ -2,9 +2,12 @@
 // raises them to quant_block first (they have no other lowering here), then
 // compiles and runs. q = clamp(round(x / s) + zp), x = (q - zp) * s.
 // RUN: quant-opt %s --quant-block-cpu-pipeline | mlir-runner -e main --entry-point-result=void --shared-libs=%llvm_lib_dir/libmlir_runner_utils.so,%llvm_lib_dir/libmlir_c_runner_utils.so | FileCheck %s
-// Without the raise, the quant ops stay and bufferization reports them.
+// Without the raise, the quant ops stay and the lowering reports each at
+// the op (not bufferization, later and far from the cause).
 // RUN: not quant-opt %s --quant-block-cpu-pipeline=raise=false 2>&1 | FileCheck %s --check-prefix=NORAISE
-// NORAISE: error: op was not bufferized
+// NORAISE: error: cannot lower to linalg: quant.qcast was not raised to quant_block
+// NORAISE: error: cannot lower to linalg: quant.dcast was not raised to quant_block
+// NORAISE-NOT: not bufferized
 
 !axis = !quant.uniform<i8:f32:1, {0.5:3, 0.25:-2}>
 func.func @quantize(%x: tensor<2x2xf32>) -> tensor<2x2xi8> {
@@ -28,12 +31,14 @@ func.func @main() {
   %qu = tensor.cast %qi : tensor<2x2xi32> to tensor<*xi32>
   func.call @printMemrefI32(%qu) : (tensor<*xi32>) -> ()
   // (5 - 3) * 0.5, (-6 + 2) * 0.25, (8 - 3) * 0.5, (127 + 2) * 0.25.
-  // CHECK: {{\[}}[1,   -1],
-  // CHECK-NEXT: [2.5,   32.25]]
+  // [1, -1]
+  // CHECK: {{\[}}[1065353216, -1082130432],
+  // [2.5, 32.25]
+  // CHECK-NEXT: [1075838976, 1107361792]]
   %y = func.call @dequantize(%q) : (tensor<2x2xi8>) -> tensor<2x2xf32>
-  %yu = tensor.cast %y : tensor<2x2xf32> to tensor<*xf32>
-  func.call @printMemrefF32(%yu) : (tensor<*xf32>) -> ()
+  %yub = arith.bitcast %y : tensor<2x2xf32> to tensor<2x2xi32>
+  %yu = tensor.cast %yub : tensor<2x2xi32> to tensor<*xi32>
+  func.call @printMemrefI32(%yu) : (tensor<*xi32>) -> ()
   return
 }
-func.func private @printMemrefF32(tensor<*xf32>)
 func.func private @printMemrefI32(tensor<*xi32>)

@@ -163,6 +163,54 @@ func.func @qcast(%x: tensor<2x64xf32>) -> (tensor<2x64xf32>, tensor<2x64xi8>) {
 
 // -----
 
+// Dynamic dimensions: one block spans each of them, so they have one scale
+// whatever their size (per tensor, or the dimensions other than the axis).
+// The --lower-quant-ops form (tensor.splat to the dynamic shape) stays as it
+// is: the decompositions are only raised on static shapes.
+
+// CHECK-LABEL: func.func @dcast_dynamic_per_tensor(
+// CHECK-SAME: %[[Q:.*]]: tensor<?x8xi8>)
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<5.000000e-01> : tensor<1x1xf32>
+// CHECK-DAG: %[[ZP:.*]] = arith.constant dense<3> : tensor<1x1xi8>
+// CHECK: %[[P:.*]] = quant_block.pack %[[Q]] scales(%[[S]] : tensor<1x1xf32>) zero_points(%[[ZP]] : tensor<1x1xi8>)
+// CHECK-SAME: : tensor<?x8xi8> -> !quant_block.tensor<?x8, #quant_block.scheme<i8 : f32, zero_point = i8>>
+// CHECK: %[[D:.*]] = quant_block.dequantize %[[P]] : {{.*}} -> tensor<?x8xf32>
+// CHECK: return %[[D]]
+
+// LOWERED-LABEL: func.func @dcast_dynamic_per_tensor(
+// LOWERED: arith.mulf
+func.func @dcast_dynamic_per_tensor(%q: tensor<?x8xi8>) -> tensor<?x8xf32> {
+  %0 = quant.scast %q : tensor<?x8xi8> to tensor<?x8x!quant.uniform<i8:f32, 0.5:3>>
+  %1 = quant.dcast %0 : tensor<?x8x!quant.uniform<i8:f32, 0.5:3>> to tensor<?x8xf32>
+  return %1 : tensor<?x8xf32>
+}
+
+// CHECK-LABEL: func.func @dcast_dynamic_per_axis(
+// CHECK-SAME: %[[Q:.*]]: tensor<?x4xi8>)
+// CHECK: %[[S:.*]] = arith.constant dense<{{\[}}[5.000000e-01, 2.500000e-01, 2.000000e+00, 1.000000e+00]]> : tensor<1x4xf32>
+// CHECK: %[[P:.*]] = quant_block.pack %[[Q]] scales(%[[S]] : tensor<1x4xf32>)
+// CHECK-SAME: : tensor<?x4xi8> -> !quant_block.tensor<?x4, #quant_block.scheme<i8 : f32, block = [*, 1]>>
+// CHECK: quant_block.dequantize %[[P]]
+func.func @dcast_dynamic_per_axis(%q: tensor<?x4xi8>) -> tensor<?x4xf32> {
+  %0 = quant.scast %q : tensor<?x4xi8> to tensor<?x4x!quant.uniform<i8:f32:1, {0.5, 0.25, 2.0, 1.0}>>
+  %1 = quant.dcast %0 : tensor<?x4x!quant.uniform<i8:f32:1, {0.5, 0.25, 2.0, 1.0}>> to tensor<?x4xf32>
+  return %1 : tensor<?x4xf32>
+}
+
+// The quantized axis itself is dynamic: as many scales as the type lists,
+// for a size only known at run time. Left alone.
+
+// CHECK-LABEL: func.func @refuse_dcast_dynamic_axis(
+// CHECK-NOT: quant_block
+// CHECK: quant.dcast
+func.func @refuse_dcast_dynamic_axis(%q: tensor<?x4xi8>) -> tensor<?x4xf32> {
+  %0 = quant.scast %q : tensor<?x4xi8> to tensor<?x4x!quant.uniform<i8:f32:0, {0.5, 0.25}>>
+  %1 = quant.dcast %0 : tensor<?x4x!quant.uniform<i8:f32:0, {0.5, 0.25}>> to tensor<?x4xf32>
+  return %1 : tensor<?x4xf32>
+}
+
+// -----
+
 // A quantized function argument has no storage tensor to pack: untouched,
 // as are scalars and unranked tensors.
 

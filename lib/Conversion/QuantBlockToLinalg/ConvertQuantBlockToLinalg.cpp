@@ -1,8 +1,9 @@
 //===- ConvertQuantBlockToLinalg.cpp - the conversion pass ----------------===//
 //
 // The --convert-quant-block-to-linalg pass: checks first that every
-// quant_block op is one this lowering handles (so that anything else is a
-// clear error at the op, never a half-converted module), then runs a partial
+// quant_block op is one this lowering handles and that no upstream quant.dcast
+// or quant.qcast is left unraised (so that anything else is a clear error at
+// the op, never a half-converted module), then runs a partial
 // dialect conversion with the quant_block type converter, which also rewrites
 // function signatures, calls and returns.
 //
@@ -129,6 +130,20 @@ struct ConvertQuantBlockToLinalgPass
     // only blamed when no op inside explains the problem already.
     bool supported = true;
     root->walk([&](Operation *op) {
+      // Upstream quant.dcast / quant.qcast left by --quant-block-raise would
+      // only fail later, in bufferization, far from the cause.
+      if (op->getName().getStringRef() == "quant.dcast" ||
+          op->getName().getStringRef() == "quant.qcast") {
+        op->emitError()
+            << "cannot lower to linalg: " << op->getName()
+            << " was not raised to quant_block (--quant-block-raise takes "
+               "ranked !quant.uniform tensors, per tensor, per axis or "
+               "sub-channel, whose storage comes from quant.scast or whose "
+               "values from quant.qcast, dynamic only in dimensions that one "
+               "block spans)";
+        supported = false;
+        return;
+      }
       if (!isa<QuantBlockDialect>(op->getDialect()))
         return;
       if (std::optional<std::string> reason = getUnsupportedReason(op)) {

@@ -173,10 +173,46 @@ struct UnpackOpLowering : public OpConversionPattern<UnpackOp> {
   }
 };
 
+/// builtin.unrealized_conversion_cast between a quantized tensor and
+/// exactly its lowered parts (docs/Packing.md, "Lowered tensors"), either
+/// way: how a caller that passes or receives the lowered parts states it
+/// in IR that verifies before the lowering. The lowering makes it the
+/// identity; a cast to any other types is left for the driver to report.
+struct LoweredPartsCastLowering
+    : public OpConversionPattern<UnrealizedConversionCastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(UnrealizedConversionCastOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> inputs;
+    for (ValueRange operand : adaptor.getOperands())
+      llvm::append_range(inputs, operand);
+    SmallVector<Type> resultTypes;
+    if (failed(
+            getTypeConverter()->convertTypes(op.getResultTypes(), resultTypes)))
+      return rewriter.notifyMatchFailure(op, "unconvertible result types");
+    if (TypeRange(ValueRange(inputs)) != TypeRange(resultTypes))
+      return rewriter.notifyMatchFailure(
+          op, "not a cast between a quantized tensor and its lowered parts");
+    SmallVector<SmallVector<Value>> replacements;
+    size_t next = 0;
+    for (Type type : op.getResultTypes()) {
+      SmallVector<Type> lowered;
+      if (failed(getTypeConverter()->convertType(type, lowered)))
+        return failure();
+      replacements.emplace_back(ArrayRef(inputs).slice(next, lowered.size()));
+      next += lowered.size();
+    }
+    rewriter.replaceOpWithMultiple(op, std::move(replacements));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::quant_block::detail::populatePackPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<PackOpLowering, UnpackOpLowering>(converter,
-                                                 patterns.getContext());
+  patterns.add<PackOpLowering, UnpackOpLowering, LoweredPartsCastLowering>(
+      converter, patterns.getContext());
 }

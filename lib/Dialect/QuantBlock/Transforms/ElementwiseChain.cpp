@@ -45,15 +45,37 @@ static bool isParallelLinalgOp(linalg::LinalgOp op) {
          op.getNumLoops() == op.getNumParallelLoops();
 }
 
+/// The operand of `op` when `op` returns it unchanged: a cast or reshape to
+/// the type it already has, tosa.identity. (Copies and identity generics
+/// are linalg ops; normalize walks through their bodies.)
+static Value getUnchangedOperand(Operation *op) {
+  if (op->getNumResults() != 1 || op->getNumOperands() == 0)
+    return {};
+  Value source = op->getOperand(0);
+  if (source.getType() != op->getResult(0).getType())
+    return {};
+  if (isa<tensor::CastOp, tensor::ReshapeOp, tosa::ReshapeOp, tosa::IdentityOp>(
+          op))
+    return source;
+  return {};
+}
+
 /// Moves `value` across op boundaries without changing what it computes:
-/// into the body of the linalg op that produced it, and out of a body
-/// through the block argument of an input.
+/// into the body of the linalg op that produced it, out of a body through
+/// the block argument of an input, and through ops that return their
+/// operand unchanged.
 EwValue mlir::quant_block::detail::normalize(EwValue value) {
+  if (!value.value)
+    return value;
   while (true) {
     if (!value.scalar) {
       auto result = dyn_cast<OpResult>(value.value);
       if (!result)
         return value;
+      if (Value source = getUnchangedOperand(result.getOwner())) {
+        value.value = source;
+        continue;
+      }
       if (auto splat = dyn_cast<tensor::SplatOp>(result.getOwner())) {
         if (!splat.getDynamicSizes().empty())
           return value;
@@ -131,7 +153,7 @@ static bool isZeroShift(Value shift) {
 /// this pass reads, with its operands seen from the root.
 std::optional<EwOp> mlir::quant_block::detail::classify(const EwValue &input) {
   EwValue value = normalize(input);
-  Operation *def = value.value.getDefiningOp();
+  Operation *def = value.value ? value.value.getDefiningOp() : nullptr;
   if (!def || def->getNumResults() != 1)
     return std::nullopt;
   EwOp result{def, {}};
@@ -208,7 +230,7 @@ std::optional<Value>
 mlir::quant_block::detail::matchRootShaped(const EwValue &input,
                                            ArrayRef<int64_t> shape) {
   EwValue value = normalize(input);
-  if (value.scalar || !value.map.isIdentity())
+  if (!value.value || value.scalar || !value.map.isIdentity())
     return std::nullopt;
   auto type = dyn_cast<RankedTensorType>(value.value.getType());
   if (!type || type.getShape() != shape)

@@ -74,8 +74,9 @@ private:
 };
 
 /// Moves `value` across op boundaries without changing what it computes:
-/// into the body of the linalg op that produced it, and out of a body
-/// through the block argument of an input.
+/// into the body of the linalg op that produced it (identity generics and
+/// copies included), out of a body through the block argument of an input,
+/// and through casts and reshapes to the type the value already has.
 EwValue normalize(EwValue value);
 
 /// The operation that defines `value` if it is one of the elementwise ops

@@ -10,9 +10,12 @@
 // under docs/Numerics.md: every float type that holds q, zp or q - zp must
 // hold them exactly (then the float subtraction equals the contract's
 // integer one), and the product is rounded once to the result type either
-// way. `q * s + m` is not the float-zero-point domain (one FMA) and is not
-// folded into it. Every refusal is reported with notifyMatchFailure and
-// leaves the IR untouched.
+// way. A product in f16 / bf16 then extended is the dequantize to that type
+// (then extended): the f32 product of two such exact values is exact, so one
+// rounding to f16 / bf16 is all either does. An f32 product rounded to f16 /
+// bf16 is the contract's dequantize to f16 / bf16 itself. `q * s + m` is not
+// the float-zero-point domain (one FMA) and is not folded into it. Every
+// refusal is reported with notifyMatchFailure and leaves the IR untouched.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +45,11 @@ struct DequantizeMatch {
   Type scaleType;
   std::optional<ZeroPoint> zeroPoint;
   Type expressed;
+  /// The type the multiplication is computed in: the expressed type, or
+  /// f32 when the root rounds an f32 product to the expressed type.
+  Type productType;
+  /// The root extends the dequantized values exactly to this wider type.
+  Type widenedTo;
 };
 } // namespace
 
@@ -92,7 +100,7 @@ static std::optional<StringRef> matchDequantizeSide(const EwOp &mul,
                                                     unsigned dataSide,
                                                     ArrayRef<int64_t> shape,
                                                     DequantizeMatch &match) {
-  SmallVector<Type> diffTypes = {match.expressed};
+  SmallVector<Type> diffTypes = {match.productType};
   EwValue diff = peelFloatCasts(mul.operands[dataSide], diffTypes);
   std::optional<IntData> q;
   std::optional<BlockExpansion> zpExpansion;
@@ -215,17 +223,51 @@ static std::optional<StringRef> matchDequantizeSide(const EwOp &mul,
   return std::nullopt;
 }
 
+/// A float narrowing that rounds to nearest, ties to even (arith.truncf
+/// without another rounding mode, tosa.cast).
+static bool hasDefaultRounding(Operation *op) {
+  auto truncf = dyn_cast<arith::TruncFOp>(op);
+  return !truncf || !truncf.getRoundingmodeAttr() ||
+         truncf.getRoundingmodeAttr().getValue() ==
+             arith::RoundingMode::to_nearest_even;
+}
+
 static LogicalResult matchDequantize(PatternRewriter &rewriter, Operation *root,
                                      DequantizeMatch &match) {
   auto rootType = cast<RankedTensorType>(root->getResult(0).getType());
   ArrayRef<int64_t> shape = rootType.getShape();
   match.expressed = rootType.getElementType();
+  match.productType = match.expressed;
+  EwValue product = getRootValue(root);
+  // A product in f16 / bf16 extended to f32 is the dequantize to f16 / bf16
+  // extended; an f32 product rounded to f16 / bf16 is the dequantize to
+  // f16 / bf16 itself (docs/Numerics.md: computed in f32, rounded once).
+  if (std::optional<EwOp> rootCast = classify(product);
+      rootCast && isFloatToFloat(rootCast->op)) {
+    Type from = operandElementTypeOf(rootCast->op);
+    bool widens = APFloat::isRepresentableBy(
+        cast<FloatType>(from).getFloatSemantics(),
+        cast<FloatType>(match.expressed).getFloatSemantics());
+    if (widens && isScaleType(from)) {
+      match.widenedTo = match.expressed;
+      match.expressed = match.productType = from;
+    } else if (from.isF32() && !widens && hasDefaultRounding(rootCast->op)) {
+      match.productType = from;
+    } else {
+      return rewriter.notifyMatchFailure(
+          root, "a float cast of the product that is neither an exact "
+                "extension nor a rounding of an f32 product");
+    }
+    product = rootCast->operands.front();
+  }
   if (!isScaleType(match.expressed))
     return rewriter.notifyMatchFailure(root, "not an f32/f16/bf16 result");
-  EwValue rootValue = getRootValue(root);
-  std::optional<EwOp> mul = matchOp<arith::MulFOp, tosa::MulOp>(rootValue);
+  std::optional<EwOp> mul = matchOp<arith::MulFOp, tosa::MulOp>(product);
   if (!mul)
     return rewriter.notifyMatchFailure(root, "not a float multiplication");
+  if (elementTypeOf(mul->op) != match.productType)
+    return rewriter.notifyMatchFailure(root, "the multiplication is not in the "
+                                             "type the cast expects");
   // The data may be on either side; report the first side's reason.
   std::optional<StringRef> reason = matchDequantizeSide(*mul, 0, shape, match);
   if (!reason)
@@ -262,7 +304,12 @@ static LogicalResult raiseDequantize(PatternRewriter &rewriter,
     zeroPoints = buildZeroPoints(rewriter, loc, *match.zeroPoint, zpType);
   Value packed = PackOp::create(rewriter, loc, qType, data, scales, zeroPoints,
                                 Value(), Value());
-  rewriter.replaceOpWithNewOp<DequantizeOp>(root, rootType, packed);
+  auto expressedType =
+      RankedTensorType::get(rootType.getShape(), match.expressed);
+  Value result = DequantizeOp::create(rewriter, loc, expressedType, packed);
+  if (match.widenedTo)
+    result = arith::ExtFOp::create(rewriter, loc, rootType, result);
+  rewriter.replaceOp(root, result);
   return success();
 }
 

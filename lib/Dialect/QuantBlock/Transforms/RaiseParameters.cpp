@@ -35,6 +35,16 @@ mlir::quant_block::detail::matchParam(const EwValue &input,
     value = op->operands.front();
   }
   value = normalize(value);
+  // A scalar captured from outside the body (a frontend's converted
+  // constant): its casts are outside the body too.
+  while (value.scalar) {
+    Operation *def = value.value.getDefiningOp();
+    if (!def || !isElementwiseCast(def) ||
+        isa<ShapedType>(def->getOperand(0).getType()))
+      break;
+    casts.push_back(def);
+    value.value = def->getOperand(0);
+  }
   std::optional<BlockExpansion> expansion;
   if (value.scalar) {
     TypedAttr attr;
@@ -118,10 +128,60 @@ IntegerType mlir::quant_block::detail::storageIntegerType(MLIRContext *context,
 /// Reads the casts of a zero point: an optional integer extension, one
 /// integer-to-float conversion, then float casts; or only float casts of a
 /// constant.
+/// Folds the integer casts of an integer constant up to and including its
+/// conversion to float (`casts` ends with it) into a float constant of the
+/// same values.
+static DenseElementsAttr foldIntegerConstant(DenseElementsAttr constant,
+                                             ArrayRef<Operation *> casts) {
+  auto floatType = dyn_cast<FloatType>(elementTypeOf(casts.back()));
+  if (!floatType)
+    return {};
+  SmallVector<APFloat> values;
+  for (APInt value : constant.getValues<APInt>()) {
+    for (Operation *cast : casts.drop_back()) {
+      auto to = dyn_cast<IntegerType>(elementTypeOf(cast));
+      if (!to)
+        return {};
+      if (isa<arith::ExtSIOp>(cast))
+        value = value.sext(to.getWidth());
+      else if (isa<arith::ExtUIOp>(cast))
+        value = value.zext(to.getWidth());
+      else if (isa<arith::TruncIOp>(cast))
+        value = value.trunc(to.getWidth());
+      else
+        return {};
+    }
+    APFloat converted(floatType.getFloatSemantics());
+    converted.convertFromAPInt(value, !isa<arith::UIToFPOp>(casts.back()),
+                               APFloat::rmNearestTiesToEven);
+    values.push_back(converted);
+  }
+  return DenseElementsAttr::get(
+      RankedTensorType::get(constant.getType().getShape(), floatType), values);
+}
+
 std::optional<ZeroPoint>
 mlir::quant_block::detail::prepareZeroPoint(BlockExpansion expansion) {
   ZeroPoint zp;
   auto *conversion = llvm::find_if(expansion.casts, isIntToFloat);
+  // Integer constants too wide for a zero point type (torch-mlir's i64
+  // scalars) are judged by their values, as float constants are.
+  if (auto intType =
+          expansion.constant
+              ? dyn_cast<IntegerType>(expansion.constant.getElementType())
+              : IntegerType();
+      conversion != expansion.casts.end() && intType &&
+      intType.getWidth() > 32) {
+    size_t end = conversion - expansion.casts.begin() + 1;
+    DenseElementsAttr folded = foldIntegerConstant(
+        expansion.constant, ArrayRef(expansion.casts).take_front(end));
+    if (!folded)
+      return std::nullopt;
+    expansion.constant = folded;
+    expansion.casts.erase(expansion.casts.begin(),
+                          expansion.casts.begin() + end);
+    conversion = expansion.casts.end();
+  }
   if (conversion == expansion.casts.end()) {
     // Float zero points qualify only as constants holding integers.
     if (!expansion.constant ||
@@ -220,8 +280,9 @@ mlir::quant_block::detail::getBlockList(ArrayRef<int64_t> shape,
     return {};
   SmallVector<int64_t> list;
   for (auto [size, block] : llvm::zip(shape, blocks))
-    list.push_back(block == size && size > 1 ? SchemeAttr::kWholeDimension
-                                             : block);
+    list.push_back(block == size && (size > 1 || ShapedType::isDynamic(size))
+                       ? SchemeAttr::kWholeDimension
+                       : block);
   while (!list.empty() && list.front() == 1)
     list.erase(list.begin());
   return list;

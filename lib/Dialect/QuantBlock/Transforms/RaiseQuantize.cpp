@@ -11,7 +11,9 @@
 // point is added, and a NaN-propagating clamp to integer bounds inside the
 // storage range. x * reciprocal(s) (TOSA has no float division),
 // round(x / s + zp), maxnumf/minnumf clamps, division in f16 and a missing
-// clamp all compute something else and are refused. The decomposition's
+// clamp all compute something else and are refused. Clamp bounds may be
+// conversions of constants (torch-mlir's `arith.sitofp` of i64 qmin / qmax);
+// bounds computed from anything else are refused. The decomposition's
 // fptosi of a NaN quotient (0 / 0) is undefined; the raised op defines it
 // (the zero point), a refinement. Every refusal is reported with
 // notifyMatchFailure and leaves the IR untouched.
@@ -44,19 +46,51 @@ struct QuantizeMatch {
 };
 } // namespace
 
-/// A splat float constant (a constant tensor, a broadcast scalar, a
-/// captured scalar).
-static std::optional<APFloat> matchSplatFloat(const EwValue &input) {
-  EwValue value = normalize(input);
-  Attribute attr;
-  if (!matchPattern(value.value, m_Constant(&attr)))
+/// The value of `value` if it is a splat float constant, or a conversion of
+/// one that folds exactly like the compiled code would compute it: torch-mlir
+/// writes the clamp bounds as `arith.sitofp` of i64 constants.
+static std::optional<APFloat> foldSplatFloat(Value value) {
+  APFloat constant(0.0f);
+  if (!value)
     return std::nullopt;
-  if (auto floatAttr = dyn_cast<FloatAttr>(attr))
-    return floatAttr.getValue();
-  if (auto dense = dyn_cast<DenseFPElementsAttr>(attr);
-      dense && dense.isSplat())
-    return dense.getSplatValue<APFloat>();
+  if (matchPattern(value, m_ConstantFloat(&constant)))
+    return constant;
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getNumOperands() != 1 || def->getNumResults() != 1)
+    return std::nullopt;
+  auto type = dyn_cast<FloatType>(elementTypeOf(def));
+  if (!type)
+    return std::nullopt;
+  if (isa<arith::SIToFPOp, arith::UIToFPOp>(def)) {
+    APInt integer;
+    if (!matchPattern(def->getOperand(0), m_ConstantInt(&integer)))
+      return std::nullopt;
+    APFloat result(type.getFloatSemantics());
+    result.convertFromAPInt(integer, isa<arith::SIToFPOp>(def),
+                            APFloat::rmNearestTiesToEven);
+    return result;
+  }
+  // A truncf with an explicit rounding mode is not folded (rarely written,
+  // and only to-nearest-even is what APFloat::convert does below).
+  if (auto truncf = dyn_cast<arith::TruncFOp>(def);
+      truncf && truncf.getRoundingmodeAttr())
+    return std::nullopt;
+  if (isa<arith::ExtFOp, arith::TruncFOp>(def)) {
+    std::optional<APFloat> operand = foldSplatFloat(def->getOperand(0));
+    if (!operand)
+      return std::nullopt;
+    bool lost = false;
+    operand->convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                     &lost);
+    return operand;
+  }
   return std::nullopt;
+}
+
+/// A splat float constant (a constant tensor, a broadcast scalar, a
+/// captured scalar), possibly converted from an integer or float constant.
+static std::optional<APFloat> matchSplatFloat(const EwValue &input) {
+  return foldSplatFloat(normalize(input).value);
 }
 
 /// `clamp(v, lo, hi)` as minimumf/maximumf in either order or tosa.clamp,
@@ -97,15 +131,18 @@ static LogicalResult matchClamp(PatternRewriter &rewriter, Operation *root,
     };
     EwValue rest;
     std::optional<APFloat> outerBound = split(*outer, rest);
+    if (!outerBound)
+      return rewriter.notifyMatchFailure(
+          root, "the clamp bound is not a constant (nor a conversion of one)");
     std::optional<EwOp> inner = outerIsMax ? matchOp<arith::MinimumFOp>(rest)
                                            : matchOp<arith::MaximumFOp>(rest);
-    if (!outerBound || !inner)
+    if (!inner)
       return rewriter.notifyMatchFailure(root,
                                          "not a clamp between two constants");
     std::optional<APFloat> innerBound = split(*inner, clamped);
     if (!innerBound)
-      return rewriter.notifyMatchFailure(root,
-                                         "not a clamp between two constants");
+      return rewriter.notifyMatchFailure(
+          root, "the clamp bound is not a constant (nor a conversion of one)");
     low = outerIsMax ? outerBound : innerBound;
     high = outerIsMax ? innerBound : outerBound;
   } else {

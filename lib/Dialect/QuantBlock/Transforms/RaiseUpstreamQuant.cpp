@@ -31,11 +31,14 @@ using namespace mlir::quant_block;
 using namespace mlir::quant_block::detail;
 
 /// The quant_block type of a `tensor<... x !quant.uniform<...>>`, with its
-/// scales and zero points as constants (contracted shape), or null.
+/// scales and zero points as constants (contracted shape), or null. A
+/// dimension may be dynamic where one block spans it (every dimension of a
+/// per-tensor type, the others of a per-axis or sub-channel one): it has one
+/// parameter whatever its size.
 static QuantizedTensorType convertUniformType(RankedTensorType tensorType,
                                               DenseElementsAttr &scales,
                                               DenseElementsAttr &zeroPoints) {
-  if (!tensorType || !tensorType.hasStaticShape() || tensorType.getRank() == 0)
+  if (!tensorType || tensorType.getRank() == 0)
     return {};
   auto quantized =
       dyn_cast<quant::UniformQuantizedType>(tensorType.getElementType());
@@ -75,7 +78,8 @@ static QuantizedTensorType convertUniformType(RankedTensorType tensorType,
     llvm::append_range(zpValues, perAxis.getZeroPoints());
   } else {
     for (auto [axis, block] : subChannel.getBlockSizeInfo()) {
-      if (axis < 0 || axis >= rank || block <= 0 || shape[axis] % block != 0)
+      if (axis < 0 || axis >= rank || block <= 0 ||
+          ShapedType::isDynamic(shape[axis]) || shape[axis] % block != 0)
         return {};
       blocks[axis] = block;
     }
@@ -87,7 +91,7 @@ static QuantizedTensorType convertUniformType(RankedTensorType tensorType,
   }
   SmallVector<int64_t> contracted;
   for (auto [size, block] : llvm::zip(shape, blocks))
-    contracted.push_back(size / block);
+    contracted.push_back(ShapedType::isDynamic(size) ? 1 : size / block);
 
   // Scales in the expressed type, as upstream's lowering materializes them.
   auto scaleTensorType = RankedTensorType::get(contracted, expressed);
@@ -151,8 +155,10 @@ static FailureOr<Value> raiseQuantValue(PatternRewriter &rewriter,
                              scales, zeroPoints);
   if (!qType)
     return rewriter.notifyMatchFailure(
-        user, "not a static per-tensor, per-axis or sub-channel "
-              "!quant.uniform tensor with 2..32-bit storage");
+        user, "not a per-tensor, per-axis or sub-channel !quant.uniform "
+              "tensor with 2..32-bit storage and f32/f16/bf16 expressed type "
+              "(of rank 1 or more, dynamic only in dimensions one block "
+              "spans)");
   Location loc = user->getLoc();
   auto makeParams = [&](Value &scaleValue, Value &zpValue) {
     scaleValue = arith::ConstantOp::create(rewriter, loc, scales);

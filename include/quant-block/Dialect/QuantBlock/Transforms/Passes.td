@@ -27,10 +27,20 @@ def QuantBlockRaise : Pass<"quant-block-raise"> {
       broadcasting `linalg.generic`s, TOSA `reshape` + `tile` + `reshape`),
       with and without zero point, and the matching quantize
       `clamp(round(x / expand(s)) + expand(zp))`;
+    * the same as other projects write it: a product in f16 / bf16 extended
+      to f32 (a dequantize to f16 / bf16, then `arith.extf`), an f32 product
+      rounded to f16 / bf16 (a dequantize to f16 / bf16 with f32 scales),
+      clamp bounds and zero points that are conversions of constants
+      (torch-mlir's `arith.sitofp` of i64 scalars), f32 zero points converted
+      from integer tensors (IREE's grouped dequantization), and copies,
+      identity generics, casts and reshapes to the same type anywhere in the
+      chain;
     * upstream `quant.dcast` / `quant.qcast` / `quant.scast` with
-      `!quant.uniform` per-tensor, per-axis and sub-channel types.
+      `!quant.uniform` per-tensor, per-axis and sub-channel types (dynamic
+      dimensions where one block spans them).
 
-    Anything that is not an exact blockwise repetition is left untouched.
+    Anything that is not an exact blockwise repetition, or would compute
+    different values than the decomposition, is left untouched.
 
     `populateQuantBlockRaisePatterns(patterns)` adds the same patterns for
     C++ drivers; `populateQuantBlockRaiseDequantizePatterns`,
