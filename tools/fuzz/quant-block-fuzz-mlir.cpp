@@ -42,6 +42,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 
 using namespace mlir;
 
@@ -116,17 +117,50 @@ bool namesForbiddenDialect(llvm::StringRef text, const Setup &setup) {
   return false;
 }
 
+/// Whether `text` starts with a well-formed dense i64 array: `[`, integers
+/// (an optional `-` and at most 18 digits) separated by `,`, and `]`, with
+/// spaces, tabs and newlines only between them.
+bool startsWithI64Array(llvm::StringRef text) {
+  auto skipSpace = [&] { text = text.ltrim(" \t\r\n"); };
+  skipSpace();
+  if (!text.consume_front("["))
+    return false;
+  skipSpace();
+  if (text.consume_front("]"))
+    return true;
+  while (true) {
+    skipSpace();
+    text.consume_front("-");
+    size_t digits = 0;
+    while (digits < text.size() && llvm::isDigit(text[digits]))
+      ++digits;
+    if (digits == 0 || digits > 18)
+      return false;
+    text = text.drop_front(digits);
+    skipSpace();
+    if (text.consume_front("]"))
+      return true;
+    if (!text.consume_front(","))
+      return false;
+  }
+}
+
 /// Whether the text would reach a crash of MLIR 22's own parsers, which we
 /// cannot fix here (Debian's mlir-opt crashes on the same input):
-///  * linalg.broadcast / linalg.reduce with `dimensions =` not followed by
-///    `[`: the custom parser stores a null attribute and
-///    NamedAttrList::set dereferences it.
+///  * linalg.broadcast / linalg.reduce / linalg.transpose parse
+///    `dimensions = [...]` / `permutation = [...]` with
+///    DenseI64ArrayAttr::parse and store its result unchecked, so an array
+///    that does not parse becomes a null attribute that NamedAttrList::set
+///    dereferences. Any such keyword followed by `=` and anything but a
+///    well-formed array is skipped.
 bool hitsKnownUpstreamCrash(llvm::StringRef text) {
-  for (size_t pos = text.find("dimensions"); pos != llvm::StringRef::npos;
-       pos = text.find("dimensions", pos + 1)) {
-    llvm::StringRef rest = text.drop_front(pos + 10).ltrim();
-    if (rest.consume_front("=") && !rest.ltrim().starts_with("["))
-      return true;
+  for (llvm::StringRef keyword : {"dimensions", "permutation"}) {
+    for (size_t pos = text.find(keyword); pos != llvm::StringRef::npos;
+         pos = text.find(keyword, pos + 1)) {
+      llvm::StringRef rest = text.drop_front(pos + keyword.size()).ltrim();
+      if (rest.consume_front("=") && !startsWithI64Array(rest))
+        return true;
+    }
   }
   return false;
 }
@@ -199,8 +233,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ScopedDiagnosticHandler swallow(&context,
                                   [](Diagnostic &) { return success(); });
 
+  // MLIR's lexer relies on a NUL after the buffer, as files read by
+  // MemoryBuffer have; libFuzzer's input has none.
+  std::string source = text.str();
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(text, ParserConfig(&context));
+      parseSourceString<ModuleOp>(source, ParserConfig(&context));
   if (!module || hasTooLargeType(*module))
     return 0;
 
