@@ -92,14 +92,31 @@ Setup &getSetup() {
 
 /// Whether the text names a dialect outside the allowlist: an identifier
 /// directly followed by '.' (`spirv.`, `"gpu.launch"`) or after '!' / '#'
-/// (`!llvm.ptr`, `#gpu<...>`). Conservative: a string that merely mentions
-/// such a name is skipped too.
+/// (`!llvm.ptr`, `#gpu<...>`). Comments are ignored (the seeds' CHECK lines
+/// name the LLVM dialect); strings are not (`"gpu.launch"() : () -> ()` is
+/// an op), so a string that merely mentions such a name is skipped too.
 bool namesForbiddenDialect(llvm::StringRef text, const Setup &setup) {
   auto isIdentifierChar = [](char c) {
     return llvm::isAlnum(c) || c == '_' || c == '$';
   };
+  bool inString = false;
   size_t i = 0, e = text.size();
   while (i < e) {
+    if (inString && text[i] == '\\') {
+      i += 2;
+      continue;
+    }
+    if (text[i] == '"' || (inString && text[i] == '\n')) {
+      inString = !inString && text[i] == '"';
+      ++i;
+      continue;
+    }
+    if (!inString && text.substr(i).starts_with("//")) {
+      i = text.find('\n', i);
+      if (i == llvm::StringRef::npos)
+        break;
+      continue;
+    }
     if (!llvm::isAlpha(text[i]) && text[i] != '_') {
       ++i;
       continue;
