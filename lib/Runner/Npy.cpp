@@ -276,16 +276,16 @@ Expected<NpyArray> mlir::quant_block::runner::parseNpy(StringRef contents,
         "needs C order (numpy: np.ascontiguousarray(a))");
 
   // The shape comes from the file: its byte size must not overflow before it
-  // is compared with the bytes the file holds
-  // (test/Fuzz/npy-shape-overflow.mlir).
-  if (!llvm::is_contained(array.shape, 0)) {
-    int64_t bytes = array.dtype.size;
-    for (int64_t dim : array.shape)
-      if (llvm::MulOverflow(bytes, dim, bytes))
-        return llvm::createStringError(
-            "'" + fileName + "' has shape " + array.getShapeString() + " of " +
-            array.dtype.str() + ", which is more than 2^63 bytes");
-  }
+  // is compared with the bytes the file holds, and neither may any partial
+  // product of getNumElements, so a zero dimension does not excuse the
+  // others (test/Fuzz/npy-shape-overflow.mlir).
+  int64_t bytes = array.dtype.size;
+  for (int64_t dim : array.shape)
+    if (dim != 0 && llvm::MulOverflow(bytes, dim, bytes))
+      return llvm::createStringError(
+          "'" + fileName + "' has shape " + array.getShapeString() + " of " +
+          array.dtype.str() +
+          ", whose dimensions multiply to more than 2^63 bytes");
   StringRef data = contents.drop_front(headerStart + headerLength);
   size_t expected = array.getByteSize();
   if (data.size() < expected)
