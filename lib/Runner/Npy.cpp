@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -274,6 +275,17 @@ Expected<NpyArray> mlir::quant_block::runner::parseNpy(StringRef contents,
         "' is in Fortran order (fortran_order: True); quant-run "
         "needs C order (numpy: np.ascontiguousarray(a))");
 
+  // The shape comes from the file: its byte size must not overflow before it
+  // is compared with the bytes the file holds, and neither may any partial
+  // product of getNumElements, so a zero dimension does not excuse the
+  // others (test/Fuzz/npy-shape-overflow.mlir).
+  int64_t bytes = array.dtype.size;
+  for (int64_t dim : array.shape)
+    if (dim != 0 && llvm::MulOverflow(bytes, dim, bytes))
+      return llvm::createStringError(
+          "'" + fileName + "' has shape " + array.getShapeString() + " of " +
+          array.dtype.str() +
+          ", whose dimensions multiply to more than 2^63 bytes");
   StringRef data = contents.drop_front(headerStart + headerLength);
   size_t expected = array.getByteSize();
   if (data.size() < expected)

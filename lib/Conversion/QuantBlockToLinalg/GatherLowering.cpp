@@ -168,21 +168,24 @@ static Value extractCode(OpBuilder &b, Location loc, Value data,
   int64_t rowBytes = cast<RankedTensorType>(data.getType()).getShape().back();
   Value bit = arith::MulIOp::create(b, loc, indices.back(), constIndex(width));
   Value lo = arith::DivUIOp::create(b, loc, bit, constIndex(8));
-  Value hi = arith::MinUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, lo, constIndex(1)),
-      constIndex(rowBytes - 1));
+  // One statement per op: the order in which function arguments are
+  // evaluated is unspecified, and the IR must not depend on the compiler
+  // that built us.
+  Value lastByte = constIndex(rowBytes - 1);
+  Value next = arith::AddIOp::create(b, loc, lo, constIndex(1));
+  Value hi = arith::MinUIOp::create(b, loc, next, lastByte);
   byteIndices.back() = lo;
   Value low = tensor::ExtractOp::create(b, loc, data, byteIndices);
   byteIndices.back() = hi;
   Value high = tensor::ExtractOp::create(b, loc, data, byteIndices);
   Type i16 = b.getI16Type();
-  Value word = arith::OrIOp::create(
-      b, loc, arith::ExtUIOp::create(b, loc, i16, low),
-      arith::ShLIOp::create(
-          b, loc, arith::ExtUIOp::create(b, loc, i16, high),
-          arith::ConstantOp::create(b, loc, b.getI16IntegerAttr(8))));
-  Value shift = arith::IndexCastUIOp::create(
-      b, loc, i16, arith::RemUIOp::create(b, loc, bit, constIndex(8)));
+  Value eight = arith::ConstantOp::create(b, loc, b.getI16IntegerAttr(8));
+  Value highWord = arith::ExtUIOp::create(b, loc, i16, high);
+  Value highShifted = arith::ShLIOp::create(b, loc, highWord, eight);
+  Value lowWord = arith::ExtUIOp::create(b, loc, i16, low);
+  Value word = arith::OrIOp::create(b, loc, lowWord, highShifted);
+  Value offset = arith::RemUIOp::create(b, loc, bit, constIndex(8));
+  Value shift = arith::IndexCastUIOp::create(b, loc, i16, offset);
   return narrowToCode(b, loc, arith::ShRUIOp::create(b, loc, word, shift),
                       width, isSigned);
 }

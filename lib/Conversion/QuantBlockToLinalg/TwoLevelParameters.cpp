@@ -132,13 +132,18 @@ void mlir::quant_block::detail::foldTwoLevelBlockParameters(
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange(ValueRange(inits)), inputs, inits, maps, iterators,
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        SmallVector<Value> results = {arith::MulFOp::create(
-            b, loc, parameterToF32(b, loc, args[0], scaleType),
-            convertFloat(b, loc, args[1], f32))};
-        if (hasMin)
-          results.push_back(arith::MulFOp::create(
-              b, loc, parameterToF32(b, loc, args[2], zeroPointType),
-              convertFloat(b, loc, args[3], f32)));
+        // One statement per op: the order in which function arguments are
+        // evaluated is unspecified, and the IR must not depend on the
+        // compiler that built us.
+        Value outerScale = convertFloat(b, loc, args[1], f32);
+        Value scale = parameterToF32(b, loc, args[0], scaleType);
+        SmallVector<Value> results = {
+            arith::MulFOp::create(b, loc, scale, outerScale)};
+        if (hasMin) {
+          Value outerMin = convertFloat(b, loc, args[3], f32);
+          Value min = parameterToF32(b, loc, args[2], zeroPointType);
+          results.push_back(arith::MulFOp::create(b, loc, min, outerMin));
+        }
         linalg::YieldOp::create(b, loc, results);
       });
 

@@ -134,19 +134,31 @@ static LogicalResult verifyExpressedSide(Operation *op, StringRef name,
   return success();
 }
 
-/// A scheme without its layout (block shapes), to compare the rest.
-static SchemeAttr stripLayout(SchemeAttr scheme) {
-  OuterScaleAttr outer = scheme.getOuter();
-  if (outer)
-    outer = OuterScaleAttr::get(outer.getContext(), outer.getScaleType(), {},
-                                outer.getMinType());
-  return scheme.withBlockShape({}).withOuter(outer);
+/// Whether two schemes agree in everything but their layout (the block
+/// shapes of the scales and of the outer scales). The fields are compared one
+/// by one: a scheme with its block shape removed need not be a valid scheme
+/// (an MX scale needs a block of 32), so it cannot be built to compare.
+static bool isSameSchemeUpToLayout(SchemeAttr a, SchemeAttr b) {
+  if (a.getStorageType() != b.getStorageType() ||
+      a.getExpressedType() != b.getExpressedType() ||
+      a.getScaleType() != b.getScaleType() ||
+      a.getZeroPointType() != b.getZeroPointType() ||
+      a.getQmin() != b.getQmin() || a.getQmax() != b.getQmax() ||
+      a.getRounding() != b.getRounding() ||
+      a.getSaturate() != b.getSaturate() ||
+      a.getScaleRounding() != b.getScaleRounding())
+    return false;
+  OuterScaleAttr outerA = a.getOuter(), outerB = b.getOuter();
+  if (!outerA || !outerB)
+    return !outerA && !outerB;
+  return outerA.getScaleType() == outerB.getScaleType() &&
+         outerA.getMinType() == outerB.getMinType();
 }
 
 static LogicalResult verifySameSchemeUpToLayout(Operation *op,
                                                 QuantizedTensorType input,
                                                 QuantizedTensorType result) {
-  if (stripLayout(input.getScheme()) != stripLayout(result.getScheme()))
+  if (!isSameSchemeUpToLayout(input.getScheme(), result.getScheme()))
     return op->emitOpError()
            << "may only change the block shape of the scheme, but the "
               "input scheme is "

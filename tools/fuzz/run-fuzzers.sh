@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+#===- tools/fuzz/run-fuzzers.sh - run the libFuzzer targets ---------------===//
+#
+# Usage: run-fuzzers.sh BUILD_DIR [SECONDS] [libFuzzer flags...]
+#
+# Regenerates the seed corpora from the lit tests (make-corpus.py), then runs
+# quant-block-fuzz-mlir and quant-block-fuzz-npy of BUILD_DIR (configured
+# with -DQUANT_BLOCK_ENABLE_FUZZING=ON) for SECONDS each (default 60), one
+# after the other. New coverage goes to BUILD_DIR/fuzz/corpus-*, crashes to
+# BUILD_DIR/fuzz/artifacts/. Prints the executions of each target and exits
+# non-zero on the first finding. FUZZ_SEED (default 1: CI runs the same
+# sequence every time, so a finding there reproduces; 0 = random) and extra
+# flags (-jobs=N, -max_len=...) are passed to libFuzzer. docs/Fuzzing.md
+# describes the longer runs.
+#
+#===----------------------------------------------------------------------===//
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+build_dir="$(cd "${1:?usage: $0 BUILD_DIR [SECONDS] [libFuzzer flags...]}" && pwd)"
+seconds="${2:-60}"
+shift $(($# < 2 ? $# : 2))
+fuzz_dir="$build_dir/fuzz"
+
+# The same sanitizer settings as the test lane (run.sh): Debian's LLVM is not
+# instrumented, so its inlined allocator poisoning must be ignored.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-allow_user_poisoning=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export ASAN_SYMBOLIZER_PATH="${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-22/bin/llvm-symbolizer}"
+
+/usr/bin/python3 "$here/make-corpus.py" --tests "$here/../../test" \
+  --mlir "$fuzz_dir/seeds-mlir" --npy "$fuzz_dir/seeds-npy"
+mkdir -p "$fuzz_dir/artifacts"
+
+total=0
+for target in mlir npy; do
+  fuzzer="$build_dir/bin/quant-block-fuzz-$target"
+  dict="$here/quant-block-mlir.dict"
+  [[ $target == npy ]] && dict="$here/npy.dict"
+  corpus="$fuzz_dir/corpus-$target"
+  log="$fuzz_dir/$target.log"
+  mkdir -p "$corpus"
+  echo "== fuzzing $target for ${seconds}s (log: $log)"
+  status=0
+  "$fuzzer" "$corpus" "$fuzz_dir/seeds-$target" -dict="$dict" \
+    -max_total_time="$seconds" -timeout=60 -max_len=4096 \
+    -seed="${FUZZ_SEED:-1}" -print_final_stats=1 \
+    -artifact_prefix="$fuzz_dir/artifacts/$target-" "$@" >"$log" 2>&1 ||
+    status=$?
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  echo "   $target: ${runs:-?} executions, exit status $status"
+  total=$((total + ${runs:-0}))
+  if ((status)); then
+    echo "== quant-block-fuzz-$target found a problem; the end of its log:"
+    tail -n 60 "$log"
+    echo "== reproduce with: $fuzzer <the crash- file under $fuzz_dir/artifacts>"
+    exit 1
+  fi
+done
+echo "== fuzzing done: $total executions in all, no findings"
