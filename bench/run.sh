@@ -14,6 +14,7 @@
 #   CALLS=50 BUILD_DIR=out bench/run.sh
 #   bench/run.sh dequant_mxfp4   # only the named kernels
 #   COLD=0 bench/run.sh          # no cold runs
+#   PEER=1 bench/run.sh          # also ggml's Q4_0 GEMV, cold (bench/ggml/)
 #
 # QUANT_RUN overrides the quant-run binary, PYTHON the Python with numpy
 # (default /usr/bin/python3), WORK_DIR where the inputs and JSON reports go.
@@ -65,3 +66,9 @@ for kernel in "${kernels[@]}"; do
 done
 
 "$python" "$here/table.py" "${reports[@]}"
+
+# The peer, measured the same way in the same run (fetches ggml with npm).
+if [[ "${PEER:-0}" != 0 ]]; then
+  echo
+  CALLS="$calls" THREADS="${PEER_THREADS:-1}" "$here/ggml/run.sh"
+fi
