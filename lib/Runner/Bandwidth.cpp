@@ -149,21 +149,6 @@ double mlir::quant_block::runner::measureReadBandwidth(
   return best < 1e30 ? 1.0 / best / 1e9 : 0;
 }
 
-llvm::Expected<double> mlir::quant_block::runner::measureReadBandwidth(
-    uint64_t bufferBytes, unsigned repetitions, uint64_t pieceBytes) {
-  size_t bytes = std::max<uint64_t>(bufferBytes / 64, 1) * 64;
-  std::unique_ptr<char, Free> buffer(
-      static_cast<char *>(std::aligned_alloc(64, bytes)));
-  if (!buffer)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot allocate " + llvm::Twine(bytes) +
-                                       " bytes to measure the read bandwidth");
-  for (size_t i = 0; i < bytes; ++i)
-    buffer.get()[i] = static_cast<char>(i);
-  std::pair<const char *, size_t> region(buffer.get(), bytes);
-  return measureReadBandwidth(llvm::ArrayRef(region), repetitions, pieceBytes);
-}
-
 uint64_t mlir::quant_block::runner::getLastLevelCacheBytes(uint64_t fallback) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFileAsStream(

@@ -50,18 +50,11 @@ llvm::Expected<BandwidthMeasurement>
 measureMemoryBandwidth(uint64_t bufferBytes, unsigned repetitions,
                        uint64_t pieceBytes = 16 << 20);
 
-/// The read-only bandwidth (a sum over one buffer of `bufferBytes`, which
-/// should be far larger than the last-level cache), on one thread, as a
-/// memory-bound kernel that streams its weights and writes little sees it:
-/// `repetitions` passes, each timed in pieces of `pieceBytes`, the fastest
-/// piece counts (GB/s of bytes read). Fails only when the buffer cannot be
-/// allocated.
-llvm::Expected<double> measureReadBandwidth(uint64_t bufferBytes,
-                                            unsigned repetitions,
-                                            uint64_t pieceBytes = 16 << 20);
-
-/// The same measurement over existing memory: `regions` (pointer, size) are
-/// read in order, each timed in pieces of at most `pieceBytes`. The cold
+/// The read-only bandwidth as a memory-bound kernel that streams its weights
+/// and writes little sees it: a sum over `regions` (pointer, size), which
+/// together should be far larger than the last-level cache, on one thread,
+/// `repetitions` passes, each region timed in pieces of at most
+/// `pieceBytes`; the fastest piece counts (GB/s of bytes read). The cold
 /// benchmark passes the copies of the weights it rotates over.
 double
 measureReadBandwidth(llvm::ArrayRef<std::pair<const char *, size_t>> regions,
