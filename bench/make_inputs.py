@@ -59,6 +59,16 @@ KERNELS = {
          ("scales", lambda r: scales(r, (4096, 128)))]),
 }
 
+# The int4 group-32 layer with f16 scales (issue 10): f32 and int8
+# activations, strict order and fastmath<fast>; the same inputs for all four.
+for _kernel in ("linear_int4_g32_f16", "linear_int4_g32_f16_fast",
+                "linear_int4_g32_f16_i8act", "linear_int4_g32_f16_i8act_fast"):
+    KERNELS[_kernel] = (
+        ["--quantized-as-parts"],
+        [("x", lambda r: normal(r, (1, 4096))),
+         ("data", lambda r: random_bytes(r, (4096, 2048), np.int8)),
+         ("scales", lambda r: scales(r, (4096, 128)).astype(np.float16))])
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -3,11 +3,18 @@
 #
 # Writes random inputs (make_inputs.py), runs each bench/*.mlir kernel with
 # `quant-run --benchmark` (which also measures the memory bandwidth in the
-# same run) and prints one table. Takes a few seconds per kernel.
+# same run) and prints one table. The linear_* kernels (matrix-vector products
+# with quantized weights) run a second time with --benchmark-cold: calls
+# rotate over copies of the weights totalling 8 x the last-level cache, as a
+# decode step streams its weights from DRAM, beside the read-only bandwidth
+# (docs/Runner.md). Takes a few seconds per kernel (more for cold runs on
+# machines with a large last-level cache; COLD=0 skips them).
 #
 #   bench/run.sh                 # build/bin/quant-run, 20 timed calls each
 #   CALLS=50 BUILD_DIR=out bench/run.sh
 #   bench/run.sh dequant_mxfp4   # only the named kernels
+#   COLD=0 bench/run.sh          # no cold runs
+#   PEER=1 bench/run.sh          # also ggml's Q4_0 GEMV, cold (bench/ggml/)
 #
 # QUANT_RUN overrides the quant-run binary, PYTHON the Python with numpy
 # (default /usr/bin/python3), WORK_DIR where the inputs and JSON reports go.
@@ -21,6 +28,7 @@ build_dir="${BUILD_DIR:-$root/build}"
 quant_run="${QUANT_RUN:-$build_dir/bin/quant-run}"
 python="${PYTHON:-/usr/bin/python3}"
 calls="${CALLS:-20}"
+cold="${COLD:-1}"
 work_dir="${WORK_DIR:-${TMPDIR:-/tmp}/quant-block-bench}"
 
 if [[ ! -x "$quant_run" ]]; then
@@ -48,6 +56,19 @@ for kernel in "${kernels[@]}"; do
   "$quant_run" "$here/$kernel.mlir" "${args[@]}" --benchmark="$calls" \
     --benchmark-json="$work_dir/$kernel.json" > "$work_dir/$kernel.log"
   reports+=("$work_dir/$kernel.json")
+  if [[ "$cold" != 0 && "$kernel" == linear_* ]]; then
+    echo "== $kernel (cold)" >&2
+    "$quant_run" "$here/$kernel.mlir" "${args[@]}" --benchmark="$calls" \
+      --benchmark-cold --benchmark-json="$work_dir/$kernel.cold.json" \
+      > "$work_dir/$kernel.cold.log"
+    reports+=("$work_dir/$kernel.cold.json")
+  fi
 done
 
 "$python" "$here/table.py" "${reports[@]}"
+
+# The peer, measured the same way in the same run (fetches ggml with npm).
+if [[ "${PEER:-0}" != 0 ]]; then
+  echo
+  CALLS="$calls" THREADS="${PEER_THREADS:-1}" "$here/ggml/run.sh"
+fi

@@ -19,11 +19,14 @@
 
 #include "quant-block/Runner/Bandwidth.h"
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 using namespace mlir::quant_block::runner;
@@ -37,6 +40,7 @@ struct Free {
 static volatile double copyFactor = 1.0;
 static volatile double triadFactor = 0.5;
 static volatile double sink;
+static volatile uint64_t readSink;
 
 static double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
@@ -107,4 +111,60 @@ mlir::quant_block::runner::measureMemoryBandwidth(uint64_t bufferBytes,
   result.copyGBps = 2.0 / bestCopy / 1e9;
   result.triadGBps = 3.0 / bestTriad / 1e9;
   return result;
+}
+
+/// Sums [begin, end) as 64-bit words (the tail bytes too): an integer sum has
+/// no order to keep, so the compiler vectorizes it with ordinary loads.
+static uint64_t sumWords(const char *begin, const char *end) {
+  uint64_t sum = 0;
+  const char *words = begin + (end - begin) / 8 * 8;
+  for (const char *p = begin; p < words; p += 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    sum += word;
+  }
+  for (const char *p = words; p < end; ++p)
+    sum += static_cast<unsigned char>(*p);
+  return sum;
+}
+
+double mlir::quant_block::runner::measureReadBandwidth(
+    llvm::ArrayRef<std::pair<const char *, size_t>> regions,
+    unsigned repetitions, uint64_t pieceBytes) {
+  double best = 1e30;
+  pieceBytes = std::max<uint64_t>(pieceBytes, 64);
+  for (unsigned rep = 0; rep < std::max(repetitions, 1u); ++rep) {
+    for (auto [data, size] : regions) {
+      for (size_t begin = 0; begin < size; begin += pieceBytes) {
+        size_t end = std::min<size_t>(begin + pieceBytes, size);
+        auto start = std::chrono::steady_clock::now();
+        readSink = sumWords(data + begin, data + end);
+        double seconds = secondsSince(start);
+        // Pieces too small to time say nothing about the memory.
+        if (end - begin >= 4096)
+          best = std::min(best, seconds / (end - begin));
+      }
+    }
+  }
+  return best < 1e30 ? 1.0 / best / 1e9 : 0;
+}
+
+uint64_t mlir::quant_block::runner::getLastLevelCacheBytes(uint64_t fallback) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFileAsStream(
+          "/sys/devices/system/cpu/cpu0/cache/index3/size");
+  if (!file)
+    return fallback;
+  llvm::StringRef text = (*file)->getBuffer().trim();
+  uint64_t multiplier = 1;
+  if (text.consume_back("K"))
+    multiplier = 1ull << 10;
+  else if (text.consume_back("M"))
+    multiplier = 1ull << 20;
+  else if (text.consume_back("G"))
+    multiplier = 1ull << 30;
+  uint64_t value = 0;
+  if (text.getAsInteger(10, value) || value == 0)
+    return fallback;
+  return value * multiplier;
 }

@@ -26,6 +26,12 @@ double BenchmarkReport::getRatio() const {
   return getGBps() / bandwidth->copyGBps;
 }
 
+double BenchmarkReport::getReadRatio() const {
+  if (!cold || cold->readGBps <= 0)
+    return 0;
+  return getGBps() / cold->readGBps;
+}
+
 void mlir::quant_block::runner::timeCalls(
     BenchmarkReport &report, unsigned calls, llvm::function_ref<void()> call,
     llvm::function_ref<void()> afterCall) {
@@ -83,9 +89,17 @@ void mlir::quant_block::runner::printBenchmarkReport(
   os << "  bytes moved:      " << formatBytes(report.bytes);
   if (report.bytesOverridden)
     os << " (given with --bytes)\n";
+  else if (report.cold)
+    os << " (the weight arguments: packed data + scales + zero points)\n";
   else
     os << " (inputs " << formatBytes(report.inputBytes) << " + outputs "
        << formatBytes(report.outputBytes) << ")\n";
+  if (report.cold)
+    os << "  cold weights:     calls rotate over " << report.cold->copies
+       << " copies of " << formatBytes(report.cold->setBytes) << " ("
+       << formatBytes(report.cold->copies * report.cold->setBytes)
+       << ", >= 8 x the " << formatBytes(report.cold->llcBytes)
+       << " last-level cache)\n";
   os << "  allocator:        "
      << (report.cachingAllocator
              ? "caching (blocks freed by a call are reused by the next)"
@@ -102,6 +116,13 @@ void mlir::quant_block::runner::printBenchmarkReport(
        << "add-scaled " << llvm::format("%.2f", bw.triadGBps) << " GB/s)\n";
     os << "  ratio:            " << llvm::format("%.3f", report.getRatio())
        << " (throughput / copy bandwidth)\n";
+  }
+  if (report.cold) {
+    os << "  read bandwidth:   " << llvm::format("%.2f", report.cold->readGBps)
+       << " GB/s (read-only sum over the weight copies, 1 thread, just "
+          "before and after the calls)\n";
+    os << "  read ratio:       " << llvm::format("%.3f", report.getReadRatio())
+       << " (throughput / read bandwidth)\n";
   }
 }
 
@@ -130,6 +151,16 @@ mlir::quant_block::runner::toJSON(const BenchmarkReport &report) {
         {"threads", 1},
     };
     object["ratio"] = report.getRatio();
+  }
+  if (report.cold) {
+    object["cold"] = llvm::json::Object{
+        {"llc_bytes", static_cast<int64_t>(report.cold->llcBytes)},
+        {"set_bytes", static_cast<int64_t>(report.cold->setBytes)},
+        {"copies", static_cast<int64_t>(report.cold->copies)},
+        {"read_gbps", report.cold->readGBps},
+        {"threads", 1},
+    };
+    object["read_ratio"] = report.getReadRatio();
   }
   return std::move(object);
 }

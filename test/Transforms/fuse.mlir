@@ -7,7 +7,9 @@
 // CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W:.*]]: !quant_block.tensor
 // CHECK-NOT: quant_block.dequantize
 // CHECK-NOT: linalg.matmul
-// CHECK: %[[Y:.*]] = quant_block.matmul %[[X]], %[[W]] transpose_rhs accumulate(f32) inhibit
+// A named linalg.matmul has no written order of summation: the fused op may
+// reassociate and contract.
+// CHECK: %[[Y:.*]] = quant_block.matmul %[[X]], %[[W]] transpose_rhs accumulate(f32) inhibit fastmath<reassoc,contract> :
 // CHECK: return %[[Y]]
 !w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
 func.func @linear_transposed_weight(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
@@ -24,7 +26,7 @@ func.func @linear_transposed_weight(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16
 
 // The [K, N] weight layout, a dynamic token count and a zero splat init.
 // CHECK-LABEL: func.func @matmul_kn_weight
-// CHECK: quant_block.matmul %{{.*}}, %{{.*}} accumulate(f16) inhibit : tensor<?x64xf16>, !quant_block.tensor<64x8, {{.*}}> -> tensor<?x8xf16>
+// CHECK: quant_block.matmul %{{.*}}, %{{.*}} accumulate(f16) inhibit fastmath<reassoc,contract> : tensor<?x64xf16>, !quant_block.tensor<64x8, {{.*}}> -> tensor<?x8xf16>
 !w = !quant_block.tensor<64x8, #quant_block.scheme<ui4 : f16, block = [32, 1], scale = f16, zero_point = ui4>>
 func.func @matmul_kn_weight(%x: tensor<?x64xf16>, %w: !w) -> tensor<?x8xf16> {
   %wd = quant_block.dequantize %w : !w -> tensor<64x8xf16>
@@ -41,7 +43,7 @@ func.func @matmul_kn_weight(%x: tensor<?x64xf16>, %w: !w) -> tensor<?x8xf16> {
 
 // Batched weights (one per batch) through linalg.batch_matmul.
 // CHECK-LABEL: func.func @batch_matmul
-// CHECK: quant_block.matmul %{{.*}}, %{{.*}} accumulate(f32) inhibit : tensor<2x4x64xf32>, !quant_block.tensor<2x64x8, {{.*}}> -> tensor<2x4x8xf32>
+// CHECK: quant_block.matmul %{{.*}}, %{{.*}} accumulate(f32) inhibit fastmath<reassoc,contract> : tensor<2x4x64xf32>, !quant_block.tensor<2x64x8, {{.*}}> -> tensor<2x4x8xf32>
 !w = !quant_block.tensor<2x64x8, #quant_block.scheme<i8 : f32, block = [1, 32, 1]>>
 func.func @batch_matmul(%x: tensor<2x4x64xf32>, %w: !w) -> tensor<2x4x8xf32> {
   %wd = quant_block.dequantize %w : !w -> tensor<2x64x8xf32>
@@ -53,7 +55,7 @@ func.func @batch_matmul(%x: tensor<2x4x64xf32>, %w: !w) -> tensor<2x4x8xf32> {
 // -----
 
 // One weight shared by every batch (a broadcast rhs in a generic with the
-// multiply-add body).
+// multiply-add body): its body fixes the order over k, so no flags.
 // CHECK-LABEL: func.func @generic_shared_weight
 // CHECK: quant_block.matmul %{{.*}}, %{{.*}} transpose_rhs accumulate(f32) inhibit : tensor<3x4x64xf32>, !quant_block.tensor<8x64, {{.*}}> -> tensor<3x4x8xf32>
 !w = !quant_block.tensor<8x64, #quant_block.scheme<mxfp4 : f32>>
@@ -74,8 +76,31 @@ func.func @generic_shared_weight(%x: tensor<3x4x64xf32>, %w: !w) -> tensor<3x4x8
 
 // -----
 
+// A generic keeps the flags its multiply and add share (fast & (reassoc,
+// contract, nnan)).
+// CHECK-LABEL: func.func @generic_fastmath
+// CHECK: quant_block.matmul %{{.*}}, %{{.*}} transpose_rhs accumulate(f32) inhibit fastmath<reassoc,nnan,contract> : tensor<4x64xf32>
+!w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
+func.func @generic_fastmath(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x8xf32> {
+  %wd = quant_block.dequantize %w : !w -> tensor<8x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %wd : tensor<4x64xf32>, tensor<8x64xf32>) outs(%init : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b fastmath<fast> : f32
+    %s = arith.addf %c, %p fastmath<reassoc,contract,nnan> : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
 // tosa.matmul with zero zero points.
 // CHECK-LABEL: func.func @tosa_matmul
+// tosa.matmul keeps the strict order.
 // CHECK: quant_block.matmul %{{.*}}, %{{.*}} accumulate(f32) inhibit : tensor<1x4x64xf32>, !quant_block.tensor<1x64x8, {{.*}}> -> tensor<1x4x8xf32>
 !w = !quant_block.tensor<1x64x8, #quant_block.scheme<i4 : f32, block = [1, 32, 1]>>
 func.func @tosa_matmul(%x: tensor<1x4x64xf32>, %w: !w) -> tensor<1x4x8xf32> {
@@ -173,10 +198,10 @@ func.func @refuse_dequantized_lhs(%w: !w, %y: tensor<64x8xf32>) -> tensor<4x8xf3
 // CHECK-LABEL: func.func @integer_dot
 // CHECK: %[[XQ:.*]] = quant_block.quantize_dynamic absmax
 // CHECK-NOT: quant_block.dequantize
-// CHECK: quant_block.matmul %[[XQ]], %{{.*}} transpose_rhs accumulate(i32) inhibit
+// CHECK: quant_block.matmul %[[XQ]], %{{.*}} transpose_rhs accumulate(i32) inhibit fastmath<reassoc,contract> :
 // NOINT-LABEL: func.func @integer_dot
 // NOINT: %[[X:.*]] = quant_block.dequantize
-// NOINT: quant_block.matmul %[[X]], %{{.*}} transpose_rhs accumulate(f32) inhibit
+// NOINT: quant_block.matmul %[[X]], %{{.*}} transpose_rhs accumulate(f32) inhibit fastmath<reassoc,contract> :
 !x = !quant_block.tensor<4x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 !w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
 func.func @integer_dot(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {

@@ -141,6 +141,22 @@ static cl::opt<bool> benchmarkFreshMemory(
              "caching allocator that reuses them"),
     cl::init(false), cl::cat(runCategory));
 
+static cl::opt<bool> benchmarkCold(
+    "benchmark-cold",
+    cl::desc("Keep the weights out of the caches, as a decode step sees "
+             "them: rotate the timed calls over copies of the inputs of at "
+             "least 64 KiB totalling 8 x the last-level cache, count only "
+             "those bytes, and measure the read-only bandwidth over the "
+             "copies"),
+    cl::init(false), cl::cat(runCategory));
+
+static cl::opt<unsigned> coldLLCMiB(
+    "benchmark-cold-llc-mib",
+    cl::desc("The last-level cache size for --benchmark-cold, in MiB "
+             "(default: /sys/devices/system/cpu/cpu0/cache/index3/size, or "
+             "32 MiB)"),
+    cl::init(0), cl::cat(runCategory));
+
 static cl::opt<unsigned> bandwidthMiB(
     "bandwidth-mib",
     cl::desc("Size in MiB of each of the two buffers of the memory "
@@ -286,10 +302,61 @@ static Error writeResults(const EntrySignature &signature,
   return Error::success();
 }
 
+/// Inputs of at least this size are weights for --benchmark-cold: the
+/// activations of a decode step are a few KiB and stay in the caches.
+static constexpr uint64_t kColdMinBytes = 64 << 10;
+
+/// The copies of the weight arguments a cold benchmark rotates over: copy c
+/// of input i is copies[c][j] for the j-th weight input i = weightInputs[j].
+struct ColdCopies {
+  llvm::SmallVector<unsigned> weightInputs;
+  std::vector<std::vector<NpyArray>> copies;
+};
+
+static llvm::Expected<ColdCopies>
+makeColdCopies(llvm::ArrayRef<NpyArray> inputs, ColdBenchmark &cold) {
+  ColdCopies result;
+  for (auto [index, array] : llvm::enumerate(inputs))
+    if (array.getByteSize() >= kColdMinBytes) {
+      result.weightInputs.push_back(index);
+      cold.setBytes += array.getByteSize();
+    }
+  if (result.weightInputs.empty())
+    return makeError("--benchmark-cold: no input of at least 64 KiB to "
+                     "rotate over");
+  cold.llcBytes = coldLLCMiB ? static_cast<uint64_t>(coldLLCMiB) << 20
+                             : getLastLevelCacheBytes();
+  cold.copies = std::max<uint64_t>(2, (8 * cold.llcBytes + cold.setBytes - 1) /
+                                          cold.setBytes);
+  for (unsigned c = 0; c < cold.copies; ++c) {
+    std::vector<NpyArray> set;
+    for (unsigned index : result.weightInputs) {
+      const NpyArray &source = inputs[index];
+      llvm::Expected<AlignedBuffer> buffer =
+          AlignedBuffer::allocate(source.getByteSize());
+      if (!buffer)
+        return buffer.takeError();
+      std::memcpy(buffer->data(), source.buffer.data(), source.getByteSize());
+      set.push_back(NpyArray{source.dtype, source.shape, std::move(*buffer)});
+    }
+    result.copies.push_back(std::move(set));
+  }
+  return result;
+}
+
+static double measureColdReadBandwidth(const ColdCopies &copies) {
+  std::vector<std::pair<const char *, size_t>> regions;
+  for (const std::vector<NpyArray> &set : copies.copies)
+    for (const NpyArray &array : set)
+      regions.emplace_back(array.buffer.data(), array.getByteSize());
+  return measureReadBandwidth(regions, /*repetitions=*/2);
+}
+
 /// Times --benchmark calls (the first call was the warm-up), measures the
 /// memory bandwidth and prints the report.
 static Error benchmark(const EntrySignature &signature, PackedCall &call,
-                       void (*function)(void **), uint64_t inputBytes,
+                       void (*function)(void **),
+                       llvm::ArrayRef<NpyArray> inputs, uint64_t inputBytes,
                        uint64_t outputBytes, bool cachingAllocator) {
   BenchmarkReport report;
   report.entry = signature.name;
@@ -311,9 +378,39 @@ static Error benchmark(const EntrySignature &signature, PackedCall &call,
       return before.takeError();
     report.bandwidth = *before;
   }
-  timeCalls(
-      report, benchmarkCalls, [&] { function(call.prepare()); },
-      [&] { call.freeResults(); });
+  if (!benchmarkCold) {
+    timeCalls(
+        report, benchmarkCalls, [&] { function(call.prepare()); },
+        [&] { call.freeResults(); });
+  } else {
+    // The read pass leaves the last copies in the caches; the calls start
+    // from the first, which later copies evicted.
+    ColdBenchmark cold;
+    llvm::Expected<ColdCopies> copies = makeColdCopies(inputs, cold);
+    if (!copies)
+      return copies.takeError();
+    cold.readGBps = measureColdReadBandwidth(*copies);
+    unsigned next = 0;
+    auto useNextCopy = [&] {
+      for (auto [j, index] : llvm::enumerate(copies->weightInputs))
+        call.setArgument(index, copies->copies[next][j]);
+      next = (next + 1) % cold.copies;
+    };
+    useNextCopy();
+    timeCalls(
+        report, benchmarkCalls, [&] { function(call.prepare()); },
+        [&] {
+          call.freeResults();
+          useNextCopy();
+        });
+    cold.readGBps = std::max(cold.readGBps, measureColdReadBandwidth(*copies));
+    report.cold = cold;
+    if (!report.bytesOverridden)
+      report.bytes = cold.setBytes;
+    // The calls' arguments must not outlive the copies.
+    for (unsigned index : copies->weightInputs)
+      call.setArgument(index, inputs[index]);
+  }
   if (bandwidthMiB > 0) {
     llvm::Expected<BandwidthMeasurement> after =
         measureMemoryBandwidth(bandwidthBytes, /*repetitions=*/5);
@@ -428,7 +525,7 @@ int main(int argc, char **argv) {
     return fail(std::move(written));
 
   if (benchmarkCalls > 0)
-    if (Error err = benchmark(*signature, call, *function, inputBytes,
+    if (Error err = benchmark(*signature, call, *function, *inputs, inputBytes,
                               outputBytes, compileOptions.cachingAllocator))
       return fail(std::move(err));
   return 0;

@@ -17,9 +17,11 @@
 #ifndef QUANT_BLOCK_RUNNER_BANDWIDTH_H
 #define QUANT_BLOCK_RUNNER_BANDWIDTH_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <utility>
 
 namespace mlir::quant_block::runner {
 
@@ -47,6 +49,21 @@ struct BandwidthMeasurement {
 llvm::Expected<BandwidthMeasurement>
 measureMemoryBandwidth(uint64_t bufferBytes, unsigned repetitions,
                        uint64_t pieceBytes = 16 << 20);
+
+/// The read-only bandwidth as a memory-bound kernel that streams its weights
+/// and writes little sees it: a sum over `regions` (pointer, size), which
+/// together should be far larger than the last-level cache, on one thread,
+/// `repetitions` passes, each region timed in pieces of at most
+/// `pieceBytes`; the fastest piece counts (GB/s of bytes read). The cold
+/// benchmark passes the copies of the weights it rotates over.
+double
+measureReadBandwidth(llvm::ArrayRef<std::pair<const char *, size_t>> regions,
+                     unsigned repetitions, uint64_t pieceBytes = 16 << 20);
+
+/// The size of the last-level cache as Linux reports it
+/// (/sys/devices/system/cpu/cpu0/cache/index3/size, e.g. "32768K"), or
+/// `fallback` when that file is absent or unreadable.
+uint64_t getLastLevelCacheBytes(uint64_t fallback = 32ull << 20);
 
 } // namespace mlir::quant_block::runner
 

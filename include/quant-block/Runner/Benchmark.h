@@ -26,6 +26,20 @@
 
 namespace mlir::quant_block::runner {
 
+/// How a cold benchmark (--benchmark-cold) kept the weights out of the
+/// caches: calls rotate over `copies` copies of the weight arguments,
+/// `copies * setBytes >= 8 * llcBytes`, and the read-only bandwidth was
+/// measured over those copies in the same run.
+struct ColdBenchmark {
+  uint64_t llcBytes = 0;
+  /// Bytes of one copy of the weight arguments (packed data + scales + zero
+  /// points).
+  uint64_t setBytes = 0;
+  unsigned copies = 0;
+  /// Best read-only bandwidth over the copies, 1 thread, in GB/s.
+  double readGBps = 0;
+};
+
 struct BenchmarkReport {
   std::string entry;
   /// Seconds per timed call, in call order.
@@ -40,11 +54,14 @@ struct BenchmarkReport {
   /// Whether the compiled code allocated through the caching allocator.
   bool cachingAllocator = false;
   std::optional<BandwidthMeasurement> bandwidth;
+  std::optional<ColdBenchmark> cold;
 
   /// bytes / minSeconds, in GB/s (10^9 bytes per second).
   double getGBps() const;
   /// getGBps() / the measured copy bandwidth; 0 when it was not measured.
   double getRatio() const;
+  /// getGBps() / the read-only bandwidth of a cold benchmark; 0 otherwise.
+  double getReadRatio() const;
 };
 
 /// Calls `call` `calls` times, timing each call alone, and `afterCall` after

@@ -3,7 +3,11 @@
 // --quant-block-fuse-elementwise: producer-consumer fusion of elementwise
 // linalg ops on tensors, with the reshapes between them (the collapse of a
 // block iteration space) propagated by expansion. Only single-use producers
-// are fused, so no work is duplicated.
+// that the consumer reads through a permutation are fused, so no work is
+// duplicated: a producer read with a broadcast (the quantized activations of
+// an i32 matmul, shared by every output column) would be recomputed for
+// every element along the broadcast dimensions, a division and a rounding per
+// multiply-add.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,7 +40,8 @@ struct FuseSingleUseProducer : public OpRewritePattern<linalg::GenericOp> {
     for (OpOperand &operand : consumer->getOpOperands()) {
       auto producer = operand.get().getDefiningOp<linalg::GenericOp>();
       if (!producer || !producer->hasOneUse() ||
-          !linalg::areElementwiseOpsFusable(&operand))
+          !linalg::areElementwiseOpsFusable(&operand) ||
+          !consumer.getMatchingIndexingMap(&operand).isPermutation())
         continue;
       FailureOr<linalg::ElementwiseOpFusionResult> fused =
           linalg::fuseElementwiseOps(rewriter, &operand);

@@ -9,6 +9,13 @@
 // weight is never materialized, and the vectorizer still accepts the generic.
 // Both sides are extended to the accumulator type, products summed over k in
 // order from +0.0, and the sum rounded once to the expressed type.
+// The op's fast-math flags go on the multiplications and additions of the
+// float sum (`contract` lets LLVM fuse them). With `reassoc`, the k positions
+// within a block (the k dimensions after the block index) become parallel
+// dimensions of partial sums, each summed over the blocks in order, and a
+// second generic adds the partial sums: the contraction then vectorizes along
+// k with contiguous loads, and the split is fixed by the weight's block shape
+// (never by the thread count).
 // A weight layout the block space cannot express (ragged or dynamic blocks
 // along k) falls back to a separate dequantize, with the same numerics. A
 // quantized lhs (dynamic activation quantization, float accumulation) is
@@ -46,6 +53,47 @@ static Value extendTo(OpBuilder &b, Location loc, Value value, Type type) {
   if (value.getType() == type)
     return value;
   return arith::ExtFOp::create(b, loc, type, value);
+}
+
+/// `acc + l * r` with the op's fast-math flags on both operations.
+static Value emitMultiplyAdd(OpBuilder &b, Location loc, Value acc, Value l,
+                             Value r, arith::FastMathFlags flags) {
+  Value product = arith::MulFOp::create(b, loc, l, r, flags);
+  return arith::AddFOp::create(b, loc, acc, product, flags);
+}
+
+static bool hasReassoc(arith::FastMathFlags flags) {
+  return arith::bitEnumContainsAll(flags, arith::FastMathFlags::reassoc);
+}
+
+/// Sums the trailing `numPartialDims` dimensions of `partial` (from +0.0,
+/// with `flags`): the partial sums of a reassociated contraction.
+static Value sumPartials(OpBuilder &b, Location loc, Value partial,
+                         unsigned numPartialDims, arith::FastMathFlags flags) {
+  auto partialType = cast<RankedTensorType>(partial.getType());
+  unsigned rank = partialType.getRank();
+  unsigned outRank = rank - numPartialDims;
+  MLIRContext *ctx = b.getContext();
+  SmallVector<OpFoldResult> sizes;
+  for (unsigned d = 0; d < outRank; ++d)
+    sizes.push_back(tensor::getMixedSize(b, loc, partial, d));
+  Type element = partialType.getElementType();
+  Value init = tensor::EmptyOp::create(b, loc, sizes, element);
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0));
+  init = linalg::FillOp::create(b, loc, zero, init).getResult(0);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<AffineMap> maps = {identity, identity.getMajorSubMap(outRank)};
+  SmallVector<utils::IteratorType> iterators(outRank,
+                                             utils::IteratorType::parallel);
+  iterators.append(numPartialDims, utils::IteratorType::reduction);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), partial, init, maps, iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value sum =
+                   arith::AddFOp::create(nb, nloc, args[1], args[0], flags);
+               linalg::YieldOp::create(nb, nloc, sum);
+             })
+      .getResult(0);
 }
 
 /// The contraction with the weight dequantized in the body, or a null value
@@ -133,7 +181,18 @@ static Value buildFusedContraction(OpBuilder &b, Location loc, MatmulOp op,
     outExprs.push_back(dimExpr(dimMap[spaceDim]));
   }
   outGroups.push_back(outNGroup);
-  Value init = tensor::EmptyOp::create(b, loc, outSizes, acc);
+  // With reassoc, the k dimensions within a block hold partial sums.
+  arith::FastMathFlags flags = op.getFastmath();
+  SmallVector<int64_t> partialDims;
+  if (hasReassoc(flags))
+    for (int64_t spaceDim : ArrayRef<int64_t>(kGroup).drop_front())
+      partialDims.push_back(spaceDim);
+  SmallVector<OpFoldResult> partialSizes(outSizes);
+  for (int64_t spaceDim : partialDims) {
+    partialSizes.push_back(b.getIndexAttr(spaceShape[spaceDim]));
+    outExprs.push_back(dimExpr(dimMap[spaceDim]));
+  }
+  Value init = tensor::EmptyOp::create(b, loc, partialSizes, acc);
   Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(acc, 0));
   init = linalg::FillOp::create(b, loc, zero, init).getResult(0);
 
@@ -149,6 +208,8 @@ static Value buildFusedContraction(OpBuilder &b, Location loc, MatmulOp op,
                                              utils::IteratorType::parallel);
   for (int64_t spaceDim : kGroup)
     iterators[dimMap[spaceDim]] = utils::IteratorType::reduction;
+  for (int64_t spaceDim : partialDims)
+    iterators[dimMap[spaceDim]] = utils::IteratorType::parallel;
 
   size_t numWeightInputs = weight.getInputs().size();
   Value product =
@@ -159,11 +220,12 @@ static Value buildFusedContraction(OpBuilder &b, Location loc, MatmulOp op,
                 weight.emit(nb, nloc, args.slice(1, numWeightInputs), dimMap);
             Value l = extendTo(nb, nloc, args[0], acc);
             Value r = extendTo(nb, nloc, w, acc);
-            Value sum = arith::AddFOp::create(
-                nb, nloc, args.back(), arith::MulFOp::create(nb, nloc, l, r));
-            linalg::YieldOp::create(nb, nloc, sum);
+            linalg::YieldOp::create(
+                nb, nloc, emitMultiplyAdd(nb, nloc, args.back(), l, r, flags));
           })
           .getResult(0);
+  if (!partialDims.empty())
+    product = sumPartials(b, loc, product, partialDims.size(), flags);
   SmallVector<int64_t> resultShape(lhsType.getShape().drop_back());
   resultShape.push_back(weightType.getShape()[nDim]);
   return collapseTo(b, loc, product, outGroups,
@@ -348,9 +410,9 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
             Value scale = arith::MulFOp::create(
                 nb, nloc, emitScaleToF32(nb, nloc, args[1]),
                 emitScaleToF32(nb, nloc, args[2]));
-            Value next = arith::AddFOp::create(
-                nb, nloc, args[3], arith::MulFOp::create(nb, nloc, sum, scale));
-            linalg::YieldOp::create(nb, nloc, next);
+            linalg::YieldOp::create(nb, nloc,
+                                    emitMultiplyAdd(nb, nloc, args[3], sum,
+                                                    scale, op.getFastmath()));
           })
           .getResult(0);
   SmallVector<int64_t> resultShape(lhsType.getShape().drop_back());
@@ -437,9 +499,9 @@ struct MatmulOpLowering : public OpConversionPattern<MatmulOp> {
             [&](OpBuilder &b, Location loc, ValueRange args) {
               Value l = extendTo(b, loc, args[0], acc);
               Value r = extendTo(b, loc, args[1], acc);
-              Value sum = arith::AddFOp::create(
-                  b, loc, args[2], arith::MulFOp::create(b, loc, l, r));
-              linalg::YieldOp::create(b, loc, sum);
+              linalg::YieldOp::create(
+                  b, loc,
+                  emitMultiplyAdd(b, loc, args[2], l, r, op.getFastmath()));
             })
             .getResult(0);
     return product;

@@ -151,3 +151,35 @@ func.func @matmul_bf16(%x: tensor<?x64xbf16>, %w: !quant_block.tensor<16x64, #qu
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<?x64xbf16>, !quant_block.tensor<16x64, #quant_block.scheme<i4 : bf16, block = [32], scale = bf16>> -> tensor<?x16xbf16>
   return %y : tensor<?x16xbf16>
 }
+
+// -----
+
+// fastmath<reassoc>: the k positions within a block become parallel partial
+// sums (each summed over the blocks in order), then a second generic adds
+// them; both carry the flags. Without reassoc the sum stays one ordered chain.
+// CHECK-LABEL: func.func @matmul_reassoc
+// CHECK: %[[PARTIAL:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel"]{{.*}} outs(%{{.*}} : tensor<1x8x16x2xf32>)
+// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<reassoc,contract> : f32
+// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc,contract> : f32
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[PARTIAL]] : tensor<1x8x16x2xf32>) outs(%{{.*}} : tensor<1x8xf32>)
+// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc,contract> : f32
+!w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @matmul_reassoc(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc,contract> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+// fastmath<contract> alone keeps the order (no partial sums).
+// CHECK-LABEL: func.func @matmul_contract
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK-NOT: linalg.generic
+// CHECK: return
+!w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @matmul_contract(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<contract> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}

@@ -450,6 +450,27 @@ func.func @matmul_expressed(%x: tensor<8x128xf16>, %w: !quant_block.tensor<256x1
 
 // -----
 
+// The fast-math flags are arith's, spelled as arith spells them.
+#w = #quant_block.scheme<i4 : f32, block = [32], scale = f16>
+func.func @matmul_fastmath_unknown_flag(%x: tensor<1x128xf32>, %w: !quant_block.tensor<256x128, #w>) {
+  // expected-error @+2 {{expected ::mlir::arith::FastMathFlags to be one of: none, reassoc, nnan, ninf, nsz, arcp, contract, afn, fast}}
+  // expected-error @+1 {{failed to parse Arith_FastMathAttr parameter 'value'}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<bogus> : tensor<1x128xf32>, !quant_block.tensor<256x128, #w> -> tensor<1x256xf32>
+  return
+}
+
+// -----
+
+// The flags come after the other keywords.
+#w = #quant_block.scheme<i4 : f32, block = [32], scale = f16>
+func.func @matmul_fastmath_position(%x: tensor<1x128xf32>, %w: !quant_block.tensor<256x128, #w>) {
+  // expected-error @+1 {{expected 'accumulate'}}
+  %y = quant_block.matmul %x, %w transpose_rhs fastmath<fast> accumulate(f32) inhibit : tensor<1x128xf32>, !quant_block.tensor<256x128, #w> -> tensor<1x256xf32>
+  return
+}
+
+// -----
+
 #w = #quant_block.scheme<i4 : f32, block = [32], scale = f16>
 func.func @matmul_k(%x: tensor<8x128xf32>, %w: !quant_block.tensor<256x128, #w>) {
   // expected-error @+1 {{'quant_block.matmul' op contraction sizes differ: lhs dimension 1 is 128 but rhs dimension 0 is 256}}

@@ -15,6 +15,8 @@
 // BYTECODE-SAME: #quant_block.scheme<nvfp4>
 // BYTECODE-LABEL: func.func @k_quant_super_blocks
 // BYTECODE: outer = <f16, block = [8], min = f16>
+// BYTECODE-LABEL: func.func @matmul_fastmath
+// BYTECODE: accumulate(f32) inhibit fastmath<fast> :
 // BYTECODE-LABEL: func.func @layout_ops
 // BYTECODE: quant_block.extract_slice %{{.*}} offsets = [16, 64] sizes = [8, 40]
 
@@ -169,6 +171,30 @@ func.func @matmuls(%x: tensor<?x128xf32>, %xq: !quant_block.tensor<?x128, #quant
   %1 = quant_block.matmul %xq, %w transpose_rhs accumulate(i32) inhibit
       : !quant_block.tensor<?x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>, !quant_block.tensor<256x128, #quant_block.scheme<i4 : f32, block = [32], scale = f16>> -> tensor<?x256xf32>
   %2 = quant_block.matmul %xb, %wk accumulate(f32) propagate
+      : tensor<2x8x128xbf16>, !quant_block.tensor<128x64, #quant_block.scheme<f4E2M1FN : bf16, block = [32, 1], scale = f8E8M0FNU>> -> !quant_block.tensor<2x8x64, #quant_block.scheme<mxfp8_e4m3 : bf16>>
+  return
+}
+
+// -----
+
+// arith's fast-math flags after the other keywords, printed as arith prints
+// them; `fastmath<none>` is the default and is not printed.
+// CHECK-LABEL: func.func @matmul_fastmath
+// CHECK: quant_block.matmul %{{.*}}, %{{.*}} transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x128xf32>
+// CHECK: quant_block.matmul %{{.*}}, %{{.*}} transpose_rhs accumulate(i32) inhibit fastmath<reassoc,contract> : !quant_block.tensor<1x128
+// CHECK: quant_block.matmul %{{.*}}, %{{.*}} transpose_rhs accumulate(f32) inhibit : tensor<1x128xf32>
+// CHECK: quant_block.matmul %{{.*}}, %{{.*}} accumulate(f32) propagate fastmath<reassoc> : tensor<2x8x128xbf16>
+!wf = !quant_block.tensor<256x128, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!xq = !quant_block.tensor<1x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @matmul_fastmath(%x: tensor<1x128xf32>, %xq: !xq, %w: !wf,
+                           %xb: tensor<2x8x128xbf16>, %wk: !quant_block.tensor<128x64, #quant_block.scheme<mxfp4 : bf16, block = [32, 1]>>) {
+  %0 = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast>
+      : tensor<1x128xf32>, !wf -> tensor<1x256xf32>
+  %1 = quant_block.matmul %xq, %w transpose_rhs accumulate(i32) inhibit fastmath<contract,reassoc>
+      : !xq, !wf -> tensor<1x256xf32>
+  %2 = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<none>
+      : tensor<1x128xf32>, !wf -> tensor<1x256xf32>
+  %3 = quant_block.matmul %xb, %wk accumulate(f32) propagate fastmath<reassoc>
       : tensor<2x8x128xbf16>, !quant_block.tensor<128x64, #quant_block.scheme<f4E2M1FN : bf16, block = [32, 1], scale = f8E8M0FNU>> -> !quant_block.tensor<2x8x64, #quant_block.scheme<mxfp8_e4m3 : bf16>>
   return
 }

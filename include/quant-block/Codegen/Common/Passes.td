@@ -22,7 +22,11 @@ def FuseElementwise : Pass<"quant-block-fuse-elementwise", "func::FuncOp"> {
     an activation or a residual add is one generic and the dequantized tensor
     is never materialized. Unlike upstream --linalg-fuse-elementwise-ops it
     does not constant-fold generics (which would fold the signedness casts of
-    unsigned constants into invalid arith.constants).
+    unsigned constants into invalid arith.constants). A producer is fused
+    only where its consumer reads it through a permutation: one read with a
+    broadcast (the quantized activations of an `accumulate(i32)` matmul,
+    shared by every output column) would be recomputed for every element
+    along the broadcast dimensions.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",

@@ -8,17 +8,22 @@
 // contracts the packed weight directly, so the dequantized weight is never
 // materialized.
 //
-// Results are bit-identical: the contraction must start from zero, accumulate
-// in the expressed type and read both operands unconverted, which is exactly
-// what quant_block.matmul accumulate(<expressed>) computes in the same order
-// over k. Contractions that do not (a non-zero init, mixed precision) are left
-// alone.
+// The contraction must start from zero, accumulate in the expressed type and
+// read both operands unconverted, which is what quant_block.matmul
+// accumulate(<expressed>) computes; contractions that do not (a non-zero init,
+// mixed precision) are left alone. The fused op carries the fast-math flags of
+// the contraction it replaces: a linalg.generic's are those its multiply and
+// add share (none: the same order over k, bit-identical results); a named
+// linalg contraction (linalg.matmul, ...) has no written order of summation,
+// so its fused form gets `reassoc,contract`. tosa.matmul keeps the strict
+// order.
 //
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
 #include "quant-block/Support/PatternDriver.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -61,6 +66,25 @@ static bool isIntegerDotOperand(QuantizedTensorType type) {
          scheme.getZeroPointDomain() != ZeroPointDomain::Float &&
          !scheme.hasMXScale() && !scheme.getOuter() &&
          !isa<IntegerType>(scheme.getScaleType());
+}
+
+/// The fast-math flags of the quant_block.matmul that replaces `op`: the
+/// flags shared by the float multiplications and additions of a generic's
+/// body, or `reassoc,contract` for a named contraction, whose summation order
+/// is not written anywhere.
+static arith::FastMathFlags getContractionFastMath(linalg::LinalgOp op) {
+  if (!isa<linalg::GenericOp>(op))
+    return arith::FastMathFlags::reassoc | arith::FastMathFlags::contract;
+  std::optional<arith::FastMathFlags> shared;
+  op->walk([&](Operation *inner) {
+    if (!isa<arith::AddFOp, arith::MulFOp>(inner))
+      return;
+    arith::FastMathFlags flags = cast<arith::ArithFastMathInterface>(inner)
+                                     .getFastMathFlagsAttr()
+                                     .getValue();
+    shared = shared ? *shared & flags : flags;
+  });
+  return shared.value_or(arith::FastMathFlags::none);
 }
 
 namespace {
@@ -171,16 +195,17 @@ struct FuseDequantizeIntoContraction
       return rewriter.notifyMatchFailure(op, "rhs is not dequantized");
     if (!isZeroTensor(init))
       return rewriter.notifyMatchFailure(op, "does not start from zero");
+    arith::FastMathFlags fastMath = getContractionFastMath(op);
     if (integerDot)
       if (Value activation = getDynamicallyQuantizedLhs(lhs, weight, *layout)) {
         rewriter.replaceOpWithNewOp<MatmulOp>(
             op, resultType, activation, weight.getInput(), layout->transposeRhs,
-            rewriter.getI32Type(), Propagation::Inhibit);
+            rewriter.getI32Type(), Propagation::Inhibit, fastMath);
         return success();
       }
     rewriter.replaceOpWithNewOp<MatmulOp>(
         op, resultType, lhs, weight.getInput(), layout->transposeRhs, element,
-        Propagation::Inhibit);
+        Propagation::Inhibit, fastMath);
     return success();
   }
 };

@@ -472,7 +472,8 @@ struct PropagateMatmulResult : public OpRewritePattern<QuantizeDynamicOp> {
     FailureOr<MatmulOp> propagated = createIfValid<MatmulOp>(
         rewriter, matmul.getLoc(), Type(op.getType()), matmul.getLhs(),
         Value(matmul.getRhs()), matmul.getTransposeRhs(),
-        matmul.getAccumulatorType(), Propagation::Propagate);
+        matmul.getAccumulatorType(), Propagation::Propagate,
+        matmul.getFastmath());
     if (failed(propagated))
       return rewriter.notifyMatchFailure(
           op, "quant_block.matmul cannot return this scheme");
@@ -492,10 +493,10 @@ struct InhibitMatmulResult : public OpRewritePattern<MatmulOp> {
       return rewriter.notifyMatchFailure(op, "already returns a float result");
     auto quantizedType = cast<QuantizedTensorType>(op.getType());
     Location loc = op.getLoc();
-    Value product =
-        MatmulOp::create(rewriter, loc, quantizedType.getExpressedTensorType(),
-                         op.getLhs(), op.getRhs(), op.getTransposeRhs(),
-                         op.getAccumulatorType(), Propagation::Inhibit);
+    Value product = MatmulOp::create(
+        rewriter, loc, quantizedType.getExpressedTensorType(), op.getLhs(),
+        op.getRhs(), op.getTransposeRhs(), op.getAccumulatorType(),
+        Propagation::Inhibit, op.getFastmath());
     rewriter.replaceOpWithNewOp<QuantizeDynamicOp>(
         op, quantizedType, getCalibrationFor(quantizedType.getScheme()),
         product);

@@ -32,6 +32,8 @@ def QuantBlock_Dialect : Dialect {
 
     The numerics of every op are defined bit for bit in `docs/Numerics.md`.
   }];
+  // quant_block.matmul carries arith's fast-math flags.
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 0;

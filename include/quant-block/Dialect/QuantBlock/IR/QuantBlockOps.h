@@ -8,6 +8,7 @@
 #define QUANT_BLOCK_DIALECT_QUANTBLOCK_IR_QUANTBLOCKOPS_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"

@@ -11,6 +11,7 @@
 #define QUANT_BLOCK_DIALECT_QUANTBLOCK_IR_QUANTBLOCKOPS_TD
 
 include "quant-block/Dialect/QuantBlock/IR/QuantBlockTypes.td"
+include "mlir/Dialect/Arith/IR/ArithBase.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -228,11 +229,22 @@ def QuantBlock_MatmulOp : QuantBlock_Op<"matmul"> {
     requantized (its parameters are derived from the result as
     `quantize_dynamic absmax`/`minmax`/`mx` would, chosen by that scheme).
 
+    `fastmath<...>` takes arith's fast-math flags and applies them to the
+    float sum over k (for `accumulate(i32)`, to the f32 sum over the blocks;
+    the integer block sums are exact in any order). Without flags the sum runs
+    over k in increasing order, each product and sum rounded separately
+    (`docs/Numerics.md`, bit-exact). With `reassoc` the sum may be split,
+    tree-reduced and reordered; with `contract` a product and the following
+    sum may be one fused multiply-add. `docs/Numerics.md` states the error
+    bound; no result depends on the thread count.
+
     ```mlir
     %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit
         : tensor<?x4096xf32>, !quant_block.tensor<11008x4096,
           #quant_block.scheme<i4 : f32, block = [128], scale = f16>>
         -> tensor<?x11008xf32>
+    %z = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit
+        fastmath<reassoc,contract> : tensor<?x4096xf32>, !w -> tensor<?x11008xf32>
     ```
   }];
   let arguments = (ins
@@ -240,12 +252,15 @@ def QuantBlock_MatmulOp : QuantBlock_Op<"matmul"> {
     QuantBlock_QuantizedTensor:$rhs,
     UnitAttr:$transpose_rhs,
     TypeAttr:$accumulator_type,
-    QuantBlock_Propagation:$propagation
+    QuantBlock_Propagation:$propagation,
+    DefaultValuedAttr<Arith_FastMathAttr,
+                      "::mlir::arith::FastMathFlags::none">:$fastmath
   );
   let results = (outs AnyRankedTensorOrQuantized:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs (`transpose_rhs` $transpose_rhs^)?
-    `accumulate` `(` $accumulator_type `)` $propagation attr-dict
+    `accumulate` `(` $accumulator_type `)` $propagation
+    (`fastmath` `` $fastmath^)? attr-dict
     `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;

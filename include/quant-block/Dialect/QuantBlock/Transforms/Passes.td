@@ -241,8 +241,25 @@ def QuantBlockFuse : Pass<"quant-block-fuse"> {
     at most 8 bits and the same block size along K. That path rounds
     differently from the float product of the dequantized values (exact
     integer block sums, then one f32 scaling per block; docs/Numerics.md),
-    which is why `integer-dot=false` turns it off; every other rewrite of
-    this pass is bit-exact.
+    which is why `integer-dot=false` turns it off.
+
+    The fused op carries the fast-math flags of the contraction it replaces.
+    A `linalg.generic` with a multiply-add body keeps the flags its
+    `arith.mulf` and `arith.addf` share: with none, the sum runs over k in
+    order and the rewrite is bit-exact. A named contraction
+    (`linalg.matmul`, `linalg.batch_matmul`, ...) has no written order of
+    summation, so its fused form gets `fastmath<reassoc,contract>` and the
+    backend may vectorize along k and use fused multiply-adds
+    (docs/Numerics.md bounds the error). `tosa.matmul` keeps the strict order.
+
+    ```mlir
+    %w = quant_block.dequantize %q : !q -> tensor<64x128xf32>
+    %y = linalg.matmul ins(%x, %w : tensor<4x64xf32>, tensor<64x128xf32>)
+                       outs(%zero : tensor<4x128xf32>) -> tensor<4x128xf32>
+    // becomes
+    %y = quant_block.matmul %x, %q accumulate(f32) inhibit
+           fastmath<reassoc,contract> : tensor<4x64xf32>, !q -> tensor<4x128xf32>
+    ```
   }];
   let dependentDialects = ["::mlir::quant_block::QuantBlockDialect"];
   let options = [

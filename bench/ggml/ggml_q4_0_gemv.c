@@ -1,0 +1,166 @@
+/*===- ggml_q4_0_gemv.c - time ggml's Q4_0 matrix-vector product, cold
+ *-----===//
+ *
+ * The peer of bench/linear_int4_g32_f16*.mlir: ggml_mul_mat of a Q4_0 weight
+ * [N, K] (blocks of 32 along K, one f16 scale each: the same 9.44 MB as our
+ * int4 group-32 layer with f16 scales) and an f32 activation [1, K], timed
+ * the way `quant-run --benchmark-cold` times ours: the calls rotate over
+ * copies of the weight totalling 8 x the last-level cache, and the read-only
+ * bandwidth (a 64-bit integer sum over the copies, fastest 16 MiB piece) is
+ * measured in the same run, just before and after the calls. The minimum
+ * time over the calls counts. ggml quantizes the activation to Q8_0 inside
+ * the call (its Q4_0 x Q8_0 dot product), which is timed too.
+ *
+ * This is the plain Q4_0 path of ggml_graph_compute_with_ctx (no repacking
+ * into 8-row tiles: that needs the CPU backend's extra buffer types).
+ *
+ * No ggml headers: the few functions and the one struct used are declared
+ * here as ggml's ggml.h and ggml-cpu.h declare them. bench/ggml/run.sh
+ * fetches the prebuilt libraries (npm package @node-llama-cpp/linux-x64)
+ * and builds this file against them; nothing here is part of the build or
+ * the test suite.
+ *
+ * usage: ggml_q4_0_gemv N K CALLS THREADS LLC_BYTES
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct ggml_context;
+struct ggml_tensor;
+struct ggml_cgraph;
+struct ggml_init_params {
+  size_t mem_size;
+  void *mem_buffer;
+  bool no_alloc;
+};
+enum { GGML_TYPE_F32 = 0, GGML_TYPE_Q4_0 = 2 };
+
+struct ggml_context *ggml_init(struct ggml_init_params params);
+void ggml_free(struct ggml_context *ctx);
+struct ggml_tensor *ggml_new_tensor_2d(struct ggml_context *ctx, int type,
+                                       int64_t ne0, int64_t ne1);
+struct ggml_tensor *ggml_mul_mat(struct ggml_context *ctx,
+                                 struct ggml_tensor *a, struct ggml_tensor *b);
+struct ggml_cgraph *ggml_new_graph(struct ggml_context *ctx);
+void ggml_build_forward_expand(struct ggml_cgraph *graph,
+                               struct ggml_tensor *tensor);
+void *ggml_get_data(const struct ggml_tensor *tensor);
+size_t ggml_nbytes(const struct ggml_tensor *tensor);
+size_t ggml_quantize_chunk(int type, const float *src, void *dst, int64_t start,
+                           int64_t nrows, int64_t n_per_row,
+                           const float *imatrix);
+void ggml_cpu_init(void);
+int ggml_graph_compute_with_ctx(struct ggml_context *ctx,
+                                struct ggml_cgraph *graph, int n_threads);
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static volatile uint64_t sink;
+
+/* Best read-only GB/s over `count` regions of `bytes` each. */
+static double read_bandwidth(char **regions, int count, size_t bytes) {
+  double best = 1e30;
+  const size_t piece = 16u << 20;
+  for (int rep = 0; rep < 2; ++rep)
+    for (int r = 0; r < count; ++r)
+      for (size_t begin = 0; begin + 4096 <= bytes; begin += piece) {
+        size_t end = begin + piece < bytes ? begin + piece : bytes;
+        end -= (end - begin) % 8;
+        double start = now();
+        uint64_t sum = 0;
+        for (size_t i = begin; i < end; i += 8) {
+          uint64_t word;
+          memcpy(&word, regions[r] + i, 8);
+          sum += word;
+        }
+        sink = sum;
+        double seconds = (now() - start) / (end - begin);
+        if (seconds < best)
+          best = seconds;
+      }
+  return 1.0 / best / 1e9;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 6) {
+    fprintf(stderr, "usage: %s N K CALLS THREADS LLC_BYTES\n", argv[0]);
+    return 2;
+  }
+  int64_t n = atoll(argv[1]), k = atoll(argv[2]);
+  int calls = atoi(argv[3]), threads = atoi(argv[4]);
+  double llc = atof(argv[5]);
+  ggml_cpu_init();
+
+  /* One weight, quantized once, copied. */
+  float *w = malloc(sizeof(float) * n * k);
+  srand(1);
+  for (int64_t i = 0; i < n * k; ++i)
+    w[i] = (float)rand() / RAND_MAX - 0.5f;
+  size_t weightBytes = (size_t)n * (k / 32) * 18;
+  int copies = (int)((8 * llc + weightBytes - 1) / weightBytes);
+  if (copies < 2)
+    copies = 2;
+  size_t perCopy = weightBytes + 4 * (size_t)n + (2u << 20);
+  struct ggml_init_params params = {perCopy * (size_t)copies + (64u << 20),
+                                    NULL, false};
+  struct ggml_context *ctx = ggml_init(params);
+  if (!ctx) {
+    fprintf(stderr, "ggml_init failed\n");
+    return 1;
+  }
+  struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, 1);
+  float *xd = ggml_get_data(x);
+  for (int64_t i = 0; i < k; ++i)
+    xd[i] = (float)rand() / RAND_MAX - 0.5f;
+  struct ggml_cgraph **graphs = malloc(sizeof(*graphs) * copies);
+  char **regions = malloc(sizeof(*regions) * copies);
+  for (int c = 0; c < copies; ++c) {
+    struct ggml_tensor *wq = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, k, n);
+    if (ggml_nbytes(wq) != weightBytes) {
+      fprintf(stderr, "unexpected Q4_0 size %zu\n", ggml_nbytes(wq));
+      return 1;
+    }
+    regions[c] = ggml_get_data(wq);
+    if (c == 0)
+      ggml_quantize_chunk(GGML_TYPE_Q4_0, w, regions[0], 0, n, k, NULL);
+    else
+      memcpy(regions[c], regions[0], weightBytes);
+    graphs[c] = ggml_new_graph(ctx);
+    ggml_build_forward_expand(graphs[c], ggml_mul_mat(ctx, wq, x));
+  }
+
+  /* Warm-up on the last copy, then the read pass, then the calls from the
+   * first copy (evicted by the later ones). */
+  ggml_graph_compute_with_ctx(ctx, graphs[copies - 1], threads);
+  double read = read_bandwidth(regions, copies, weightBytes);
+  double best = 1e30;
+  for (int i = 0; i < calls; ++i) {
+    double start = now();
+    ggml_graph_compute_with_ctx(ctx, graphs[i % copies], threads);
+    double seconds = now() - start;
+    if (seconds < best)
+      best = seconds;
+  }
+  double after = read_bandwidth(regions, copies, weightBytes);
+  if (after > read)
+    read = after;
+  double gbps = weightBytes / best / 1e9;
+  printf("ggml Q4_0 mul_mat %lldx%lld, M = 1, %d thread(s), cold (%d copies "
+         "of %.2f MB): min %.3f ms, %.2f GB/s, read %.2f GB/s, read ratio "
+         "%.3f\n",
+         (long long)n, (long long)k, threads, copies, weightBytes / 1e6,
+         best * 1e3, gbps, read, gbps / read);
+  ggml_free(ctx);
+  return 0;
+}

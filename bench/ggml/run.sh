@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+#===- bench/ggml/run.sh - ggml's Q4_0 GEMV, cold, beside ours ----------===//
+#
+# Fetches ggml's prebuilt CPU kernels (npm pack @node-llama-cpp/linux-x64: the
+# shared libraries libggml-base.so and libggml-cpu-<variant>.so, no headers),
+# builds ggml_q4_0_gemv.c against them and times ggml_mul_mat with a Q4_0
+# weight [4096, 4096] and M = 1 cold, as `quant-run --benchmark-cold` times
+# bench/linear_int4_g32_f16*.mlir (calls rotating over copies of the weight
+# totalling 8 x the last-level cache, the read-only bandwidth measured over
+# the copies in the same run). Not part of the build or the test suite; needs
+# npm, a C compiler and the network.
+#
+#   bench/ggml/run.sh            # 1 and 2 threads, 20 calls
+#   CALLS=50 THREADS="1" VARIANT=haswell bench/ggml/run.sh
+#
+# VARIANT picks libggml-cpu-<VARIANT>.so (default from /proc/cpuinfo:
+# sapphirerapids, skylakex, haswell or x64), GGML_WORK_DIR where the package goes,
+# LLC_BYTES overrides the last-level cache size (default: sysfs, or 32 MiB).
+#
+#===----------------------------------------------------------------------===//
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+work_dir="${GGML_WORK_DIR:-${TMPDIR:-/tmp}/quant-block-ggml}"
+calls="${CALLS:-20}"
+threads="${THREADS:-1 2}"
+cc="${CC:-cc}"
+
+mkdir -p "$work_dir"
+cd "$work_dir"
+if [[ ! -d package ]]; then
+  npm pack --silent @node-llama-cpp/linux-x64 > /dev/null
+  tar xzf node-llama-cpp-linux-x64-*.tgz
+fi
+libs="$work_dir/package/bins/linux-x64"
+
+if [[ -z "${VARIANT:-}" ]]; then
+  flags="$(grep -m1 '^flags' /proc/cpuinfo)"
+  if [[ "$flags" == *amx_int8* && "$flags" == *avx512_bf16* ]]; then
+    VARIANT=sapphirerapids
+  elif [[ "$flags" == *avx512f* ]]; then
+    VARIANT=skylakex
+  elif [[ "$flags" == *avx2* ]]; then
+    VARIANT=haswell
+  else
+    VARIANT=x64
+  fi
+fi
+
+llc="${LLC_BYTES:-}"
+if [[ -z "$llc" ]]; then
+  size="$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2>/dev/null || echo 32M)"
+  case "$size" in
+    *K) llc=$(( ${size%K} * 1024 )) ;;
+    *M) llc=$(( ${size%M} * 1024 * 1024 )) ;;
+    *) llc="$size" ;;
+  esac
+fi
+
+"$cc" -O2 -o "$work_dir/ggml_q4_0_gemv" "$here/ggml_q4_0_gemv.c" \
+  -L"$libs" -l:"libggml-cpu-$VARIANT.so" -l:libggml-base.so \
+  -Wl,-rpath,"$libs"
+echo "ggml from @node-llama-cpp/linux-x64 ($(ls "$work_dir"/node-llama-cpp-linux-x64-*.tgz | sed 's/.*-x64-//; s/.tgz//')), libggml-cpu-$VARIANT.so"
+for t in $threads; do
+  "$work_dir/ggml_q4_0_gemv" 4096 4096 "$calls" "$t" "$llc"
+done

@@ -1,0 +1,12 @@
+// The int4 linear layer of a decode step (M = 1) as a frontend writes it:
+// x [1, 4096] f32 times W^T, W [4096, 4096] int4 in groups of 32 along K
+// with f16 scales, the weight a function argument (packed i8 data [4096,
+// 2048], f16 scales [4096, 128]). Strict order of summation (docs/Numerics.md).
+// Run with --quantized-as-parts.
+!w = !quant_block.tensor<4096x4096, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+
+func.func @linear_int4_g32_f16(%x: tensor<1x4096xf32>, %w: !w) -> tensor<1x4096xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit
+         : tensor<1x4096xf32>, !w -> tensor<1x4096xf32>
+  return %y : tensor<1x4096xf32>
+}
