@@ -8,7 +8,8 @@
 #                   (lit + GoogleTest + pytest, all under ctest)
 #
 # Environment: BUILD_DIR (default: build), JOBS (default: nproc),
-# QUANT_BLOCK_CONFORMANCE_DIR (default: ../shared/conformance).
+# QUANT_BLOCK_CONFORMANCE_DIR (default: test/Conformance/vectors, the copy in
+# the repository; set it only to test against another copy).
 #
 #===----------------------------------------------------------------------===//
 set -euo pipefail
