@@ -1,6 +1,7 @@
-"""What the tests in this folder share: the quant_block package from this
-checkout (not an installed one) on the import path, and where the external
-conformance vectors are (test/Conformance/vectors)."""
+"""What the tests in this folder share: the quant_block package (the copy
+ctest staged in the build tree, found through PYTHONPATH; run by hand, the
+one beside these tests), and where the conformance vectors are
+(test/Conformance/vectors)."""
 
 import os
 import sys
@@ -8,7 +9,11 @@ import sys
 import pytest
 
 here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, ".."))
+try:
+    import quant_block  # noqa: F401  (ctest: the package staged in the build)
+except ImportError:
+    # Run from the source tree: the package beside these tests.
+    sys.path.insert(0, os.path.join(here, ".."))
 
 
 @pytest.fixture
