@@ -3,7 +3,8 @@
 #
 # The two README commands:
 #   ./run.sh demo   installs what is missing (as root, from Debian's archive),
-#                   builds, and compiles the examples in examples/
+#                   builds, compiles the examples in examples/, and imports,
+#                   compiles and runs a quantized two-layer ONNX model
 #   ./run.sh test   installs what is missing, builds, and runs every test suite
 #                   (lit + GoogleTest + pytest, all under ctest)
 #
@@ -23,8 +24,12 @@ jobs="${JOBS:-$(nproc)}"
 packages=(
   cmake ninja-build g++ git
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-  libgtest-dev python3 python3-numpy python3-pytest
+  libgtest-dev python3 python3-numpy python3-pytest python3-onnx
 )
+# Optional: ONNX Runtime (npm's onnxruntime-node under Debian's node) is the
+# reference the ONNX importer's test compares with; the test reports itself
+# skipped, with the reason, where it is missing.
+optional_packages=(nodejs npm)
 
 install_missing() {
   local missing=()
@@ -77,13 +82,38 @@ demo() {
         --shared-libs="$lib/libmlir_runner_utils.so,$lib/libmlir_c_runner_utils.so"
     echo
   done
+  echo "== examples/onnx_mlp_demo.py: an ONNX model with int4 MatMulNBits and"
+  echo "   blocked int8 DequantizeLinear weights, imported, compiled and run"
+  PYTHONPATH="$build_dir/python" /usr/bin/python3 examples/onnx_mlp_demo.py
   echo
   echo "== the quant_block passes and pipelines known to quant-opt"
   "$opt" --help | grep -E -- "--quant-block|--convert-quant-block" ||
     echo "(none registered yet)"
 }
 
+install_onnxruntime() {
+  if [[ $(id -u) -eq 0 ]]; then
+    local missing=()
+    for pkg in "${optional_packages[@]}"; do
+      dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" ||
+        missing+=("$pkg")
+    done
+    if ((${#missing[@]})); then
+      DEBIAN_FRONTEND=noninteractive apt-get install -y \
+        --no-install-recommends "${missing[@]}" || true
+    fi
+  fi
+  if command -v npm >/dev/null &&
+    [[ ! -d "$build_dir/npm/node_modules/onnxruntime-node" ]]; then
+    echo "== installing onnxruntime-node into $build_dir/npm"
+    npm install --ignore-scripts --no-audit --no-fund \
+      --prefix "$build_dir/npm" onnxruntime-node@1.30 ||
+      echo "(onnxruntime-node unavailable: its comparison test is skipped)"
+  fi
+}
+
 run_tests() {
+  install_onnxruntime
   echo "== running every suite under ctest"
   ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
 }

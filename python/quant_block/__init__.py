@@ -10,7 +10,9 @@ The Python side of the project:
   compiled kernels on numpy arrays;
 * `reference`: the numpy reference of the numerics contract, independent of
   the C++ (it never loads the library);
-* `webnn`: a WebNN graph importer that writes quant_block IR.
+* `webnn`: a WebNN graph importer that writes quant_block IR;
+* `onnx`: an ONNX model importer (quant_block.onnx.import_model; needs the
+  onnx package, imported on use).
 
 The library is loaded on first use (see `_capi.candidate_paths`).
 """
@@ -23,5 +25,5 @@ from .scheme import Scheme
 __all__ = [
     "Context", "Diagnostic", "Executable", "Function", "MLIRError", "Module",
     "QuantizedParts", "Scheme", "compile", "dequantize", "quantize",
-    "reference", "webnn",
+    "onnx", "reference", "webnn",
 ]
