@@ -354,17 +354,15 @@ class _Importer:
                 return x
             if to not in _FLOATS or x.element not in _FLOATS | {"i8", "ui8", "i16", "i32"}:
                 raise self.error(node, f"cast from {x.element} to {to} is not imported")
-            out = _Value(self.fresh(), x.shape, to)
+            if x.element.startswith("u"):
+                raise self.error(node, "casts of unsigned tensors are not imported")
             if x.element in _FLOATS:
                 width = {"f32": 32, "f16": 16, "bf16": 16}
                 cast = "arith.extf" if width[to] > width[x.element] else "arith.truncf"
             else:
-                cast = "arith.uitofp" if x.element.startswith("u") else "arith.sitofp"
-            source = _tensor_type(x.shape, x.element.lstrip("u") if x.element.startswith("u") else x.element)
-            name = self.materialize(x)
-            if x.element.startswith("u"):
-                raise self.error(node, "casts of unsigned tensors are not imported")
-            self.emit(f"{out.name} = {cast} {name} : {source} to {out.type}")
+                cast = "arith.sitofp"
+            out = _Value(self.fresh(), x.shape, to)
+            self.emit(f"{out.name} = {cast} {self.materialize(x)} : {x.type} to {out.type}")
             return out
         raise self.error(node, "this operator is not imported")
 
@@ -442,8 +440,8 @@ def import_model(model, function_name="main"):
     one func.func `function_name` taking the graph inputs and returning the
     graph outputs."""
     import onnx
-    if isinstance(model, (str, bytes)) and not isinstance(model, bytes):
-        model = onnx.load(model)
-    elif isinstance(model, bytes):
+    if isinstance(model, bytes):
         model = onnx.load_from_string(model)
+    elif isinstance(model, str):
+        model = onnx.load(model)
     return _Importer(model).run(function_name)
