@@ -30,6 +30,7 @@ tool_dirs = [config.quant_block_tools_dir, config.llvm_tools_dir]
 tools = [
     "quant-opt",
     "quant-block-capi-test",
+    "quant-block-capi-runner-test",
     "mlir-opt",
     "mlir-translate",
 ]

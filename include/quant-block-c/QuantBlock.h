@@ -27,6 +27,20 @@ typedef enum {
   MlirQuantBlockZeroPointFloat = 2,
 } MlirQuantBlockZeroPointDomain;
 
+/// Rounding of scaled values to storage values (the scheme's `rounding`).
+typedef enum {
+  MlirQuantBlockRoundingHalfToEven = 0,
+  MlirQuantBlockRoundingHalfAwayFromZero = 1,
+  MlirQuantBlockRoundingTowardZero = 2,
+} MlirQuantBlockRoundingMode;
+
+/// Rounding of an MX shared exponent (the scheme's `scale_rounding`).
+typedef enum {
+  MlirQuantBlockScaleRoundingFloor = 0,
+  MlirQuantBlockScaleRoundingCeil = 1,
+  MlirQuantBlockScaleRoundingHalfToEven = 2,
+} MlirQuantBlockScaleRoundingMode;
+
 /// Block entry covering the whole dimension (`*` in the IR syntax).
 #define MLIR_QUANT_BLOCK_WHOLE_DIMENSION ((int64_t)-1)
 
@@ -73,7 +87,23 @@ MLIR_CAPI_EXPORTED int64_t
 mlirQuantBlockSchemeAttrGetQmax(MlirAttribute scheme);
 MLIR_CAPI_EXPORTED bool
 mlirQuantBlockSchemeAttrGetSaturate(MlirAttribute scheme);
+MLIR_CAPI_EXPORTED MlirQuantBlockRoundingMode
+mlirQuantBlockSchemeAttrGetRounding(MlirAttribute scheme);
+MLIR_CAPI_EXPORTED MlirQuantBlockScaleRoundingMode
+mlirQuantBlockSchemeAttrGetScaleRounding(MlirAttribute scheme);
 MLIR_CAPI_EXPORTED bool mlirQuantBlockSchemeAttrHasOuter(MlirAttribute scheme);
+/// The outer (second-level) scale: its element type (null when the scheme
+/// has none), its block shape over the scale tensor (rank 0: one outer scale
+/// for the whole tensor) and the type of the outer mins (null when none).
+MLIR_CAPI_EXPORTED MlirType
+mlirQuantBlockSchemeAttrGetOuterScaleType(MlirAttribute scheme);
+MLIR_CAPI_EXPORTED intptr_t
+mlirQuantBlockSchemeAttrGetOuterBlockRank(MlirAttribute scheme);
+/// Outer block size at `pos`, or MLIR_QUANT_BLOCK_WHOLE_DIMENSION.
+MLIR_CAPI_EXPORTED int64_t
+mlirQuantBlockSchemeAttrGetOuterBlockSize(MlirAttribute scheme, intptr_t pos);
+MLIR_CAPI_EXPORTED MlirType
+mlirQuantBlockSchemeAttrGetOuterMinType(MlirAttribute scheme);
 /// Writes the standard name ("mxfp4", ...) into `name` and returns true if
 /// the scheme is exactly a named one.
 MLIR_CAPI_EXPORTED bool

@@ -82,8 +82,33 @@ int64_t mlirQuantBlockSchemeAttrGetQmax(MlirAttribute attr) {
 bool mlirQuantBlockSchemeAttrGetSaturate(MlirAttribute attr) {
   return scheme(attr).getSaturate();
 }
+MlirQuantBlockRoundingMode
+mlirQuantBlockSchemeAttrGetRounding(MlirAttribute attr) {
+  return static_cast<MlirQuantBlockRoundingMode>(scheme(attr).getRounding());
+}
+MlirQuantBlockScaleRoundingMode
+mlirQuantBlockSchemeAttrGetScaleRounding(MlirAttribute attr) {
+  return static_cast<MlirQuantBlockScaleRoundingMode>(
+      scheme(attr).getScaleRounding());
+}
 bool mlirQuantBlockSchemeAttrHasOuter(MlirAttribute attr) {
   return bool(scheme(attr).getOuter());
+}
+MlirType mlirQuantBlockSchemeAttrGetOuterScaleType(MlirAttribute attr) {
+  OuterScaleAttr outer = scheme(attr).getOuter();
+  return wrap(outer ? outer.getScaleType() : Type());
+}
+intptr_t mlirQuantBlockSchemeAttrGetOuterBlockRank(MlirAttribute attr) {
+  OuterScaleAttr outer = scheme(attr).getOuter();
+  return outer ? outer.getBlockShape().size() : 0;
+}
+int64_t mlirQuantBlockSchemeAttrGetOuterBlockSize(MlirAttribute attr,
+                                                  intptr_t pos) {
+  return scheme(attr).getOuter().getBlockShape()[pos];
+}
+MlirType mlirQuantBlockSchemeAttrGetOuterMinType(MlirAttribute attr) {
+  OuterScaleAttr outer = scheme(attr).getOuter();
+  return wrap(outer ? outer.getMinType() : Type());
 }
 bool mlirQuantBlockSchemeAttrGetStandardName(MlirAttribute attr,
                                              MlirStringRef *name) {

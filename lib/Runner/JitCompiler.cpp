@@ -195,6 +195,13 @@ Expected<std::unique_ptr<ExecutionEngine>>
 mlir::quant_block::runner::lowerAndCompile(ModuleOp module,
                                            const EntrySignature &signature,
                                            const JitCompileOptions &options) {
+  return lowerAndCompile(module, llvm::ArrayRef(signature), options);
+}
+
+Expected<std::unique_ptr<ExecutionEngine>>
+mlir::quant_block::runner::lowerAndCompile(
+    ModuleOp module, llvm::ArrayRef<EntrySignature> signatures,
+    const JitCompileOptions &options) {
   PassManager pm(module.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return llvm::createStringError("invalid pass manager options");
@@ -209,8 +216,9 @@ mlir::quant_block::runner::lowerAndCompile(ModuleOp module,
     llvm::outs() << "\n";
     llvm::outs().flush();
   }
-  if (Error err = checkLoweredEntry(module, signature, options.pipeline))
-    return std::move(err);
+  for (const EntrySignature &signature : signatures)
+    if (Error err = checkLoweredEntry(module, signature, options.pipeline))
+      return std::move(err);
 
   Expected<std::unique_ptr<llvm::TargetMachine>> targetMachine =
       createTargetMachine(options);

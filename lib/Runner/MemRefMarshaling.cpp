@@ -57,24 +57,29 @@ PackedCall::PackedCall(const EntrySignature &signature) : signature(signature) {
 }
 
 void PackedCall::setArgument(unsigned index, const NpyArray &array) {
+  setDenseArgument(index, array.buffer.data(), array.shape);
+}
+
+void PackedCall::setDenseArgument(unsigned index, const void *data,
+                                  llvm::ArrayRef<int64_t> shape) {
   const BoundaryValue &argument = signature.arguments[index];
   uint64_t *slot = &argumentSlots[firstSlot[index]];
   if (!argument.isShaped) {
     // The wrapper loads the scalar from the slot: the low bytes on a
     // little-endian host.
-    std::memcpy(slot, array.buffer.data(), array.dtype.size);
+    std::memcpy(slot, data, argument.dtype.size);
     return;
   }
-  auto pointer = reinterpret_cast<uintptr_t>(array.buffer.data());
+  auto pointer = reinterpret_cast<uintptr_t>(data);
   int64_t rank = argument.getRank();
   slot[0] = pointer; // allocated
   slot[1] = pointer; // aligned
   slot[2] = 0;       // offset
   int64_t stride = 1;
   for (int64_t dim = rank - 1; dim >= 0; --dim) {
-    slot[3 + dim] = array.shape[dim];
+    slot[3 + dim] = shape[dim];
     slot[3 + rank + dim] = stride;
-    stride *= array.shape[dim];
+    stride *= shape[dim];
   }
 }
 

@@ -1,8 +1,29 @@
 """quant-block: block-wise and OCP Microscaling quantization for MLIR.
 
-Python side of the project: importers that map frontend quantization
-operators onto quant_block IR (webnn), and, as the project grows, the numpy
-reference of the numerics contract and the runner bindings.
+The Python side of the project:
+
+* `Context`, `Module` (parse / print / verify / run_passes) and `MLIRError`:
+  MLIR through quant-block's C API (ctypes over libQuantBlockCAPI.so);
+* `compile(module)`: JIT-compiled functions that take and return numpy
+  arrays (quantized values as their parts);
+* `Scheme`, `quantize(array, scheme)`, `dequantize(parts, scheme)`: the
+  compiled kernels on numpy arrays;
+* `reference`: the numpy reference of the numerics contract, independent of
+  the C++ (it never loads the library);
+* `webnn`: a WebNN graph importer that writes quant_block IR;
+* `onnx`: an ONNX model importer (quant_block.onnx.import_model; needs the
+  onnx package, imported on use).
+
+The library is loaded on first use (see `_capi.candidate_paths`).
 """
 
-__all__ = ["webnn"]
+from .ir import Context, Diagnostic, MLIRError, Module
+from .quantization import QuantizedParts, dequantize, quantize
+from .runner import Executable, Function, compile
+from .scheme import Scheme
+
+__all__ = [
+    "Context", "Diagnostic", "Executable", "Function", "MLIRError", "Module",
+    "QuantizedParts", "Scheme", "compile", "dequantize", "quantize",
+    "onnx", "reference", "webnn",
+]

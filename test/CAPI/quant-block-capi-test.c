@@ -1,8 +1,9 @@
 /*===- quant-block-capi-test.c - quant_block C API test -----------*- C -*-===*\
 |*                                                                            *|
 |* Exercises the C API as a C client would: register the dialect, build and   *|
-|* parse schemes, read every field back, derive part types, and get a null    *|
-|* result (with a diagnostic) for an invalid scheme.                          *|
+|* parse schemes, read every field back (rounding modes and outer scales      *|
+|* included), derive part types, and get a null result (with a diagnostic)    *|
+|* for an invalid scheme.                                                     *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -126,6 +127,43 @@ static void testParsedAndInvalid(MlirContext ctx) {
   printf("invalid is null: %d\n", mlirAttributeIsNull(invalid));
 }
 
+static void testRoundingAndOuterScales(MlirContext ctx) {
+  // CHECK-LABEL: testRoundingAndOuterScales
+  printf("testRoundingAndOuterScales\n");
+  MlirAttribute rounded = mlirAttributeParseGet(
+      ctx, mlirStringRefCreateFromCString(
+               "#quant_block.scheme<f4E2M1FN : f32, block = [32], "
+               "scale = f8E8M0FNU, rounding = half_away_from_zero, "
+               "scale_rounding = ceil>"));
+  // CHECK: rounding 1, scale rounding 1, outer scale null 1
+  printf("rounding %d, scale rounding %d, outer scale null %d\n",
+         (int)mlirQuantBlockSchemeAttrGetRounding(rounded),
+         (int)mlirQuantBlockSchemeAttrGetScaleRounding(rounded),
+         mlirTypeIsNull(mlirQuantBlockSchemeAttrGetOuterScaleType(rounded)));
+
+  MlirAttribute nvfp4 = mlirQuantBlockSchemeAttrGetNamed(
+      ctx, mlirStringRefCreateFromCString("nvfp4"), mlirF32TypeGet(ctx));
+  // CHECK: nvfp4 outer 1, outer block rank 0, outer min null 1
+  printf("nvfp4 outer %d, outer block rank %ld, outer min null %d\n",
+         mlirQuantBlockSchemeAttrHasOuter(nvfp4),
+         (long)mlirQuantBlockSchemeAttrGetOuterBlockRank(nvfp4),
+         mlirTypeIsNull(mlirQuantBlockSchemeAttrGetOuterMinType(nvfp4)));
+  // CHECK: nvfp4 outer scale: f32
+  printType("nvfp4 outer scale",
+            mlirQuantBlockSchemeAttrGetOuterScaleType(nvfp4));
+
+  // GGUF Q4_K: ui6 block scales and mins under f16 super-blocks of 8.
+  MlirAttribute q4k = mlirAttributeParseGet(
+      ctx, mlirStringRefCreateFromCString(
+               "#quant_block.scheme<ui4 : f32, block = [32], scale = ui6, "
+               "zero_point = ui6, outer = <f16, block = [8], min = f16>>"));
+  // CHECK: q4k outer block [8]
+  printf("q4k outer block [%ld]\n",
+         (long)mlirQuantBlockSchemeAttrGetOuterBlockSize(q4k, 0));
+  // CHECK: q4k outer min: f16
+  printType("q4k outer min", mlirQuantBlockSchemeAttrGetOuterMinType(q4k));
+}
+
 int main(void) {
   MlirContext ctx = mlirContextCreate();
   mlirDialectHandleRegisterDialect(mlirGetDialectHandle__quant_block__(), ctx);
@@ -135,6 +173,7 @@ int main(void) {
   testNamedScheme(ctx);
   testBuiltScheme(ctx);
   testParsedAndInvalid(ctx);
+  testRoundingAndOuterScales(ctx);
   mlirContextDestroy(ctx);
   return 0;
 }

@@ -1,5 +1,5 @@
-"""Writes every case of shared/conformance/webnn_validation.json as quant_block
-IR for `quant-opt --split-input-file --verify-diagnostics`.
+"""Writes every case of test/Conformance/vectors/webnn_validation.json as
+quant_block IR for `quant-opt --split-input-file --verify-diagnostics`.
 
 Valid cases must verify; each must-reject case carries the diagnostic that
 quant_block gives for it. The expected diagnostics are data (EXPECTED below),

@@ -1,10 +1,10 @@
-//===- ConformanceJSON.h - Reading shared/conformance in tests --*- C++ -*-===//
+//===- ConformanceJSON.h - Reading the conformance vectors -----*- C++ -*-===//
 //
-// Small helpers the numerics unit tests use to read the external conformance
-// vectors (QUANT_BLOCK_CONFORMANCE_DIR, set by CMake) with llvm::json, so
-// that the tests are driven by the JSON files and a new case there needs no
-// new code here. Malformed or missing data is reported as a test failure,
-// never skipped.
+// Small helpers the numerics unit tests use to read the conformance vectors
+// (test/Conformance/vectors, or QUANT_BLOCK_CONFORMANCE_DIR; set by CMake) with
+// llvm::json, so that the tests are driven by the JSON files and a new case
+// there needs no new code here. Malformed or missing data is reported as a test
+// failure, never skipped.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,7 +31,7 @@
 #include <vector>
 
 #ifndef QUANT_BLOCK_CONFORMANCE_DIR
-#error "QUANT_BLOCK_CONFORMANCE_DIR must name shared/conformance"
+#error "QUANT_BLOCK_CONFORMANCE_DIR must name test/Conformance/vectors"
 #endif
 
 namespace quant_block::numerics::testing {

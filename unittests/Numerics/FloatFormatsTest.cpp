@@ -1,6 +1,6 @@
 //===- FloatFormatsTest.cpp - Tests for Numerics/FloatFormats.h -----------===//
 //
-// Checks the narrow float formats against shared/conformance: the format
+// Checks the narrow float formats against test/Conformance/vectors: the format
 // facts and E2M1 table of mx_formats.json (iterated, not transcribed), the
 // float8/float4 codes of the ONNX node tests; and, exhaustively over every
 // code, decode/encode round trips and ties between every pair of neighbours

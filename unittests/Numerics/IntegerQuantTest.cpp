@@ -5,7 +5,7 @@
 // documented NaN/Inf choices, true division in f32 (f64 for 32-bit
 // storage), the two dequantize forms in f32; then
 // replays every integer WebNN and ONNX (de)quantize vector of
-// shared/conformance through these functions (scales and zero points
+// test/Conformance/vectors through these functions (scales and zero points
 // expanded per the source's own block rule), so the formulas are checked
 // against the external sources exactly.
 //

@@ -1,8 +1,8 @@
 //===- MXTest.cpp - Tests for Numerics/MX.h -------------------------------===//
 //
-// Drives every MX block example of shared/conformance/mx_formats.json through
-// mxQuantizeBlock (one parameterized test per JSON case, so a new case there
-// is a new test here with no new code), honouring each case's element
+// Drives every MX block example of test/Conformance/vectors/mx_formats.json
+// through mxQuantizeBlock (one parameterized test per JSON case, so a new case
+// there is a new test here with no new code), honouring each case's element
 // format, scale width, block layout, rounding and match rule. Then the rules
 // the vectors do not pin: scale rounding modes, the exponent clamp, E8M0
 // codes, the NaN/Inf block rule and MXINT8's symmetric range.

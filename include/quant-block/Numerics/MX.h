@@ -8,7 +8,7 @@
 // scale 2^-(N-2), so MXINT8 elements are k / 64 (emax 0, max 127/64).
 //
 // Rules, learned from microsoft/microxcaling (the reference the conformance
-// vectors in shared/conformance/mx_formats.json come from):
+// vectors in test/Conformance/vectors/mx_formats.json come from):
 //  * shared exponent = floor(log2(max|x|)) - emax(element) (Floor), clamped
 //    below at -127 (a block of zeros uses -127);
 //  * a NaN or +-Inf anywhere in a block makes its scale NaN, so every element

@@ -65,6 +65,13 @@ llvm::Expected<std::unique_ptr<ExecutionEngine>>
 lowerAndCompile(ModuleOp module, const EntrySignature &signature,
                 const JitCompileOptions &options);
 
+/// The same for a module with several entries (the C runner API compiles a
+/// module once and calls any of its functions): each lowered entry is
+/// checked against its signature.
+llvm::Expected<std::unique_ptr<ExecutionEngine>>
+lowerAndCompile(ModuleOp module, llvm::ArrayRef<EntrySignature> signatures,
+                const JitCompileOptions &options);
+
 } // namespace mlir::quant_block::runner
 
 #endif // QUANT_BLOCK_RUNNER_JITCOMPILER_H

@@ -58,6 +58,12 @@ public:
   /// scalar. The array has been checked against the signature.
   void setArgument(unsigned index, const NpyArray &array);
 
+  /// Passes the dense row-major elements at `data` with dimensions `shape`
+  /// as argument #`index` (for a scalar, the value at `data`). The memory
+  /// must outlive the calls.
+  void setDenseArgument(unsigned index, const void *data,
+                        llvm::ArrayRef<int64_t> shape);
+
   /// The `void **` to hand to the `_mlir_<entry>` wrapper. The results of the
   /// previous call are forgotten: free them first (freeResults).
   void **prepare();

@@ -1,11 +1,12 @@
 //===- ConvertQuantBlockToLinalg.cpp - the conversion pass ----------------===//
 //
-// The --convert-quant-block-to-linalg pass: checks first that every
-// quant_block op is one this lowering handles and that no upstream quant.dcast
-// or quant.qcast is left unraised (so that anything else is a clear error at
-// the op, never a half-converted module), then runs a partial
-// dialect conversion with the quant_block type converter, which also rewrites
-// function signatures, calls and returns.
+// The --convert-quant-block-to-linalg pass and the public pieces it is made
+// of, so that another compiler's conversion driver does exactly what the
+// pass does: the support check (anything this lowering cannot handle, and
+// any upstream quant.dcast / quant.qcast left unraised, is a clear error at
+// the op, never a half-converted module or "failed to legalize"), the
+// conversion target, and the patterns (with the caller's type converter,
+// which also rewrites function signatures, calls and returns).
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,6 +107,75 @@ mlir::quant_block::detail::getUnsupportedReason(Operation *op) {
   return std::nullopt;
 }
 
+std::optional<std::string>
+mlir::quant_block::getQuantBlockToLinalgUnsupportedReason(Operation *op) {
+  return detail::getUnsupportedReason(op);
+}
+
+LogicalResult
+mlir::quant_block::checkQuantBlockToLinalgSupport(Operation *root) {
+  // Report every op this lowering cannot handle; a function signature is
+  // only blamed when no op inside explains the problem already.
+  bool supported = true;
+  root->walk([&](Operation *op) {
+    // Upstream quant.dcast / quant.qcast left by --quant-block-raise would
+    // only fail later, in bufferization, far from the cause.
+    if (op->getName().getStringRef() == "quant.dcast" ||
+        op->getName().getStringRef() == "quant.qcast") {
+      op->emitError()
+          << "cannot lower to linalg: " << op->getName()
+          << " was not raised to quant_block (--quant-block-raise takes "
+             "ranked !quant.uniform tensors, per tensor, per axis or "
+             "sub-channel, whose storage comes from quant.scast or whose "
+             "values from quant.qcast, dynamic only in dimensions that one "
+             "block spans)";
+      supported = false;
+      return;
+    }
+    if (!isa<QuantBlockDialect>(op->getDialect()))
+      return;
+    if (std::optional<std::string> reason = getUnsupportedReason(op)) {
+      op->emitError() << "cannot lower to linalg: " << *reason;
+      supported = false;
+    }
+  });
+  if (!supported)
+    return failure();
+  root->walk([&](func::FuncOp func) {
+    for (Type type :
+         llvm::concat<const Type>(func.getFunctionType().getInputs(),
+                                  func.getFunctionType().getResults())) {
+      auto quantized = dyn_cast<QuantizedTensorType>(type);
+      if (!quantized)
+        continue;
+      if (std::optional<std::string> reason =
+              getUnsupportedTypeReason(quantized)) {
+        func.emitError() << "cannot lower to linalg: " << *reason;
+        supported = false;
+        return;
+      }
+    }
+  });
+  return success(supported);
+}
+
+void mlir::quant_block::configureQuantBlockToLinalgConversionTarget(
+    ConversionTarget &target, const TypeConverter &typeConverter) {
+  target.addIllegalDialect<QuantBlockDialect>();
+  target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                         math::MathDialect, tensor::TensorDialect>();
+  target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
+    return typeConverter.isSignatureLegal(func.getFunctionType()) &&
+           typeConverter.isLegal(&func.getBody());
+  });
+  target.addDynamicallyLegalOp<func::CallOp, func::ReturnOp>(
+      [&](Operation *op) { return typeConverter.isLegal(op); });
+  target.markUnknownOpDynamicallyLegal(
+      [&](Operation *op) { return typeConverter.isLegal(op); });
+  target.addDynamicallyLegalOp<tensor::BitcastOp>(
+      [](tensor::BitcastOp op) { return !isSignednessCast(op); });
+}
+
 void mlir::quant_block::populateQuantBlockToLinalgConversionPatterns(
     const TypeConverter &typeConverter, RewritePatternSet &patterns) {
   detail::populateDequantizePatterns(typeConverter, patterns);
@@ -118,6 +188,9 @@ void mlir::quant_block::populateQuantBlockToLinalgConversionPatterns(
                                                                  typeConverter);
   populateCallOpTypeConversionPattern(patterns, typeConverter);
   populateReturnOpTypeConversionPattern(patterns, typeConverter);
+  // The parts are signless; what --quant-block-raise reinterpreted as
+  // unsigned storage becomes signless again.
+  populateSignednessCastPatterns(patterns);
 }
 
 namespace {
@@ -126,71 +199,14 @@ struct ConvertQuantBlockToLinalgPass
           ConvertQuantBlockToLinalgPass> {
   void runOnOperation() override {
     Operation *root = getOperation();
-    // Report every op this lowering cannot handle; a function signature is
-    // only blamed when no op inside explains the problem already.
-    bool supported = true;
-    root->walk([&](Operation *op) {
-      // Upstream quant.dcast / quant.qcast left by --quant-block-raise would
-      // only fail later, in bufferization, far from the cause.
-      if (op->getName().getStringRef() == "quant.dcast" ||
-          op->getName().getStringRef() == "quant.qcast") {
-        op->emitError()
-            << "cannot lower to linalg: " << op->getName()
-            << " was not raised to quant_block (--quant-block-raise takes "
-               "ranked !quant.uniform tensors, per tensor, per axis or "
-               "sub-channel, whose storage comes from quant.scast or whose "
-               "values from quant.qcast, dynamic only in dimensions that one "
-               "block spans)";
-        supported = false;
-        return;
-      }
-      if (!isa<QuantBlockDialect>(op->getDialect()))
-        return;
-      if (std::optional<std::string> reason = getUnsupportedReason(op)) {
-        op->emitError() << "cannot lower to linalg: " << *reason;
-        supported = false;
-      }
-    });
-    if (supported) {
-      root->walk([&](func::FuncOp func) {
-        for (Type type :
-             llvm::concat<const Type>(func.getFunctionType().getInputs(),
-                                      func.getFunctionType().getResults())) {
-          auto quantized = dyn_cast<QuantizedTensorType>(type);
-          if (!quantized)
-            continue;
-          if (std::optional<std::string> reason =
-                  getUnsupportedTypeReason(quantized)) {
-            func.emitError() << "cannot lower to linalg: " << *reason;
-            supported = false;
-            return;
-          }
-        }
-      });
-    }
-    if (!supported)
+    if (failed(checkQuantBlockToLinalgSupport(root)))
       return signalPassFailure();
 
-    MLIRContext *ctx = &getContext();
     QuantBlockTypeConverter typeConverter;
-    ConversionTarget target(*ctx);
-    target.addIllegalDialect<QuantBlockDialect>();
-    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect>();
-    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
-      return typeConverter.isSignatureLegal(func.getFunctionType()) &&
-             typeConverter.isLegal(&func.getBody());
-    });
-    target.addDynamicallyLegalOp<func::CallOp, func::ReturnOp>(
-        [&](Operation *op) { return typeConverter.isLegal(op); });
-    target.markUnknownOpDynamicallyLegal(
-        [&](Operation *op) { return typeConverter.isLegal(op); });
-    target.addDynamicallyLegalOp<tensor::BitcastOp>(
-        [](tensor::BitcastOp op) { return !isSignednessCast(op); });
-
-    RewritePatternSet patterns(ctx);
+    ConversionTarget target(getContext());
+    configureQuantBlockToLinalgConversionTarget(target, typeConverter);
+    RewritePatternSet patterns(&getContext());
     populateQuantBlockToLinalgConversionPatterns(typeConverter, patterns);
-    populateSignednessCastPatterns(patterns);
     if (failed(applyPartialConversion(root, target, std::move(patterns))))
       signalPassFailure();
   }

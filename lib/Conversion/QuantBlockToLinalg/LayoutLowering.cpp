@@ -57,13 +57,11 @@ Value fromCodes(OpBuilder &b, Location loc, QuantizedTensorType type,
 
 /// Lowers a layout op whose input and result are quantized: `apply` moves
 /// one tensor to the given result type.
-LogicalResult lowerLayoutOp(Operation *op, ValueRange parts,
-                            QuantizedTensorType inputType,
-                            QuantizedTensorType resultType,
-                            ConversionPatternRewriter &rewriter,
-                            LayoutFn apply) {
+LogicalResult
+lowerLayoutOp(Operation *op, ValueRange parts, QuantizedTensorType inputType,
+              QuantizedTensorType resultType, const TypeConverter &converter,
+              ConversionPatternRewriter &rewriter, LayoutFn apply) {
   Location loc = op->getLoc();
-  QuantBlockTypeConverter converter;
   SmallVector<Type> resultParts;
   if (failed(converter.convertType(resultType, resultParts)))
     return failure();
@@ -99,15 +97,16 @@ struct TransposeOpLowering : public OpConversionPattern<TransposeOp> {
   matchAndRewrite(TransposeOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ArrayRef<int64_t> perm = op.getPermutation();
-    return lowerLayoutOp(
-        op, adaptor.getInput(), op.getInput().getType(), op.getType(), rewriter,
-        [&](OpBuilder &b, Location loc, Value value, RankedTensorType type,
-            bool isData) -> Value {
-          Value init = createEmpty(b, loc, type, value, perm);
-          return linalg::TransposeOp::create(b, loc, value, init, perm)
-              .getResult()
-              .front();
-        });
+    return lowerLayoutOp(op, adaptor.getInput(), op.getInput().getType(),
+                         op.getType(), *getTypeConverter(), rewriter,
+                         [&](OpBuilder &b, Location loc, Value value,
+                             RankedTensorType type, bool isData) -> Value {
+                           Value init = createEmpty(b, loc, type, value, perm);
+                           return linalg::TransposeOp::create(b, loc, value,
+                                                              init, perm)
+                               .getResult()
+                               .front();
+                         });
   }
 };
 
@@ -117,7 +116,8 @@ struct ReshapeOpLowering : public OpConversionPattern<ReshapeOp> {
   matchAndRewrite(ReshapeOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     return lowerLayoutOp(
-        op, adaptor.getInput(), op.getInput().getType(), op.getType(), rewriter,
+        op, adaptor.getInput(), op.getInput().getType(), op.getType(),
+        *getTypeConverter(), rewriter,
         [&](OpBuilder &b, Location loc, Value value, RankedTensorType type,
             bool isData) -> Value {
           // Static shapes (verified): row-major reinterpretation.
@@ -145,7 +145,8 @@ struct ExtractSliceOpLowering : public OpConversionPattern<ExtractSliceOp> {
     SmallVector<int64_t> block = inputType.getEffectiveBlockShape();
     ArrayRef<int64_t> offsets = op.getOffsets();
     return lowerLayoutOp(
-        op, adaptor.getInput(), inputType, op.getType(), rewriter,
+        op, adaptor.getInput(), inputType, op.getType(), *getTypeConverter(),
+        rewriter,
         [&](OpBuilder &b, Location loc, Value value, RankedTensorType type,
             bool isData) -> Value {
           // Elements start at the offsets; parameters at offset / block
@@ -180,7 +181,8 @@ struct BroadcastOpLowering : public OpConversionPattern<BroadcastOp> {
                   ConversionPatternRewriter &rewriter) const override {
     ArrayRef<int64_t> dims = op.getDimensions();
     return lowerLayoutOp(
-        op, adaptor.getInput(), op.getInput().getType(), op.getType(), rewriter,
+        op, adaptor.getInput(), op.getInput().getType(), op.getType(),
+        *getTypeConverter(), rewriter,
         [&](OpBuilder &b, Location loc, Value value, RankedTensorType type,
             bool isData) -> Value {
           SmallVector<Value> dynamic;

@@ -33,16 +33,14 @@ using namespace mlir::quant_block::detail;
 
 /// The lowered parts of the quantized result, with a null data slot: the
 /// given parameters with their element types made signless.
-static SmallVector<Value> getLoweredParameters(OpBuilder &b, Location loc,
-                                               QuantizedTensorType type,
-                                               Value scales, Value zeroPoints,
-                                               Value outerScales,
-                                               Value outerMins) {
+static SmallVector<Value>
+getLoweredParameters(OpBuilder &b, Location loc, const TypeConverter &converter,
+                     QuantizedTensorType type, Value scales, Value zeroPoints,
+                     Value outerScales, Value outerMins) {
   SmallVector<Value> parts = {Value(), scales};
   for (Value part : {zeroPoints, outerScales, outerMins})
     if (part)
       parts.push_back(part);
-  QuantBlockTypeConverter converter;
   SmallVector<Type> loweredTypes;
   (void)converter.convertType(type, loweredTypes);
   for (auto [part, loweredType] : llvm::zip(parts, loweredTypes))
@@ -122,8 +120,9 @@ struct QuantizeOpLowering : public OpConversionPattern<QuantizeOp> {
     // The generated arithmetic reads signless parameters, two-level ones
     // folded into effective block parameters; the result keeps the given
     // ones.
-    SmallVector<Value> signless = getLoweredParameters(
-        rewriter, loc, qType, scales, zeroPoints, outerScales, outerMins);
+    SmallVector<Value> signless =
+        getLoweredParameters(rewriter, loc, *getTypeConverter(), qType, scales,
+                             zeroPoints, outerScales, outerMins);
     auto resultParts = [&](Value data) {
       SmallVector<Value> parts(signless);
       parts[0] = data;

@@ -49,8 +49,38 @@ public:
   QuantBlockTypeConverter();
 };
 
-/// Adds the patterns that lower quant_block ops and, with the given type
-/// converter, the function, call and return signature conversions.
+/// Why the lowering cannot handle `op` (a quant_block op) yet, or
+/// std::nullopt if it can.
+std::optional<std::string>
+getQuantBlockToLinalgUnsupportedReason(Operation *op);
+
+/// Emits "cannot lower to linalg: <reason>" at every quant_block op under
+/// `root` (and, when no op explains it, at every function whose signature)
+/// the lowering cannot handle, and fails if there was one. Run it before the
+/// conversion: a dialect conversion only says "failed to legalize".
+LogicalResult checkQuantBlockToLinalgSupport(Operation *root);
+
+/// Marks quant_block illegal and linalg / tensor / arith / math legal,
+/// function signatures, calls, returns and unknown ops legal once
+/// `typeConverter` leaves nothing to convert, and signedness-only
+/// tensor.bitcast illegal (it does not bufferize). `typeConverter` must
+/// outlive `target`.
+void configureQuantBlockToLinalgConversionTarget(
+    ConversionTarget &target, const TypeConverter &typeConverter);
+
+/// Adds every pattern --convert-quant-block-to-linalg uses: the lowering of
+/// each quant_block op, the function, call and return signature conversions
+/// (all with `typeConverter`, which must convert !quant_block.tensor as
+/// QuantBlockTypeConverter does), and the lowering of signedness-only
+/// tensor.bitcast into elementwise casts.
+///
+///   if (failed(checkQuantBlockToLinalgSupport(root))) return failure();
+///   QuantBlockTypeConverter converter;
+///   ConversionTarget target(*ctx);
+///   configureQuantBlockToLinalgConversionTarget(target, converter);
+///   RewritePatternSet patterns(ctx);
+///   populateQuantBlockToLinalgConversionPatterns(converter, patterns);
+///   return applyPartialConversion(root, target, std::move(patterns));
 void populateQuantBlockToLinalgConversionPatterns(
     const TypeConverter &typeConverter, RewritePatternSet &patterns);
 

@@ -529,16 +529,8 @@ struct QuantBlockPropagatePass
   using Base::Base;
 
   void runOnOperation() override {
-    std::optional<Propagation> mode = symbolizePropagation(propagation);
-    if (!mode) {
-      emitError(getOperation()->getLoc())
-          << "invalid value '" << propagation
-          << "' of option 'propagation' of --quant-block-propagate: expected "
-             "'propagate' or 'inhibit'";
-      return signalPassFailure();
-    }
     RewritePatternSet patterns(&getContext());
-    populateQuantBlockPropagatePatterns(patterns, *mode);
+    populateQuantBlockPropagatePatterns(patterns, propagation);
     // Only these rewrites: no folding, constant hoisting or region
     // simplification of the surrounding IR.
     if (failed(applyOnlyPatterns(getOperation(), std::move(patterns))))

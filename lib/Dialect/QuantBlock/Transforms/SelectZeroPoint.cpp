@@ -589,15 +589,18 @@ struct QuantBlockSelectZeroPointPass
 
   void runOnOperation() override {
     std::optional<ZeroPointDomain> selected;
-    if (domain != "auto") {
-      selected = symbolizeZeroPointDomain(domain);
-      if (!selected) {
-        emitError(getOperation()->getLoc())
-            << "invalid value '" << domain
-            << "' of option 'domain' of --quant-block-select-zero-point: "
-               "expected 'auto', 'int', 'float' or 'none'";
-        return signalPassFailure();
-      }
+    switch (domain) {
+    case ZeroPointDomainChoice::Auto:
+      break;
+    case ZeroPointDomainChoice::None:
+      selected = ZeroPointDomain::None;
+      break;
+    case ZeroPointDomainChoice::Int:
+      selected = ZeroPointDomain::Int;
+      break;
+    case ZeroPointDomainChoice::Float:
+      selected = ZeroPointDomain::Float;
+      break;
     }
     RewritePatternSet patterns(&getContext());
     populateQuantBlockSelectZeroPointPatterns(patterns, selected);

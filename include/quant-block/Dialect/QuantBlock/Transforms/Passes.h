@@ -18,6 +18,10 @@
 
 namespace mlir::quant_block {
 
+/// The values of the `domain` option of --quant-block-select-zero-point: one
+/// zero-point domain, or the automatic choice.
+enum class ZeroPointDomainChoice { Auto, None, Int, Float };
+
 #define GEN_PASS_DECL
 #define GEN_PASS_REGISTRATION
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h.inc"

@@ -112,16 +112,28 @@ def QuantBlockSelectZeroPoint : Pass<"quant-block-select-zero-point"> {
         -> !quant_block.tensor<1x64, #quant_block.scheme<ui4 : f32, block = [32], scale = f16, zero_point = ui4>>
     ```
 
-    An invalid `domain` is an error and fails the pass.
+    An unknown `domain` is rejected by the option parser, before the pass
+    runs.
   }];
   let dependentDialects = ["::mlir::quant_block::QuantBlockDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect"];
   let options = [
-    Option<"domain", "domain", "std::string", /*default=*/"\"auto\"",
+    Option<"domain", "domain", "::mlir::quant_block::ZeroPointDomainChoice",
+           /*default=*/"::mlir::quant_block::ZeroPointDomainChoice::Auto",
            "Zero-point domain to select: auto (exact memory savings), none "
            "(drop all-zero zero points), int (float to int where exact) or "
-           "float (int to float, m = -zp * s: changes rounding)">,
+           "float (int to float, m = -zp * s: changes rounding)",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::quant_block::ZeroPointDomainChoice::Auto,
+                        "auto", "exact memory savings"),
+             clEnumValN(::mlir::quant_block::ZeroPointDomainChoice::None,
+                        "none", "drop all-zero zero points"),
+             clEnumValN(::mlir::quant_block::ZeroPointDomainChoice::Int,
+                        "int", "float to int where exact"),
+             clEnumValN(::mlir::quant_block::ZeroPointDomainChoice::Float,
+                        "float", "int to float, m = -zp * s: changes rounding")
+           )}]>,
   ];
 }
 
@@ -172,16 +184,23 @@ def QuantBlockPropagate : Pass<"quant-block-propagate"> {
     splits a `propagate` matmul into an `inhibit` one and the
     `quantize_dynamic` (absmax, minmax or mx, as the result's scheme says)
     that a propagated result is defined by. Both forms compute the same
-    values. An invalid `propagation` is an error and fails the pass.
+    values. An unknown `propagation` is rejected by the option parser.
     `populateQuantBlockPropagatePatterns(patterns, mode)` adds the same
     patterns for C++ drivers (the layout ones alone without a mode).
   }];
   let dependentDialects = ["::mlir::quant_block::QuantBlockDialect"];
   let options = [
-    Option<"propagation", "propagation", "std::string",
-           /*default=*/"\"propagate\"",
+    Option<"propagation", "propagation", "::mlir::quant_block::Propagation",
+           /*default=*/"::mlir::quant_block::Propagation::Propagate",
            "propagate: compute ops return quantized results when their "
-           "consumer requantizes; inhibit: they return float results">,
+           "consumer requantizes; inhibit: they return float results",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::quant_block::Propagation::Propagate,
+                        "propagate", "compute ops return quantized results "
+                        "when their consumer requantizes"),
+             clEnumValN(::mlir::quant_block::Propagation::Inhibit,
+                        "inhibit", "they return float results")
+           )}]>,
   ];
 }
 

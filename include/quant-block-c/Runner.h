@@ -1,0 +1,148 @@
+/*===- quant-block-c/Runner.h - compile and call kernels from C ---*- C -*-===*\
+|*                                                                            *|
+|* A small runner over the JIT that quant-run uses (quant-block/Runner):      *|
+|* compile a module with a pass pipeline, look up a function, call it with    *|
+|* strided buffers and receive its results as dense buffers. The signature    *|
+|* of each function is read before lowering, as quant-run does, so every call *|
+|* is checked against the element types and static dimensions the source IR   *|
+|* states. Failures return null and hand the captured diagnostics (with their *|
+|* locations) and the reason to an MlirStringCallback as text.                *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef QUANT_BLOCK_C_RUNNER_H
+#define QUANT_BLOCK_C_RUNNER_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DEFINE_C_API_STRUCT(name, storage)                                     \
+  struct name {                                                                \
+    storage *ptr;                                                              \
+  };                                                                           \
+  typedef struct name name
+
+/// A compiled module: its JIT-compiled code and the signatures of its
+/// functions.
+DEFINE_C_API_STRUCT(MlirQuantBlockExecutable, void);
+/// One function of an executable; owned by it.
+DEFINE_C_API_STRUCT(MlirQuantBlockFunction, const void);
+/// The results of one call, copied into dense buffers the caller owns.
+DEFINE_C_API_STRUCT(MlirQuantBlockResults, void);
+
+#undef DEFINE_C_API_STRUCT
+
+/// An element type as numpy describes it: a kind ('f' float, 'i' signed
+/// integer, 'u' unsigned integer, 'b' bool) and a size in bytes. bf16 and
+/// the 8-bit float types travel as their bit patterns ('u', 2 and 'u', 1),
+/// as quant-run's .npy files do (docs/Runner.md).
+typedef struct MlirQuantBlockElementType {
+  char kind;
+  int32_t size;
+} MlirQuantBlockElementType;
+
+/// A strided view of an array: element [i0, ..., ir-1] is at
+/// data + (i0 * strides[0] + ... ) * elementType.size bytes. `strides` in
+/// elements; NULL means dense row-major. A scalar is rank 0 with `data`
+/// pointing to its value.
+typedef struct MlirQuantBlockBuffer {
+  void *data;
+  intptr_t rank;
+  const int64_t *shape;
+  const int64_t *strides;
+  MlirQuantBlockElementType elementType;
+} MlirQuantBlockBuffer;
+
+/// A dimension the signature leaves open (`?`).
+#define MLIR_QUANT_BLOCK_DYNAMIC_DIMENSION INT64_MIN
+
+/// Compiles a clone of `module` (which is left as it is): reads the
+/// signature of every func.func it defines, lowers the clone with the
+/// textual pass pipeline `pipeline` (e.g. "quant-block-cpu-pipeline"; the
+/// quant-block and upstream passes are registered first) and JIT-compiles it
+/// for the host at -O3. With `quantizedAsParts`, !quant_block.tensor
+/// arguments and results are passed as their parts (packed data, scales,
+/// zero points, ...; quant-run --quantized-as-parts). On failure returns a
+/// null executable and calls `onError` with the diagnostics and the reason.
+MLIR_CAPI_EXPORTED MlirQuantBlockExecutable mlirQuantBlockExecutableCreate(
+    MlirModule module, MlirStringRef pipeline, bool quantizedAsParts,
+    MlirStringCallback onError, void *userData);
+
+MLIR_CAPI_EXPORTED void
+mlirQuantBlockExecutableDestroy(MlirQuantBlockExecutable executable);
+
+static inline bool
+mlirQuantBlockExecutableIsNull(MlirQuantBlockExecutable executable) {
+  return !executable.ptr;
+}
+
+/// The function `name`, or null (and `onError` told why: missing, or a
+/// signature the runner cannot pass).
+MLIR_CAPI_EXPORTED MlirQuantBlockFunction mlirQuantBlockExecutableLookup(
+    MlirQuantBlockExecutable executable, MlirStringRef name,
+    MlirStringCallback onError, void *userData);
+
+static inline bool mlirQuantBlockFunctionIsNull(MlirQuantBlockFunction fn) {
+  return !fn.ptr;
+}
+
+/// How many arguments and results cross the boundary (a quantized tensor
+/// passed as parts counts once per part).
+MLIR_CAPI_EXPORTED intptr_t
+mlirQuantBlockFunctionGetNumArguments(MlirQuantBlockFunction function);
+MLIR_CAPI_EXPORTED intptr_t
+mlirQuantBlockFunctionGetNumResults(MlirQuantBlockFunction function);
+
+/// The element type, rank and dimension `dim` (or
+/// MLIR_QUANT_BLOCK_DYNAMIC_DIMENSION) of argument or result `pos`, and its
+/// description ("argument #1 of @f (the scales of ...)") for messages.
+MLIR_CAPI_EXPORTED MlirQuantBlockElementType
+mlirQuantBlockFunctionGetArgumentElementType(MlirQuantBlockFunction function,
+                                             intptr_t pos);
+MLIR_CAPI_EXPORTED intptr_t mlirQuantBlockFunctionGetArgumentRank(
+    MlirQuantBlockFunction function, intptr_t pos);
+MLIR_CAPI_EXPORTED int64_t mlirQuantBlockFunctionGetArgumentDim(
+    MlirQuantBlockFunction function, intptr_t pos, intptr_t dim);
+MLIR_CAPI_EXPORTED MlirStringRef mlirQuantBlockFunctionGetArgumentName(
+    MlirQuantBlockFunction function, intptr_t pos);
+MLIR_CAPI_EXPORTED MlirQuantBlockElementType
+mlirQuantBlockFunctionGetResultElementType(MlirQuantBlockFunction function,
+                                           intptr_t pos);
+MLIR_CAPI_EXPORTED intptr_t mlirQuantBlockFunctionGetResultRank(
+    MlirQuantBlockFunction function, intptr_t pos);
+MLIR_CAPI_EXPORTED int64_t mlirQuantBlockFunctionGetResultDim(
+    MlirQuantBlockFunction function, intptr_t pos, intptr_t dim);
+
+/// Calls `function` on `arguments` (checked first against the signature:
+/// count, element type, rank and static dimensions; strided buffers are
+/// copied densely, dense ones are passed as they are and must not be
+/// written by the function). Returns the results, or null with `onError`
+/// told why.
+MLIR_CAPI_EXPORTED MlirQuantBlockResults mlirQuantBlockFunctionCall(
+    MlirQuantBlockFunction function, intptr_t numArguments,
+    const MlirQuantBlockBuffer *arguments, MlirStringCallback onError,
+    void *userData);
+
+static inline bool mlirQuantBlockResultsIsNull(MlirQuantBlockResults results) {
+  return !results.ptr;
+}
+
+MLIR_CAPI_EXPORTED intptr_t
+mlirQuantBlockResultsGetNum(MlirQuantBlockResults results);
+/// Result `pos` as a dense buffer, valid until the results are destroyed.
+MLIR_CAPI_EXPORTED MlirQuantBlockBuffer
+mlirQuantBlockResultsGet(MlirQuantBlockResults results, intptr_t pos);
+MLIR_CAPI_EXPORTED void
+mlirQuantBlockResultsDestroy(MlirQuantBlockResults results);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // QUANT_BLOCK_C_RUNNER_H

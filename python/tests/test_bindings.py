@@ -1,0 +1,209 @@
+"""The Python bindings over the C API: contexts and modules, pass pipelines
+and their diagnostics, compiled functions on numpy arrays, schemes, and
+quantize / dequantize through compiled kernels (checked against the numpy
+reference, which never loads the library)."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import quant_block
+from quant_block import (Context, MLIRError, Module, Scheme, compile,
+                         dequantize, quantize, reference)
+
+DCAST = """
+func.func @dcast(%q: tensor<2x4xi8>) -> tensor<2x4xf32> {
+  %0 = quant.scast %q : tensor<2x4xi8> to tensor<2x4x!quant.uniform<i8:f32, 0.5:-3>>
+  %1 = quant.dcast %0 : tensor<2x4x!quant.uniform<i8:f32, 0.5:-3>> to tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}
+"""
+
+
+def test_parse_print_verify():
+    module = Module.parse(DCAST, Context())
+    assert module.verify()
+    assert "quant.dcast" in module.print()
+    assert str(module) == module.print()
+
+
+def test_parse_error_carries_the_location():
+    with pytest.raises(MLIRError) as error:
+        Module.parse("func.func @f() {\n  %x = arith.constant 1 : i32\n"
+                     "  return %y : i32\n}\n")
+    diagnostics = error.value.diagnostics
+    assert diagnostics, str(error.value)
+    assert diagnostics[0].severity == "error"
+    assert ":3:" in diagnostics[0].location
+
+
+def test_verifier_errors_raise_with_location_and_notes():
+    # The parser verifies too: an op outside its parent is reported there.
+    with pytest.raises(MLIRError) as error:
+        Module.parse('"func.return"() : () -> ()')
+    (diagnostic,) = error.value.diagnostics
+    assert "expects parent op 'func.func'" in diagnostic.message
+    assert diagnostic.location == 'loc("-":1:1)'
+    assert diagnostic.notes and diagnostic.notes[0].severity == "note"
+
+
+def test_run_passes_raises_upstream_quant_ops():
+    module = Module.parse(DCAST)
+    module.run_passes("quant-block-raise")
+    text = module.print()
+    assert "quant_block.dequantize" in text and "quant.dcast" not in text
+    module.run_passes("builtin.module(canonicalize,cse)")
+
+
+def test_run_passes_errors_carry_diagnostics_and_locations():
+    with pytest.raises(MLIRError, match="no-such-pass"):
+        Module.parse(DCAST).run_passes("no-such-pass")
+    module = Module.parse(
+        "!q = !quant_block.tensor<4, #quant_block.scheme<i12 : f32>>\n"
+        "func.func @f(%q: !q) -> tensor<4xf32> {\n"
+        "  %x = quant_block.dequantize %q : !q -> tensor<4xf32>\n"
+        "  return %x : tensor<4xf32>\n}\n")
+    with pytest.raises(MLIRError) as error:
+        module.run_passes("convert-quant-block-to-linalg")
+    (diagnostic,) = error.value.diagnostics
+    assert diagnostic.message.startswith("cannot lower to linalg: storage of "
+                                         "12 bits")
+    assert ":3:8" in diagnostic.location
+
+
+def test_compile_and_call_with_strided_arrays():
+    kernels = compile(DCAST)
+    q = np.array([[-3, 1], [-1, 3], [0, 5], [2, 7]], dtype=np.int8).T
+    assert not q.flags.c_contiguous
+    y = kernels.dcast(q)
+    np.testing.assert_array_equal(y, (q.astype(np.float32) + 3) * 0.5)
+    assert y.dtype == np.float32 and y.shape == (2, 4)
+    with pytest.raises(MLIRError, match="expects i8"):
+        kernels.dcast(q.astype(np.float32))
+    with pytest.raises(AttributeError, match="no func.func @missing"):
+        kernels.missing
+
+
+def test_compile_error_raises_with_diagnostics():
+    with pytest.raises(MLIRError) as error:
+        compile("!q = !quant_block.tensor<4, #quant_block.scheme<i12 : f32>>\n"
+                "func.func @f(%q: !q) -> tensor<4xf32> {\n"
+                "  %x = quant_block.dequantize %q : !q -> tensor<4xf32>\n"
+                "  return %x : tensor<4xf32>\n}\n")
+    assert any("cannot lower to linalg" in d.message
+               for d in error.value.diagnostics)
+
+
+def test_quantized_arguments_as_parts():
+    kernels = compile(
+        "!q = !quant_block.tensor<2x4, #quant_block.scheme<i8 : f32, block = [2]>>\n"
+        "func.func @dequant(%q: !q) -> tensor<2x4xf32> {\n"
+        "  %x = quant_block.dequantize %q : !q -> tensor<2x4xf32>\n"
+        "  return %x : tensor<2x4xf32>\n}\n")
+    data = np.array([[1, 2, 3, 4], [-1, -2, -3, -4]], dtype=np.int8)
+    scales = np.array([[1.0, 0.5], [2.0, 0.25]], dtype=np.float32)
+    np.testing.assert_array_equal(
+        kernels.dequant(data, scales), data * np.repeat(scales, 2, axis=1))
+
+
+SCHEMES = [
+    "#quant_block.scheme<i4 : f32, block = [32], scale = f16>",
+    "#quant_block.scheme<ui4 : f32, block = [1, 32], scale = f16, zero_point = ui4>",
+    "#quant_block.scheme<mxfp4>",
+    "#quant_block.scheme<nvfp4 : bf16>",
+    "#quant_block.scheme<i8 : f32, block = [*], range = [-127, 127], "
+    "rounding = half_away_from_zero>",
+]
+
+
+@pytest.mark.parametrize("text", SCHEMES)
+def test_scheme_round_trips(text):
+    scheme = Scheme(text)
+    assert Scheme(str(scheme)) == scheme
+    assert Scheme(scheme.text).text == scheme.text
+
+
+def test_scheme_fields():
+    s = Scheme("#quant_block.scheme<ui4 : f32, block = [1, 32], scale = f16, "
+               "zero_point = ui4>")
+    assert (s.storage, s.expressed, s.block, s.scale, s.zero_point) == (
+        "ui4", "f32", (1, 32), "f16", "ui4")
+    assert (s.qmin, s.qmax, s.rounding, s.saturate, s.scale_rounding) == (
+        0, 15, "half_to_even", True, "floor")
+    assert s.outer is None and s.standard_name is None
+    mx = Scheme.named("mxfp4")
+    assert mx.standard_name == "mxfp4" and mx.scale == "f8E8M0FNU"
+    nv = Scheme.named("nvfp4")
+    assert nv.outer == {"scale": "f32", "block": (), "min": None}
+    assert Scheme("i8 : f32, block = [*]").block == ("*",)
+    with pytest.raises(MLIRError):
+        Scheme("#quant_block.scheme<i4 : f32, block = [0]>")
+
+
+def unpack_nibbles(data, count, signed):
+    """4-bit codes from bytes, first element in the low nibble
+    (docs/Packing.md)."""
+    low, high = data & 0xF, data >> 4
+    codes = np.stack([low, high], axis=-1).reshape(*data.shape[:-1], -1)
+    codes = codes[..., :count].astype(np.int64)
+    return np.where(codes >= 8, codes - 16, codes) if signed else codes
+
+
+def test_quantize_int4_block_32_matches_the_reference():
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((8, 64)).astype(np.float32)
+    scheme = Scheme("#quant_block.scheme<i4 : f32, block = [32]>")
+    parts = quantize(w, scheme)
+    assert parts.data.shape == (8, 32) and parts.scales.shape == (8, 2)
+    codes, params = reference.quantize_dynamic(
+        w, "absmax", reference.Scheme("i4", block=(32,)))
+    np.testing.assert_array_equal(
+        unpack_nibbles(parts.data.view(np.uint8), 64, signed=True), codes)
+    np.testing.assert_array_equal(parts.scales, params.scales)
+    np.testing.assert_array_equal(
+        dequantize(parts, scheme),
+        reference.dequantize_scheme(codes, reference.Scheme("i4", block=(32,)),
+                                    params))
+
+
+def test_quantize_mxfp4_matches_the_reference():
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((4, 64)).astype(np.float32)
+    parts = quantize(w, "#quant_block.scheme<mxfp4>")
+    assert len(parts) == 2
+    assert parts.data.shape == (4, 32) and parts.scales.shape == (4, 2)
+    ref_scheme = reference.Scheme("f4E2M1FN", block=(32,), scale="f8E8M0FNU")
+    codes, params = reference.quantize_dynamic(w, "mx", ref_scheme)
+    np.testing.assert_array_equal(
+        unpack_nibbles(parts.data.view(np.uint8), 64, signed=False), codes)
+    np.testing.assert_array_equal(
+        reference.decode_e8m0(parts.scales.view(np.uint8)), params.scales)
+    np.testing.assert_array_equal(
+        dequantize(parts), reference.dequantize_scheme(codes, ref_scheme, params))
+
+
+def test_reference_is_independent_of_the_library():
+    code = ("import sys, quant_block.reference; "
+            "assert not any('QuantBlockCAPI' in str(m) for m in "
+            "[getattr(quant_block._capi, '_library', None)])")
+    env = dict(os.environ, QUANT_BLOCK_CAPI_LIBRARY="/nonexistent")
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_package_is_importable_from_the_build_tree():
+    binary_dir = os.environ.get("QUANT_BLOCK_BINARY_DIR")
+    if not binary_dir:
+        pytest.skip("QUANT_BLOCK_BINARY_DIR is not set (run through ctest)")
+    code = ("import quant_block, os; "
+            "print(os.path.dirname(quant_block.__file__)); "
+            "print(quant_block.Scheme.named('mxint8').storage)")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("QUANT_BLOCK_CAPI_LIBRARY", "QUANT_BLOCK_BINARY_DIR")}
+    env["PYTHONPATH"] = os.path.join(binary_dir, "python")
+    out = subprocess.run([sys.executable, "-c", code], check=True, env=env,
+                         capture_output=True, text=True, cwd="/").stdout
+    assert out.splitlines() == [os.path.join(binary_dir, "python", "quant_block"),
+                                "i8"]
