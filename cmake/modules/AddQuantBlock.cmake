@@ -29,3 +29,19 @@ function(add_quant_block_library name)
   target_include_directories(${name} PUBLIC $<INSTALL_INTERFACE:include>)
   set_property(GLOBAL APPEND PROPERTY QUANT_BLOCK_LIBS ${name})
 endfunction()
+
+# add_quant_block_passes(name doc_name)
+#
+# The generated code of one Passes.td (in the current source directory): the
+# pass declarations (Passes.h.inc, `-name <name>`), the C API's
+# mlirCreate / mlirRegister functions of each pass (Passes.capi.{h,cpp}.inc,
+# used by lib/CAPI), the MLIRQuantBlock<name>PassIncGen target, and the pass
+# reference docs/Dialects/<doc_name>.md (kept up to date by a test).
+function(add_quant_block_passes name doc_name)
+  set(LLVM_TARGET_DEFINITIONS Passes.td)
+  mlir_tablegen(Passes.h.inc -gen-pass-decls -name ${name})
+  mlir_tablegen(Passes.capi.h.inc -gen-pass-capi-header --prefix ${name})
+  mlir_tablegen(Passes.capi.cpp.inc -gen-pass-capi-impl --prefix ${name})
+  add_public_tablegen_target(MLIR${name}PassIncGen)
+  add_mlir_doc(Passes ${doc_name} QuantBlock/ -gen-pass-doc)
+endfunction()
