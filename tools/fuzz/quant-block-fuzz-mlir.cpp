@@ -137,8 +137,22 @@ bool namesForbiddenDialect(llvm::StringRef text, const Setup &setup) {
 /// Whether `text` starts with a well-formed dense i64 array: `[`, integers
 /// (an optional `-` and at most 18 digits) separated by `,`, and `]`, with
 /// spaces, tabs and newlines only between them.
+/// `text` without the leading characters MLIR's lexer skips: whitespace,
+/// NUL bytes (the lexer treats one that is not the end of the buffer as
+/// whitespace) and `//` comments.
+llvm::StringRef skipTrivia(llvm::StringRef text) {
+  while (true) {
+    text = text.ltrim(llvm::StringRef(" \t\r\n\v\f\0", 7));
+    if (!text.starts_with("//"))
+      return text;
+    size_t end = text.find('\n');
+    text =
+        end == llvm::StringRef::npos ? llvm::StringRef() : text.drop_front(end);
+  }
+}
+
 bool startsWithI64Array(llvm::StringRef text) {
-  auto skipSpace = [&] { text = text.ltrim(" \t\r\n"); };
+  auto skipSpace = [&] { text = skipTrivia(text); };
   skipSpace();
   if (!text.consume_front("["))
     return false;
@@ -174,7 +188,7 @@ bool hitsKnownUpstreamCrash(llvm::StringRef text) {
   for (llvm::StringRef keyword : {"dimensions", "permutation"}) {
     for (size_t pos = text.find(keyword); pos != llvm::StringRef::npos;
          pos = text.find(keyword, pos + 1)) {
-      llvm::StringRef rest = text.drop_front(pos + keyword.size()).ltrim();
+      llvm::StringRef rest = skipTrivia(text.drop_front(pos + keyword.size()));
       if (rest.consume_front("=") && !startsWithI64Array(rest))
         return true;
     }

@@ -42,7 +42,10 @@ for target in mlir npy; do
   mkdir -p "$corpus"
   echo "== fuzzing $target for ${seconds}s (log: $log)"
   status=0
-  "$fuzzer" "$corpus" "$fuzz_dir/seeds-$target" -dict="$dict" \
+  # regressions/<target>: every input that once crashed a target; libFuzzer
+  # runs each corpus input before it mutates, so they are checked every run.
+  "$fuzzer" "$corpus" "$fuzz_dir/seeds-$target" "$here/regressions/$target" \
+    -dict="$dict" \
     -max_total_time="$seconds" -timeout=60 -max_len=4096 \
     -seed="${FUZZ_SEED:-1}" -print_final_stats=1 \
     -artifact_prefix="$fuzz_dir/artifacts/$target-" "$@" >"$log" 2>&1 ||
