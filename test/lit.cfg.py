@@ -104,3 +104,36 @@ else:
               ToolSubst("mlir-runner",
                         os.path.join(wrapper_dir, "mlir-runner"))]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# GPU code validators and runtimes (test/GPU). `spirv-val` (Debian's
+# spirv-tools) validates serialized SPIR-V; `ptxas` (the CUDA toolkit, on PATH
+# or under /usr/local/cuda) assembles PTX; `vulkan` means the project's
+# Vulkan runtime wrappers are built and a Vulkan device answers. A test that
+# needs a missing one is UNSUPPORTED, never passed silently.
+import shutil
+
+spirv_val = shutil.which("spirv-val")
+if spirv_val:
+    config.available_features.add("spirv-val")
+    config.substitutions.append(("%spirv_val", spirv_val))
+ptxas = shutil.which("ptxas") or next(
+    (p for p in ["/usr/local/cuda/bin/ptxas"] if os.access(p, os.X_OK)), None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+vulkan_runtime = os.path.join(config.quant_block_lib_dir,
+                              "libQuantBlockVulkanRuntime.so")
+if os.path.exists(vulkan_runtime) and shutil.which("vulkaninfo"):
+    import subprocess
+    try:
+        summary = subprocess.run(["vulkaninfo", "--summary"],
+                                 capture_output=True, text=True,
+                                 timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        summary = ""
+    if "deviceName" in summary:
+        config.available_features.add("vulkan")
+config.substitutions.append(("%vulkan_runtime", vulkan_runtime))
+config.substitutions.append(("%gpu_binary",
+                             f"{config.python_executable} "
+                             f"{os.path.join(config.test_source_root, 'GPU', 'Inputs', 'gpu_binary.py')}"))

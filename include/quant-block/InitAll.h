@@ -11,6 +11,7 @@
 
 #include "quant-block/Codegen/CPU/Passes.h"
 #include "quant-block/Codegen/Common/Passes.h"
+#include "quant-block/Codegen/GPU/Passes.h"
 #include "quant-block/Conversion/Passes.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockDialect.h"
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
@@ -32,6 +33,7 @@ inline void registerAllPasses() {
   registerQuantBlockConversionPasses();
   registerQuantBlockCodegenCommonPasses();
   registerQuantBlockCodegenCPUPasses();
+  registerQuantBlockCodegenGPUPasses();
   registerPipelines();
 }
 

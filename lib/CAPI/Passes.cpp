@@ -23,6 +23,7 @@ using namespace mlir::quant_block;
 extern "C" {
 #include "quant-block/Codegen/CPU/Passes.capi.cpp.inc"
 #include "quant-block/Codegen/Common/Passes.capi.cpp.inc"
+#include "quant-block/Codegen/GPU/Passes.capi.cpp.inc"
 #include "quant-block/Conversion/Passes.capi.cpp.inc"
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.capi.cpp.inc"
 }
@@ -32,6 +33,7 @@ void mlirRegisterQuantBlockPasses(void) {
   mlirRegisterQuantBlockConversionPasses();
   mlirRegisterQuantBlockCodegenCommonPasses();
   mlirRegisterQuantBlockCodegenCPUPasses();
+  mlirRegisterQuantBlockCodegenGPUPasses();
   mlirRegisterQuantBlockPipelines();
 }
 

@@ -27,4 +27,16 @@ void mlir::quant_block::registerPipelines() {
       "Lower quant_block and the upstream IR around it to the LLVM dialect "
       "for the host CPU (runnable with mlir-runner)",
       buildCPUPipeline);
+  PassPipelineRegistration<SPIRVPipelineOptions>(
+      "quant-block-spirv-pipeline",
+      "Lower quant_block and the IR around it to SPIR-V kernels for Vulkan "
+      "in a gpu.binary and LLVM host code (runnable with mlir-runner and "
+      "libQuantBlockVulkanRuntime.so)",
+      buildSPIRVPipeline);
+  PassPipelineRegistration<NVVMPipelineOptions>(
+      "quant-block-nvvm-pipeline",
+      "Lower quant_block and the IR around it to NVVM kernels (PTX, cubin or "
+      "fatbin) in a gpu.binary and LLVM host code (runnable with "
+      "mlir-runner and libQuantBlockCudaRuntime.so)",
+      buildNVVMPipeline);
 }

@@ -12,6 +12,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
@@ -22,6 +23,8 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::quant_block::registerAllDialects(registry);
+  // gpu-module-to-binary translates NVVM kernels to LLVM IR (as mlir-opt).
+  mlir::registerAllGPUToLLVMIRTranslations(registry);
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "quant-block optimizer driver\n", registry));

@@ -5,8 +5,10 @@
 // expansion, elementwise fusion) that every target pipeline starts with, and
 // one back half per target. --quant-block-linalg-pipeline is the front half
 // alone; --quant-block-cpu-pipeline goes on to the LLVM dialect, runnable with
-// mlir-runner. The passes themselves live in Codegen/Common (target-neutral)
-// and Codegen/CPU.
+// mlir-runner; --quant-block-spirv-pipeline and --quant-block-nvvm-pipeline
+// share a GPU middle (bufferization, kernels, data movement) and end with a
+// gpu.binary and LLVM host code. The passes themselves live in Codegen/Common
+// (target-neutral), Codegen/CPU and Codegen/GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,8 +89,106 @@ void buildCPUBackHalfPipeline(OpPassManager &pm,
 /// Appends the whole CPU pipeline: the front half, then the CPU back half.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
-/// Registers --quant-block-linalg-pipeline and --quant-block-cpu-pipeline
-/// (only the pipelines: the passes they use are registered by
+/// Options of the GPU middle shared by the GPU pipelines (bufferization,
+/// mapping to workgroups and threads, outlining, data movement).
+struct GPUMiddleOptions {
+  /// Threads per workgroup (one dimension).
+  int64_t workgroupSize = 64;
+};
+
+/// The front half's and the GPU middle's options as pipeline options.
+template <typename Derived>
+struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
+  mlir::detail::PassOptions::Option<int64_t> workgroupSize{
+      *this, "workgroup-size",
+      llvm::cl::desc("Threads per workgroup: every parallel loop nest is "
+                     "collapsed to one dimension and tiled by this size"),
+      llvm::cl::init(64)};
+
+  GPUMiddleOptions getGPUMiddleOptions() const {
+    GPUMiddleOptions options;
+    options.workgroupSize = workgroupSize;
+    return options;
+  }
+};
+
+/// Appends the GPU middle to `pm` (a module pass manager), after the front
+/// half: bufferization, every linalg op a kernel over workgroups of
+/// `workgroupSize` threads (reductions in sequence in each thread), kernels
+/// outlined into a gpu.module, and device buffers and copies around every
+/// launch (--quant-block-gpu-data-movement). Targets attach to the
+/// gpu.module afterwards.
+void buildGPUMiddlePipeline(OpPassManager &pm,
+                            const GPUMiddleOptions &options);
+
+/// --quant-block-spirv-pipeline: the front half, the GPU middle, then
+/// SPIR-V kernels for Vulkan and LLVM host code.
+struct SPIRVPipelineOptions
+    : public GPUPipelineOptions<SPIRVPipelineOptions> {
+  PassOptions::Option<std::string> version{
+      *this, "spirv-version", llvm::cl::desc("SPIR-V version of the kernels"),
+      llvm::cl::init("v1.3")};
+  PassOptions::ListOption<std::string> capabilities{
+      *this, "caps",
+      llvm::cl::desc("SPIR-V capabilities the target supports (default: "
+                     "Shader, Int8, Int16, Float16, StorageBuffer8BitAccess, "
+                     "StorageBuffer16BitAccess)")};
+  PassOptions::ListOption<std::string> extensions{
+      *this, "exts",
+      llvm::cl::desc("SPIR-V extensions the target supports (default: "
+                     "SPV_KHR_8bit_storage, SPV_KHR_16bit_storage, "
+                     "SPV_KHR_storage_buffer_storage_class)")};
+  PassOptions::Option<std::string> clientApi{
+      *this, "client-api",
+      llvm::cl::desc("Client API of the target (Vulkan, OpenCL, ...)"),
+      llvm::cl::init("Vulkan")};
+  PassOptions::Option<bool> binary{
+      *this, "binary",
+      llvm::cl::desc("Serialize the kernels into a gpu.binary and lower the "
+                     "host code to LLVM (off: stop with the spirv.module "
+                     "and the host code on gpu ops, for inspection)"),
+      llvm::cl::init(true)};
+};
+
+/// Appends the SPIR-V back half (after the GPU middle).
+void buildSPIRVBackHalfPipeline(OpPassManager &pm,
+                                const SPIRVPipelineOptions &options);
+
+/// Appends the whole SPIR-V pipeline.
+void buildSPIRVPipeline(OpPassManager &pm,
+                        const SPIRVPipelineOptions &options);
+
+/// --quant-block-nvvm-pipeline: the front half, the GPU middle, then NVVM
+/// kernels compiled to PTX / cubin / fatbin and LLVM host code.
+struct NVVMPipelineOptions
+    : public GPUPipelineOptions<NVVMPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target NVIDIA GPU architecture"),
+      llvm::cl::init("sm_80")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features (a PTX version every chip accepts: sm_90 "
+                     "aborts LLVM with the default +ptx60)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel binary format: isa (PTX text, needs no CUDA), "
+                     "bin (cubin) or fatbin (both need ptxas)"),
+      llvm::cl::init("fatbin")};
+  PassOptions::Option<int64_t> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimization level of kernels"),
+      llvm::cl::init(3)};
+};
+
+/// Appends the NVVM back half (after the GPU middle).
+void buildNVVMBackHalfPipeline(OpPassManager &pm,
+                               const NVVMPipelineOptions &options);
+
+/// Appends the whole NVVM pipeline.
+void buildNVVMPipeline(OpPassManager &pm, const NVVMPipelineOptions &options);
+
+/// Registers --quant-block-linalg-pipeline, --quant-block-cpu-pipeline,
+/// --quant-block-spirv-pipeline and --quant-block-nvvm-pipeline (only the pipelines: the passes they use are registered by
 /// registerAllPasses() in InitAll.h).
 void registerPipelines();
 

@@ -1,0 +1,141 @@
+//===- Passes.td - GPU code generation passes --------------*- tablegen -*-===//
+//
+// The GPU middle of --quant-block-spirv-pipeline and
+// --quant-block-nvvm-pipeline, between bufferized loops and outlined kernels:
+// mapping of the parallel loops onto workgroups and threads, sinking of what
+// the kernels compute from into them, host/device data movement (the ABI of
+// docs/GPU.md), and the checks and entry-point ABI of SPIR-V kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANT_BLOCK_CODEGEN_GPU_PASSES_TD
+#define QUANT_BLOCK_CODEGEN_GPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def GPUMapParallelLoops : Pass<"quant-block-gpu-map-parallel-loops",
+                               "func::FuncOp"> {
+  let summary = "Map outermost scf.parallel loops to workgroups and threads";
+  let description = [{
+    Prepares every outermost `scf.parallel` of a host function for
+    `--convert-parallel-loops-to-gpu`: its dimensions are collapsed into one
+    (row-major, so consecutive threads touch consecutive elements of the
+    innermost dimension: coalesced accesses), the collapsed loop is tiled by
+    `workgroup-size` (a constant workgroup size, as SPIR-V entry points need)
+    with a bounds guard instead of min/max bounds, and the tile loop is
+    mapped to `block_x`, the loop within a tile to `thread_x`. When the
+    number of workgroups is static and above `max-workgroups`, every thread
+    handles several elements, one workgroup-wide chunk after the other.
+    Loops nested in a mapped loop run sequentially in its threads (the
+    reduction loops of linalg ops are `scf.for`, so sums keep their order).
+    A loop that loads or stores memrefs of sub-byte elements (i4, f4E2M1FN:
+    MLIR does not pack them, SPIR-V has no such types) stays on the host;
+    the quant_block lowering reads packed data as i8, so this only concerns
+    IR that builds packed tensors from sub-byte constants.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
+           "Threads per workgroup (one dimension)">,
+    Option<"maxWorkgroups", "max-workgroups", "int64_t", /*default=*/"65535",
+           "Most workgroups of one launch (Vulkan guarantees 65535 in x)">,
+  ];
+}
+
+def GPUSinkIntoLaunch : Pass<"quant-block-gpu-sink-into-launch",
+                             "func::FuncOp"> {
+  let summary = "Move the scalars and memref views a gpu.launch uses into it";
+  let description = [{
+    Clones into each `gpu.launch` body the side-effect-free operations that
+    compute values it uses from outside: constants, scalar arithmetic and
+    memref views (`memref.expand_shape`, `collapse_shape`, `subview`, `cast`,
+    `reinterpret_cast`), transitively. A scalar the kernel still uses from
+    outside (a value loaded on the host, a function argument) is stored into
+    a one-element host buffer (`memref.alloca`) before the launch and loaded
+    from it in the kernel: index as i32, i1 as i8. After outlining, kernels
+    then take root buffers only (function arguments, allocations, globals):
+    SPIR-V kernels get every argument as a storage buffer, and the data
+    movement sees whole buffers.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def GPUDataMovement : Pass<"quant-block-gpu-data-movement", "ModuleOp"> {
+  let summary = "Allocate device buffers and copy host memrefs around launches";
+  let description = [{
+    Runs after `gpu-kernel-outlining`. Host memory stays the owner of every
+    buffer the host code can see; kernels only ever see device buffers
+    (`gpu.alloc`):
+    * a `memref.alloc` whose every use (through views) is a
+      `gpu.launch_func` operand or a `memref.dealloc` becomes a `gpu.alloc`
+      (and its deallocations `gpu.dealloc`) with no copies;
+    * every other memref operand of a `gpu.launch_func` (function
+      arguments, host allocations, `memref.get_global`, call results) gets a
+      device buffer of the same type before the launch, a `gpu.memcpy` host
+      to device when the kernel may read or write it (a kernel may write
+      only a slice of a buffer, and the copy back must not clobber the
+      rest), a `gpu.memcpy` device to host after the launch when the kernel
+      may write it, and a `gpu.dealloc`.
+      Reads and writes are found by walking the kernel's uses of the
+      argument (through views); an unknown use counts as both.
+    A view operand is rebuilt on the device copy of the buffer it views
+    (the whole buffer is copied). All of this is one asynchronous chain per
+    launch that ends with a `gpu.wait`, so the host reads the results only
+    after the kernel ran. A view of a host buffer with a non-identity layout
+    (which cannot be copied whole) is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def GPUSPIRVKernelABI : Pass<"quant-block-gpu-spirv-kernel-abi",
+                             "gpu::GPUModuleOp"> {
+  let summary = "Check SPIR-V kernels and give them their entry-point ABI";
+  let description = [{
+    Runs after `spirv-attach-target`, before `convert-gpu-to-spirv`. Gives
+    every kernel a `spirv.entry_point_abi` with its known workgroup size
+    (`known_block_size`, from the constant block sizes of the launch), and
+    reports, at the op or argument, what the SPIR-V lowering would otherwise
+    accept silently or fail on obscurely:
+    * a kernel argument that is not a statically shaped, identity-layout
+      memref (the Vulkan ABI binds one storage buffer per memref; a scalar
+      would become a one-element buffer);
+    * bf16 anywhere in a kernel (SPIR-V for Vulkan has no bf16 type);
+    * sub-byte integers or narrow floats in a kernel (the front half decodes
+      them from i8 storage; SPIR-V has no such types);
+    * 8-, 16- or 64-bit integers and 16- or 64-bit floats without the
+      `Int8`, `Int16`, `Int64`, `Float16` or `Float64` capability in the
+      module's target environment: the type converter would otherwise
+      compute in 32 bits (a silent miscompile that spirv-val accepts).
+  }];
+  let dependentDialects = [
+    "::mlir::spirv::SPIRVDialect",
+  ];
+}
+
+def GPUNestSPIRVModules : Pass<"quant-block-gpu-nest-spirv-modules",
+                               "ModuleOp"> {
+  let summary = "Move each kernel's spirv.module into its gpu.module";
+  let description = [{
+    `convert-gpu-to-spirv` puts the `spirv.module @__spv__<name>` it makes of
+    `gpu.module @<name>` beside it, at the top level, while
+    `gpu-module-to-binary` serializes the `spirv.module` found *inside* a
+    gpu.module with a SPIR-V target (upstream's test pipeline uses a
+    test-only conversion pass that nests it). This pass moves each
+    `spirv.module` into its gpu.module. A gpu.module with a SPIR-V target
+    and no spirv.module is an error here, not an obscure serialization
+    failure later.
+  }];
+}
+
+#endif // QUANT_BLOCK_CODEGEN_GPU_PASSES_TD

@@ -1,0 +1,271 @@
+//===- DataMovement.cpp - host/device buffers around kernel launches ------===//
+//
+// --quant-block-gpu-data-movement: see Passes.td. Host memory owns every
+// buffer the host code sees; each launch works on device copies of the
+// host buffers it uses (copied in only if the kernel may read them, out
+// only if it may write them), and buffers that only kernels touch are
+// device allocations from the start.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Codegen/GPU/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::quant_block {
+#define GEN_PASS_DEF_GPUDATAMOVEMENT
+#include "quant-block/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::quant_block
+
+using namespace mlir;
+
+namespace {
+/// How a kernel may use one of its memref arguments.
+struct Access {
+  bool read = false;
+  bool write = false;
+};
+} // namespace
+
+/// The view ops whose result aliases their source.
+static bool isView(Operation *op) {
+  return isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::SubViewOp,
+             memref::CastOp, memref::ReinterpretCastOp, memref::ViewOp>(op);
+}
+
+/// Accumulates into `access` how the uses of `buffer` (and of its views)
+/// access the memory; an unknown use counts as a read and a write.
+static void collectAccess(Value buffer, Access &access) {
+  for (OpOperand &use : buffer.getUses()) {
+    Operation *user = use.getOwner();
+    if (isView(user) && use.getOperandNumber() == 0) {
+      collectAccess(user->getResult(0), access);
+    } else if (isa<memref::LoadOp, vector::LoadOp, vector::TransferReadOp,
+                   vector::MaskedLoadOp, vector::GatherOp>(user)) {
+      access.read = true;
+    } else if (auto store = dyn_cast<memref::StoreOp>(user)) {
+      // Storing the buffer's descriptor nowhere: only the memref operand.
+      access.write |= store.getMemRef() == buffer;
+      access.read |= store.getValueToStore() == buffer;
+    } else if (isa<vector::StoreOp, vector::TransferWriteOp,
+                   vector::MaskedStoreOp, vector::ScatterOp>(user)) {
+      access.write = true;
+    } else if (isa<memref::DimOp, memref::ExtractStridedMetadataOp>(user)) {
+      // Shape only.
+    } else if (auto copy = dyn_cast<memref::CopyOp>(user)) {
+      access.read |= copy.getSource() == buffer;
+      access.write |= copy.getTarget() == buffer;
+    } else {
+      access.read = access.write = true;
+    }
+  }
+}
+
+/// The buffer `value` is a view of (itself if it is no view).
+static Value rootBuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isView(def))
+      break;
+    value = def->getOperand(0);
+  }
+  return value;
+}
+
+/// Whether every use of `buffer` (through views) is a kernel operand of a
+/// gpu.launch_func or a deallocation, or a view that has no other uses.
+static bool onlyKernelsUse(Value buffer) {
+  for (OpOperand &use : buffer.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<memref::DeallocOp>(user))
+      continue;
+    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(user)) {
+      if (llvm::is_contained(launch.getKernelOperands(), buffer))
+        continue;
+      return false;
+    }
+    if (isView(user) && use.getOperandNumber() == 0 &&
+        onlyKernelsUse(user->getResult(0)))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+namespace {
+struct GPUDataMovementPass
+    : public quant_block::impl::GPUDataMovementBase<GPUDataMovementPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTableCollection symbols;
+    SmallVector<gpu::LaunchFuncOp> launches;
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      if (!launch->getParentOfType<gpu::GPUModuleOp>())
+        launches.push_back(launch);
+    });
+    if (launches.empty())
+      return;
+
+    // Buffers only kernels touch live on the device only.
+    SmallVector<memref::AllocOp> deviceOnly;
+    module.walk([&](memref::AllocOp alloc) {
+      if (alloc->getParentOfType<gpu::GPUModuleOp>() ||
+          !alloc.getSymbolOperands().empty())
+        return;
+      if (onlyKernelsUse(alloc.getResult()) &&
+          llvm::any_of(alloc->getUsers(), [](Operation *user) {
+            return !isa<memref::DeallocOp>(user);
+          }))
+        deviceOnly.push_back(alloc);
+    });
+    for (memref::AllocOp alloc : deviceOnly)
+      moveToDevice(alloc);
+
+    for (gpu::LaunchFuncOp launch : launches)
+      if (failed(copyAround(launch, symbols)))
+        return signalPassFailure();
+  }
+
+  /// Replaces `alloc` and its deallocations with their gpu counterparts.
+  void moveToDevice(memref::AllocOp alloc) {
+    OpBuilder builder(alloc);
+    Location loc = alloc.getLoc();
+    auto tokenType = builder.getType<gpu::AsyncTokenType>();
+    Value start =
+        gpu::WaitOp::create(builder, loc, tokenType, ValueRange()).getAsyncToken();
+    auto device = gpu::AllocOp::create(
+        builder, loc, alloc.getType(), tokenType, ValueRange{start},
+        alloc.getDynamicSizes(), ValueRange());
+    gpu::WaitOp::create(builder, loc, Type(), device.getAsyncToken());
+    SmallVector<memref::DeallocOp> deallocs;
+    for (Operation *user : alloc->getUsers())
+      if (auto dealloc = dyn_cast<memref::DeallocOp>(user))
+        deallocs.push_back(dealloc);
+    alloc.getResult().replaceAllUsesWith(device.getMemref());
+    alloc.erase();
+    for (memref::DeallocOp dealloc : deallocs) {
+      builder.setInsertionPoint(dealloc);
+      Location dloc = dealloc.getLoc();
+      Value wait = gpu::WaitOp::create(builder, dloc, tokenType, ValueRange())
+                       .getAsyncToken();
+      Value freed = gpu::DeallocOp::create(builder, dloc, tokenType,
+                                           ValueRange{wait},
+                                           dealloc.getMemref())
+                        .getAsyncToken();
+      gpu::WaitOp::create(builder, dloc, Type(), freed);
+      dealloc.erase();
+    }
+  }
+
+  /// Gives `launch` device copies of the host buffers it uses.
+  LogicalResult copyAround(gpu::LaunchFuncOp launch,
+                           SymbolTableCollection &symbols) {
+    auto kernel = symbols.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+        launch, launch.getKernel());
+    if (!kernel)
+      return launch.emitError("kernel ")
+             << launch.getKernel() << " not found (run gpu-kernel-outlining "
+             << "first)";
+
+    OpBuilder builder(launch);
+    Location loc = launch.getLoc();
+    auto tokenType = builder.getType<gpu::AsyncTokenType>();
+    SmallVector<Value> dependencies(launch.getAsyncDependencies());
+    Value token =
+        gpu::WaitOp::create(builder, loc, tokenType, dependencies).getAsyncToken();
+
+    // Host root buffer -> its device copy and how the kernel accesses it.
+    // A view operand (what the sinking left outside) is rebuilt on the
+    // device copy of its root.
+    llvm::MapVector<Value, std::pair<Value, Access>> copies;
+    SmallVector<Value> operands(launch.getKernelOperands());
+    SmallVector<Value> roots(operands.size());
+    for (auto [index, operand] : llvm::enumerate(operands)) {
+      if (!isa<MemRefType>(operand.getType()))
+        continue;
+      Value root = rootBuffer(operand);
+      if (isa_and_nonnull<gpu::AllocOp>(root.getDefiningOp()))
+        continue;
+      auto type = dyn_cast<MemRefType>(root.getType());
+      if (!type || !type.getLayout().isIdentity())
+        return launch.emitError("kernel operand #")
+               << index << " is a view of a host buffer of type "
+               << root.getType()
+               << "; only host buffers with an identity layout are copied "
+                  "to the device";
+      roots[index] = root;
+      Access access;
+      if (index < kernel.getNumArguments())
+        collectAccess(kernel.getArgument(index), access);
+      else
+        access.read = access.write = true;
+      if (auto it = copies.find(root); it != copies.end()) {
+        it->second.second.read |= access.read;
+        it->second.second.write |= access.write;
+        continue;
+      }
+      SmallVector<Value> sizes;
+      for (int64_t dim = 0; dim < type.getRank(); ++dim)
+        if (type.isDynamicDim(dim))
+          sizes.push_back(memref::DimOp::create(builder, loc, root, dim));
+      auto device = gpu::AllocOp::create(builder, loc, type, tokenType,
+                                         ValueRange{token}, sizes,
+                                         ValueRange());
+      token = device.getAsyncToken();
+      copies[root] = {device.getMemref(), access};
+    }
+    // A written buffer is copied in too: the kernel may write only part of
+    // it (a slice), and copying the whole buffer back must not clobber the
+    // rest with uninitialized device memory.
+    for (auto &[host, entry] : copies)
+      if (entry.second.read || entry.second.write)
+        token = gpu::MemcpyOp::create(builder, loc, tokenType,
+                                      ValueRange{token}, entry.first, host)
+                    .getAsyncToken();
+
+    for (auto [index, operand] : llvm::enumerate(operands)) {
+      if (!roots[index])
+        continue;
+      IRMapping mapping;
+      mapping.map(roots[index], copies[roots[index]].first);
+      SmallVector<Operation *> chain;
+      for (Value view = operand; view != roots[index];
+           view = view.getDefiningOp()->getOperand(0))
+        chain.push_back(view.getDefiningOp());
+      for (Operation *view : llvm::reverse(chain))
+        builder.clone(*view, mapping);
+      operand = mapping.lookupOrDefault(operand);
+    }
+    std::optional<gpu::KernelDim3> cluster;
+    if (launch.hasClusterSize())
+      cluster = launch.getClusterSizeOperandValues();
+    auto async = gpu::LaunchFuncOp::create(
+        builder, loc, launch.getKernel(), launch.getGridSizeOperandValues(),
+        launch.getBlockSizeOperandValues(),
+        launch.getDynamicSharedMemorySize(), operands, tokenType,
+        ValueRange{token}, cluster);
+    token = async.getAsyncToken();
+
+    for (auto &[host, entry] : copies)
+      if (entry.second.write)
+        token = gpu::MemcpyOp::create(builder, loc, tokenType,
+                                      ValueRange{token}, host, entry.first)
+                    .getAsyncToken();
+    for (auto &[host, entry] : copies)
+      token = gpu::DeallocOp::create(builder, loc, tokenType, ValueRange{token},
+                                     entry.first)
+                  .getAsyncToken();
+    if (launch.getAsyncToken())
+      launch.getAsyncToken().replaceAllUsesWith(token);
+    else
+      gpu::WaitOp::create(builder, loc, Type(), ValueRange{token});
+    launch.erase();
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,68 @@
+//===- GPUPipeline.cpp - the GPU middle of the GPU pipelines --------------===//
+//
+// What --quant-block-spirv-pipeline and --quant-block-nvvm-pipeline share
+// after the front half: bufferization as on the CPU (identity layouts at
+// function boundaries, every buffer deallocated), each linalg op a kernel
+// (its parallel loops over workgroups and threads, its reduction loops in
+// sequence in each thread, so sums keep the order of the numerics
+// contract), host-independent f16 / bf16 arithmetic, outlining, and the
+// host/device data movement of docs/GPU.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Pipelines/Pipelines.h"
+
+#include "quant-block/Codegen/Common/Passes.h"
+#include "quant-block/Codegen/GPU/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::quant_block;
+
+void mlir::quant_block::buildGPUMiddlePipeline(
+    OpPassManager &pm, const GPUMiddleOptions &options) {
+  pm.addPass(createMarkRunnerUtilsReadOnly());
+  bufferization::OneShotBufferizePassOptions bufferization;
+  bufferization.bufferizeFunctionBoundaries = true;
+  bufferization.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass());
+
+  // Parallel loops become workgroups and threads; reduction loops stay
+  // scf.for inside the threads.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  GPUMapParallelLoopsOptions mapping;
+  mapping.workgroupSize = options.workgroupSize;
+  pm.addNestedPass<func::FuncOp>(createGPUMapParallelLoops(mapping));
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  // Folds the launch bounds to constants, so that outlining records the
+  // workgroup size (known_block_size) that SPIR-V entry points need.
+  pm.addPass(createCanonicalizerPass());
+
+  // The same f16 / bf16 numerics as the CPU pipeline: arithmetic in f32,
+  // rounded once, and conversions in integer arithmetic.
+  arith::ArithEmulateUnsupportedFloatsOptions halfWidth;
+  halfWidth.sourceTypeStrs = {"bf16", "f16"};
+  halfWidth.targetTypeStr = "f32";
+  pm.addNestedPass<func::FuncOp>(
+      arith::createArithEmulateUnsupportedFloats(halfWidth));
+  pm.addNestedPass<func::FuncOp>(createExpandFloatConversions());
+
+  pm.addNestedPass<func::FuncOp>(createGPUSinkIntoLaunch());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createGPUDataMovement());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}

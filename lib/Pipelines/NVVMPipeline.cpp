@@ -1,0 +1,65 @@
+//===- NVVMPipeline.cpp - --quant-block-nvvm-pipeline ---------------------===//
+//
+// The front half, the GPU middle, then the NVVM back half: kernels in the
+// NVVM dialect compiled by LLVM's NVPTX backend to PTX (and by ptxas to a
+// cubin / fatbin), host code through gpu-to-llvm with memref descriptors as
+// kernel arguments (the ABI libQuantBlockCudaRuntime.so serves,
+// docs/GPU.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::quant_block;
+
+void mlir::quant_block::buildNVVMBackHalfPipeline(
+    OpPassManager &pm, const NVVMPipelineOptions &options) {
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // After outlining: an i4 constant passed to a kernel would be a
+  // `.param .u4`, which ptxas rejects.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeF4E2M1 = true;
+  expand.includeF8E8M0 = true;
+  kernels.addPass(arith::createArithExpandOpsPass(expand));
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void mlir::quant_block::buildNVVMPipeline(OpPassManager &pm,
+                                          const NVVMPipelineOptions &options) {
+  buildFrontHalfPipeline(pm, options.getFrontHalfOptions());
+  buildGPUMiddlePipeline(pm, options.getGPUMiddleOptions());
+  buildNVVMBackHalfPipeline(pm, options);
+}

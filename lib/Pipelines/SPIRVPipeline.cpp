@@ -1,0 +1,95 @@
+//===- SPIRVPipeline.cpp - --quant-block-spirv-pipeline -------------------===//
+//
+// The front half, the GPU middle, then the SPIR-V back half: kernels in the
+// SPIR-V dialect for Vulkan (checked against the target's capabilities
+// first: see --quant-block-gpu-spirv-kernel-abi), serialized into a
+// gpu.binary; host code through gpu-to-llvm with bare pointers and buffer
+// sizes as kernel arguments (the ABI libQuantBlockVulkanRuntime.so serves,
+// docs/GPU.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Pipelines/Pipelines.h"
+
+#include "quant-block/Codegen/GPU/Passes.h"
+
+#include "mlir/Conversion/GPUToSPIRV/GPUToSPIRVPass.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::quant_block;
+
+void mlir::quant_block::buildSPIRVBackHalfPipeline(
+    OpPassManager &pm, const SPIRVPipelineOptions &options) {
+  GpuSPIRVAttachTargetOptions target;
+  target.spirvVersion = options.version;
+  // Without Float16 f16 buffers were read as f32, without Int8 i8 shifts ran
+  // in 32 bits; both passed spirv-val. The kernel ABI pass checks the types
+  // against these.
+  if (options.capabilities.empty())
+    target.spirvCapabilities = {"Shader",
+                                "Int8",
+                                "Int16",
+                                "Float16",
+                                "StorageBuffer8BitAccess",
+                                "StorageBuffer16BitAccess"};
+  else
+    target.spirvCapabilities.assign(options.capabilities.begin(),
+                                    options.capabilities.end());
+  if (options.extensions.empty())
+    target.spirvExtensions = {"SPV_KHR_8bit_storage", "SPV_KHR_16bit_storage",
+                              "SPV_KHR_storage_buffer_storage_class"};
+  else
+    target.spirvExtensions.assign(options.extensions.begin(),
+                                  options.extensions.end());
+  target.clientApi = options.clientApi;
+  pm.addPass(createGpuSPIRVAttachTarget(target));
+
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createGPUSPIRVKernelABI());
+  // floordivsi / ceildivsi (block index arithmetic) have no SPIR-V pattern.
+  kernels.addPass(arith::createArithExpandOpsPass());
+  // Views inside kernels (the block iteration space of a quantized tensor is
+  // an expand_shape of its buffer) become index arithmetic on the buffer.
+  kernels.addPass(memref::createFoldMemRefAliasOpsPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  // convert-gpu-to-spirv has no math patterns.
+  kernels.addPass(createConvertMathToSPIRVPass());
+  pm.addPass(createConvertGPUToSPIRVPass());
+  pm.addPass(createGPUNestSPIRVModules());
+  OpPassManager &spirvModules =
+      pm.nest<gpu::GPUModuleOp>().nest<spirv::ModuleOp>();
+  spirvModules.addPass(spirv::createSPIRVLowerABIAttributesPass());
+  spirvModules.addPass(spirv::createSPIRVUpdateVCEPass());
+  if (!options.binary)
+    return;
+
+  pm.addPass(createGpuModuleToBinaryPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  GpuToLLVMConversionPassOptions host;
+  host.kernelBarePtrCallConv = true;
+  host.kernelIntersperseSizeCallConv = true;
+  pm.addPass(createGpuToLLVMConversionPass(host));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::quant_block::buildSPIRVPipeline(
+    OpPassManager &pm, const SPIRVPipelineOptions &options) {
+  buildFrontHalfPipeline(pm, options.getFrontHalfOptions());
+  buildGPUMiddlePipeline(pm, options.getGPUMiddleOptions());
+  buildSPIRVBackHalfPipeline(pm, options);
+}

@@ -1,0 +1,131 @@
+// RUN: quant-opt %s --split-input-file --verify-diagnostics --quant-block-gpu-data-movement | FileCheck %s
+
+// A host argument the kernel only reads is copied in and not out, a host
+// result it writes is copied out, and a buffer only kernels use is a device
+// allocation with no copies.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @produce(%in: memref<16xf32>, %tmp: memref<16xf32>) kernel {
+      %i = gpu.thread_id x
+      %v = memref.load %in[%i] : memref<16xf32>
+      memref.store %v, %tmp[%i] : memref<16xf32>
+      gpu.return
+    }
+    gpu.func @consume(%tmp: memref<16xf32>, %out: memref<4x4xf32>) kernel {
+      %i = gpu.thread_id x
+      %flat = memref.collapse_shape %out [[0, 1]] : memref<4x4xf32> into memref<16xf32>
+      %v = memref.load %tmp[%i] : memref<16xf32>
+      memref.store %v, %flat[%i] : memref<16xf32>
+      gpu.return
+    }
+  }
+  // CHECK-LABEL: func.func @copy
+  // CHECK-SAME: (%[[IN:.*]]: memref<16xf32>)
+  func.func @copy(%in: memref<16xf32>) -> memref<4x4xf32> {
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    // CHECK: %[[W0:.*]] = gpu.wait async
+    // CHECK: %[[TMP:.*]], %[[T0:.*]] = gpu.alloc async [%[[W0]]] () : memref<16xf32>
+    // CHECK: gpu.wait [%[[T0]]]
+    %tmp = memref.alloc() : memref<16xf32>
+    // CHECK: %[[OUT:.*]] = memref.alloc() : memref<4x4xf32>
+    %out = memref.alloc() : memref<4x4xf32>
+    // CHECK: %[[W1:.*]] = gpu.wait async
+    // CHECK: %[[DIN:.*]], %[[T1:.*]] = gpu.alloc async [%[[W1]]] () : memref<16xf32>
+    // CHECK: %[[T2:.*]] = gpu.memcpy async [%[[T1]]] %[[DIN]], %[[IN]]
+    // CHECK: %[[T3:.*]] = gpu.launch_func async [%[[T2]]] @kernels::@produce {{.*}} args(%[[DIN]] : memref<16xf32>, %[[TMP]] : memref<16xf32>)
+    // CHECK-NOT: gpu.memcpy
+    // CHECK: %[[T4:.*]] = gpu.dealloc async [%[[T3]]] %[[DIN]]
+    // CHECK: gpu.wait [%[[T4]]]
+    gpu.launch_func @kernels::@produce blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%in : memref<16xf32>, %tmp : memref<16xf32>)
+    // The output is only written, and copied both ways all the same (the
+    // kernel could write a slice of it).
+    // CHECK: %[[W2:.*]] = gpu.wait async
+    // CHECK: %[[DOUT:.*]], %[[T5:.*]] = gpu.alloc async [%[[W2]]] () : memref<4x4xf32>
+    // CHECK-NEXT: %[[T5B:.*]] = gpu.memcpy async [%[[T5]]] %[[DOUT]], %[[OUT]]
+    // CHECK-NEXT: %[[T6:.*]] = gpu.launch_func async [%[[T5B]]] @kernels::@consume {{.*}} args(%[[TMP]] : memref<16xf32>, %[[DOUT]] : memref<4x4xf32>)
+    // CHECK-NEXT: %[[T7:.*]] = gpu.memcpy async [%[[T6]]] %[[OUT]], %[[DOUT]]
+    // CHECK-NEXT: %[[T8:.*]] = gpu.dealloc async [%[[T7]]] %[[DOUT]]
+    // CHECK-NEXT: gpu.wait [%[[T8]]]
+    gpu.launch_func @kernels::@consume blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%tmp : memref<16xf32>, %out : memref<4x4xf32>)
+    // CHECK: %[[W3:.*]] = gpu.wait async
+    // CHECK: %[[T9:.*]] = gpu.dealloc async [%[[W3]]] %[[TMP]]
+    // CHECK: gpu.wait [%[[T9]]]
+    memref.dealloc %tmp : memref<16xf32>
+    return %out : memref<4x4xf32>
+  }
+}
+
+// -----
+
+// A buffer the kernel reads and writes is copied both ways; a dynamic shape
+// sizes the device buffer at run time; the same buffer passed twice gets one
+// device copy.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @scale(%a: memref<?xf32>, %b: memref<?xf32>) kernel {
+      %i = gpu.thread_id x
+      %v = memref.load %a[%i] : memref<?xf32>
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %b[%i] : memref<?xf32>
+      gpu.return
+    }
+  }
+  // CHECK-LABEL: func.func @in_place
+  // CHECK-SAME: (%[[A:.*]]: memref<?xf32>)
+  func.func @in_place(%a: memref<?xf32>) {
+    %c1 = arith.constant 1 : index
+    // CHECK: %[[N:.*]] = memref.dim %[[A]], %c0
+    // CHECK: %[[D:.*]], %[[T0:.*]] = gpu.alloc async [%{{.*}}] (%[[N]]) : memref<?xf32>
+    // CHECK-NOT: gpu.alloc
+    // CHECK: %[[T1:.*]] = gpu.memcpy async [%[[T0]]] %[[D]], %[[A]]
+    // CHECK: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @kernels::@scale {{.*}} args(%[[D]] : memref<?xf32>, %[[D]] : memref<?xf32>)
+    // CHECK: %[[T3:.*]] = gpu.memcpy async [%[[T2]]] %[[A]], %[[D]]
+    // CHECK: gpu.dealloc async [%[[T3]]] %[[D]]
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<?xf32>, %a : memref<?xf32>)
+    return
+  }
+}
+
+// -----
+
+// A view operand is rebuilt on the device copy of the whole buffer.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @strided(%a: memref<4xf32, strided<[2], offset: 1>>) kernel {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %a[%c0] : memref<4xf32, strided<[2], offset: 1>>
+      gpu.return
+    }
+  }
+  // CHECK-LABEL: func.func @strided
+  // CHECK-SAME: (%[[A:.*]]: memref<8xf32>)
+  func.func @strided(%a: memref<8xf32>) {
+    %c1 = arith.constant 1 : index
+    // CHECK: %[[D:.*]], %[[T0:.*]] = gpu.alloc async [%{{.*}}] () : memref<8xf32>
+    // CHECK: %[[T1:.*]] = gpu.memcpy async [%[[T0]]] %[[D]], %[[A]]
+    // CHECK: %[[V:.*]] = memref.subview %[[D]][1] [4] [2]
+    // CHECK: gpu.launch_func async [%[[T1]]] @kernels::@strided {{.*}} args(%[[V]] : memref<4xf32, strided<[2], offset: 1>>)
+    // CHECK-NOT: gpu.memcpy
+    // CHECK: gpu.dealloc
+    %v = memref.subview %a[1] [4] [2] : memref<8xf32> to memref<4xf32, strided<[2], offset: 1>>
+    gpu.launch_func @kernels::@strided blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%v : memref<4xf32, strided<[2], offset: 1>>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%a: memref<4xf32, strided<[2]>>) kernel {
+      gpu.return
+    }
+  }
+  func.func @strided_root(%a: memref<4xf32, strided<[2]>>) {
+    %c1 = arith.constant 1 : index
+    // expected-error @+1 {{kernel operand #0 is a view of a host buffer of type 'memref<4xf32, strided<[2]>>'; only host buffers with an identity layout are copied to the device}}
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32, strided<[2]>>)
+    return
+  }
+}
