@@ -52,14 +52,18 @@ void mlir::quant_block::buildSPIRVBackHalfPipeline(
   target.clientApi = options.clientApi;
   pm.addPass(createGpuSPIRVAttachTarget(target));
 
-  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  kernels.addPass(createGPUSPIRVKernelABI());
-  // floordivsi / ceildivsi (block index arithmetic) have no SPIR-V pattern.
-  kernels.addPass(arith::createArithExpandOpsPass());
   // Views inside kernels (the block iteration space of a quantized tensor is
-  // an expand_shape of its buffer) become index arithmetic on the buffer.
-  kernels.addPass(memref::createFoldMemRefAliasOpsPass());
+  // an expand_shape of its buffer) become index arithmetic on the buffer,
+  // then FP8 / E8M0 buffers become i8 buffers (SPIR-V has no such types).
+  pm.addNestedPass<gpu::GPUModuleOp>(memref::createFoldMemRefAliasOpsPass());
+  pm.addPass(createGPUNarrowFloatStorage());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createGPUSPIRVKernelABI());
   kernels.addPass(createLowerAffinePass());
+  // floordivsi / ceildivsi (block index arithmetic, also from lower-affine)
+  // have no SPIR-V pattern.
+  kernels.addPass(arith::createArithExpandOpsPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   // convert-gpu-to-spirv has no math patterns.

@@ -138,4 +138,25 @@ def GPUNestSPIRVModules : Pass<"quant-block-gpu-nest-spirv-modules",
   }];
 }
 
+def GPUNarrowFloatStorage : Pass<"quant-block-gpu-narrow-float-storage",
+                                 "ModuleOp"> {
+  let summary = "Give kernels 8-bit float buffers as i8 buffers";
+  let description = [{
+    SPIR-V has no FP8 or E8M0 types, while the front half leaves loads and
+    stores of such buffers (MX and NVFP4 block scales) that it decodes with
+    integer arithmetic right after (`arith.bitcast` to i8). This pass turns
+    every kernel argument of type `memref<...xf8*>` into `memref<...xi8>`
+    (the same bytes), its loads into i8 loads followed by a bitcast and its
+    stores into a bitcast followed by an i8 store (the canonicalizer then
+    folds the bitcast pairs away), and casts the launch operands on the host
+    (`builtin.unrealized_conversion_cast`, which the LLVM lowering folds:
+    both types lower to the same pointer). Views must have been folded into
+    the loads and stores first (`--fold-memref-alias-ops`); any other use of
+    such an argument is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+  ];
+}
+
 #endif // QUANT_BLOCK_CODEGEN_GPU_PASSES_TD
