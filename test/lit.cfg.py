@@ -139,13 +139,11 @@ else:
                         os.path.join(wrapper_dir, "mlir-runner"))]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
-# GPU code validators and runtimes (test/GPU). `spirv-val` (Debian's
-# spirv-tools) validates serialized SPIR-V; `ptxas` (the CUDA toolkit, on PATH
-# or under /usr/local/cuda) assembles PTX; `vulkan` means the project's
-# Vulkan runtime wrappers are built and a Vulkan device answers. A test that
-# needs a missing one is UNSUPPORTED, never passed silently.
-import shutil
-
+# GPU code validators (test/GPU): `spirv-val` (Debian's spirv-tools)
+# validates serialized SPIR-V, `ptxas` (the CUDA toolkit, on PATH or under
+# /usr/local/cuda) assembles PTX. A test that needs a missing one is
+# UNSUPPORTED, never passed silently. %gpu_binary extracts the kernel objects
+# of gpu.binary ops and runs a validator on each.
 spirv_val = shutil.which("spirv-val")
 if spirv_val:
     config.available_features.add("spirv-val")
@@ -155,19 +153,9 @@ ptxas = shutil.which("ptxas") or next(
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
-vulkan_runtime = os.path.join(config.quant_block_lib_dir,
-                              "libQuantBlockVulkanRuntime.so")
-if os.path.exists(vulkan_runtime) and shutil.which("vulkaninfo"):
-    import subprocess
-    try:
-        summary = subprocess.run(["vulkaninfo", "--summary"],
-                                 capture_output=True, text=True,
-                                 timeout=60).stdout
-    except (OSError, subprocess.SubprocessError):
-        summary = ""
-    if "deviceName" in summary:
-        config.available_features.add("vulkan")
-config.substitutions.append(("%vulkan_runtime", vulkan_runtime))
-config.substitutions.append(("%gpu_binary",
-                             f"{config.python_executable} "
-                             f"{os.path.join(config.test_source_root, 'GPU', 'Inputs', 'gpu_binary.py')}"))
+    config.substitutions.append(
+        ("%{ptxas_cuda_home}", os.path.dirname(os.path.dirname(ptxas))))
+config.substitutions.append((
+    "%gpu_binary",
+    config.python_executable + " "
+    + os.path.join(config.test_source_root, "GPU", "Inputs", "gpu_binary.py")))

@@ -10,6 +10,8 @@
 
 #include "quant-block/Pipelines/Pipelines.h"
 
+#include "quant-block/Codegen/GPU/Passes.h"
+
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -39,6 +41,9 @@ void mlir::quant_block::buildNVVMBackHalfPipeline(
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
+  // PTX instructions rather than libdevice calls, which only link where a
+  // CUDA toolkit is found at compile time.
+  kernels.addPass(createGPUNativeMath());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
