@@ -118,13 +118,11 @@ struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
 /// outlined into a gpu.module, and device buffers and copies around every
 /// launch (--quant-block-gpu-data-movement). Targets attach to the
 /// gpu.module afterwards.
-void buildGPUMiddlePipeline(OpPassManager &pm,
-                            const GPUMiddleOptions &options);
+void buildGPUMiddlePipeline(OpPassManager &pm, const GPUMiddleOptions &options);
 
 /// --quant-block-spirv-pipeline: the front half, the GPU middle, then
 /// SPIR-V kernels for Vulkan and LLVM host code.
-struct SPIRVPipelineOptions
-    : public GPUPipelineOptions<SPIRVPipelineOptions> {
+struct SPIRVPipelineOptions : public GPUPipelineOptions<SPIRVPipelineOptions> {
   PassOptions::Option<std::string> version{
       *this, "spirv-version", llvm::cl::desc("SPIR-V version of the kernels"),
       llvm::cl::init("v1.3")};
@@ -155,13 +153,11 @@ void buildSPIRVBackHalfPipeline(OpPassManager &pm,
                                 const SPIRVPipelineOptions &options);
 
 /// Appends the whole SPIR-V pipeline.
-void buildSPIRVPipeline(OpPassManager &pm,
-                        const SPIRVPipelineOptions &options);
+void buildSPIRVPipeline(OpPassManager &pm, const SPIRVPipelineOptions &options);
 
 /// --quant-block-nvvm-pipeline: the front half, the GPU middle, then NVVM
 /// kernels compiled to PTX / cubin / fatbin and LLVM host code.
-struct NVVMPipelineOptions
-    : public GPUPipelineOptions<NVVMPipelineOptions> {
+struct NVVMPipelineOptions : public GPUPipelineOptions<NVVMPipelineOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("Target NVIDIA GPU architecture"),
       llvm::cl::init("sm_80")};
@@ -188,8 +184,9 @@ void buildNVVMBackHalfPipeline(OpPassManager &pm,
 void buildNVVMPipeline(OpPassManager &pm, const NVVMPipelineOptions &options);
 
 /// Registers --quant-block-linalg-pipeline, --quant-block-cpu-pipeline,
-/// --quant-block-spirv-pipeline and --quant-block-nvvm-pipeline (only the pipelines: the passes they use are registered by
-/// registerAllPasses() in InitAll.h).
+/// --quant-block-spirv-pipeline and --quant-block-nvvm-pipeline (only the
+/// pipelines: the passes they use are registered by registerAllPasses() in
+/// InitAll.h).
 void registerPipelines();
 
 } // namespace mlir::quant_block

@@ -136,11 +136,11 @@ struct GPUDataMovementPass
     OpBuilder builder(alloc);
     Location loc = alloc.getLoc();
     auto tokenType = builder.getType<gpu::AsyncTokenType>();
-    Value start =
-        gpu::WaitOp::create(builder, loc, tokenType, ValueRange()).getAsyncToken();
-    auto device = gpu::AllocOp::create(
-        builder, loc, alloc.getType(), tokenType, ValueRange{start},
-        alloc.getDynamicSizes(), ValueRange());
+    Value start = gpu::WaitOp::create(builder, loc, tokenType, ValueRange())
+                      .getAsyncToken();
+    auto device = gpu::AllocOp::create(builder, loc, alloc.getType(), tokenType,
+                                       ValueRange{start},
+                                       alloc.getDynamicSizes(), ValueRange());
     gpu::WaitOp::create(builder, loc, Type(), device.getAsyncToken());
     SmallVector<memref::DeallocOp> deallocs;
     for (Operation *user : alloc->getUsers())
@@ -153,10 +153,10 @@ struct GPUDataMovementPass
       Location dloc = dealloc.getLoc();
       Value wait = gpu::WaitOp::create(builder, dloc, tokenType, ValueRange())
                        .getAsyncToken();
-      Value freed = gpu::DeallocOp::create(builder, dloc, tokenType,
-                                           ValueRange{wait},
-                                           dealloc.getMemref())
-                        .getAsyncToken();
+      Value freed =
+          gpu::DeallocOp::create(builder, dloc, tokenType, ValueRange{wait},
+                                 dealloc.getMemref())
+              .getAsyncToken();
       gpu::WaitOp::create(builder, dloc, Type(), freed);
       dealloc.erase();
     }
@@ -176,8 +176,8 @@ struct GPUDataMovementPass
     Location loc = launch.getLoc();
     auto tokenType = builder.getType<gpu::AsyncTokenType>();
     SmallVector<Value> dependencies(launch.getAsyncDependencies());
-    Value token =
-        gpu::WaitOp::create(builder, loc, tokenType, dependencies).getAsyncToken();
+    Value token = gpu::WaitOp::create(builder, loc, tokenType, dependencies)
+                      .getAsyncToken();
 
     // Host root buffer -> its device copy and how the kernel accesses it.
     // A view operand (what the sinking left outside) is rebuilt on the
@@ -213,9 +213,9 @@ struct GPUDataMovementPass
       for (int64_t dim = 0; dim < type.getRank(); ++dim)
         if (type.isDynamicDim(dim))
           sizes.push_back(memref::DimOp::create(builder, loc, root, dim));
-      auto device = gpu::AllocOp::create(builder, loc, type, tokenType,
-                                         ValueRange{token}, sizes,
-                                         ValueRange());
+      auto device =
+          gpu::AllocOp::create(builder, loc, type, tokenType, ValueRange{token},
+                               sizes, ValueRange());
       token = device.getAsyncToken();
       copies[root] = {device.getMemref(), access};
     }
@@ -246,9 +246,8 @@ struct GPUDataMovementPass
       cluster = launch.getClusterSizeOperandValues();
     auto async = gpu::LaunchFuncOp::create(
         builder, loc, launch.getKernel(), launch.getGridSizeOperandValues(),
-        launch.getBlockSizeOperandValues(),
-        launch.getDynamicSharedMemorySize(), operands, tokenType,
-        ValueRange{token}, cluster);
+        launch.getBlockSizeOperandValues(), launch.getDynamicSharedMemorySize(),
+        operands, tokenType, ValueRange{token}, cluster);
     token = async.getAsyncToken();
 
     for (auto &[host, entry] : copies)

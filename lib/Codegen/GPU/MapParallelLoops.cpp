@@ -36,8 +36,8 @@ static LogicalResult mapTo(scf::ParallelOp loop, gpu::Processor processor) {
       gpu::ParallelLoopDimMappingAttr::get(ctx, gpu::Processor::Sequential,
                                            identity, identity));
   if (processor != gpu::Processor::Sequential)
-    mapping.front() =
-        gpu::ParallelLoopDimMappingAttr::get(ctx, processor, identity, identity);
+    mapping.front() = gpu::ParallelLoopDimMappingAttr::get(ctx, processor,
+                                                           identity, identity);
   return gpu::setMappingAttr(loop, mapping);
 }
 
@@ -109,9 +109,8 @@ struct GPUMapParallelLoopsPass
                             "to the GPU");
     // Loops nested in the mapped one run in sequence in each thread.
     SmallVector<scf::ParallelOp> nested;
-    loop.getBody()->walk([&](scf::ParallelOp inner) {
-      nested.push_back(inner);
-    });
+    loop.getBody()->walk(
+        [&](scf::ParallelOp inner) { nested.push_back(inner); });
     for (scf::ParallelOp inner : nested)
       if (failed(mapTo(inner, gpu::Processor::Sequential)))
         return failure();
@@ -126,8 +125,8 @@ struct GPUMapParallelLoopsPass
       Block *block = loop->getBlock();
       collapseParallelLoops(rewriter, loop, {all});
       // collapseParallelLoops replaces `loop`: find the new one.
-      Block::iterator it = before ? std::next(before->getIterator())
-                                  : block->begin();
+      Block::iterator it =
+          before ? std::next(before->getIterator()) : block->begin();
       scf::ParallelOp collapsed;
       for (; it != block->end(); ++it)
         if ((collapsed = dyn_cast<scf::ParallelOp>(&*it)))

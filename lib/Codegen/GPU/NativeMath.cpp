@@ -21,7 +21,16 @@ namespace mlir::quant_block {
 using namespace mlir;
 
 namespace {
-enum class Intrinsic { None, RoundEven, FAbs, FMA, Floor, Ceil, Trunc, CopySign };
+enum class Intrinsic {
+  None,
+  RoundEven,
+  FAbs,
+  FMA,
+  Floor,
+  Ceil,
+  Trunc,
+  CopySign
+};
 } // namespace
 
 /// The intrinsic that computes libdevice's `name` exactly.
@@ -29,8 +38,8 @@ static Intrinsic intrinsicFor(StringRef name) {
   if (!name.consume_front("__nv_"))
     return Intrinsic::None;
   // f32 variants end in 'f' (rintf), f64 ones do not (rint).
-  StringRef base = name.ends_with("f") && name != "fabs" ? name.drop_back()
-                                                          : name;
+  StringRef base =
+      name.ends_with("f") && name != "fabs" ? name.drop_back() : name;
   return llvm::StringSwitch<Intrinsic>(base)
       .Case("rint", Intrinsic::RoundEven)
       .Case("fabs", Intrinsic::FAbs)
@@ -87,7 +96,8 @@ struct GPUNativeMathPass
     llvm::SmallSetVector<StringRef, 8> callees;
     for (LLVM::CallOp call : calls) {
       OpBuilder builder(call);
-      Value value = createIntrinsic(builder, call, intrinsicFor(*call.getCallee()));
+      Value value =
+          createIntrinsic(builder, call, intrinsicFor(*call.getCallee()));
       callees.insert(*call.getCallee());
       call.getResult().replaceAllUsesWith(value);
       call.erase();

@@ -89,8 +89,8 @@ static void passScalarsInBuffers(gpu::LaunchOp launch) {
     Location loc = value.getLoc();
     Type stored = storageType(type);
     OpBuilder host(launch);
-    auto buffer = memref::AllocaOp::create(host, loc,
-                                           MemRefType::get({1}, stored));
+    auto buffer =
+        memref::AllocaOp::create(host, loc, MemRefType::get({1}, stored));
     Value zero = arith::ConstantIndexOp::create(host, loc, 0);
     Value toStore = value;
     if (type.isIndex())
