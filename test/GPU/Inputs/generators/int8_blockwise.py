@@ -1,3 +1,6 @@
+"""Writes test/GPU/int8-blockwise.mlir: the module and its CHECK lines
+(numpy's q = clamp(roundeven(x / s) + z), y = (q - z) * s in float32).
+Usage: python3 int8_blockwise.py > test/GPU/int8-blockwise.mlir"""
 import numpy as np
 rng = np.random.default_rng(8)
 R, C, B = 4, 48, 16
