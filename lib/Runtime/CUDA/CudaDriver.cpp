@@ -102,6 +102,10 @@ static LoadedDriver load() {
   QB_CUDA_REQUIRED_FUNCTIONS(QB_CUDA_RESOLVE)
   QB_CUDA_OPTIONAL_FUNCTIONS(QB_CUDA_RESOLVE)
 #undef QB_CUDA_RESOLVE
+  if (!cuda.cuEventElapsedTime)
+    cuda.cuEventElapsedTime =
+        reinterpret_cast<decltype(cuda.cuEventElapsedTime)>(
+            dlsym(handle, "cuEventElapsedTime"));
 #define QB_CUDA_REQUIRE(name)                                                  \
   if (!cuda.name && loaded.error.empty())                                      \
     loaded.error = std::string("the CUDA driver library '") + path +           \

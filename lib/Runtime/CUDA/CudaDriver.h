@@ -59,12 +59,19 @@ namespace quant_block::cuda_runtime {
   X(cuMemHostRegister)                                                         \
   X(cuMemHostUnregister)
 
-// Functions that only some entry points need and that older drivers lack: a
-// null entry is reported when such an entry point is called.
+// Functions that only some entry points, or the kernel profiler, need: a null
+// entry is reported when such an entry point is called. cuEventElapsedTime is
+// cuEventElapsedTime_v2 in CUDA 12.8+ headers; older drivers only have the
+// unversioned symbol, with the same prototype, which is tried next.
+#define QB_CUDA_OPTIONAL_FUNCTIONS_COMMON(X)                                   \
+  X(cuEventQuery)                                                              \
+  X(cuEventElapsedTime)
 #if CUDA_VERSION >= 12000
-#define QB_CUDA_OPTIONAL_FUNCTIONS(X) X(cuLaunchKernelEx)
+#define QB_CUDA_OPTIONAL_FUNCTIONS(X)                                          \
+  QB_CUDA_OPTIONAL_FUNCTIONS_COMMON(X)                                         \
+  X(cuLaunchKernelEx)
 #else
-#define QB_CUDA_OPTIONAL_FUNCTIONS(X)
+#define QB_CUDA_OPTIONAL_FUNCTIONS(X) QB_CUDA_OPTIONAL_FUNCTIONS_COMMON(X)
 #endif
 
 struct CudaDriver {

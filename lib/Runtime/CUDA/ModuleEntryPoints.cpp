@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
+#include "Profiler.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -66,6 +67,8 @@ QB_CUDA_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,
         std::string("cuModuleGetFunction('") + (name ? name : "<null>") + "')";
     check(result, call.c_str(), __func__);
   }
+  if (isProfiling(context.driver()))
+    nameFunction(function, name);
   return function;
 }
 
@@ -92,11 +95,15 @@ QB_CUDA_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
                                      CUstream stream, void **params,
                                      void **extra, size_t /*paramsCount*/) {
   ScopedContext context(__func__);
-  allowSharedMemory(context.driver(), function, smem, __func__);
-  check(context.driver().cuLaunchKernel(function, gridX, gridY, gridZ, blockX,
-                                        blockY, blockZ, smem, stream, params,
-                                        extra),
+  const CudaDriver &cuda = context.driver();
+  allowSharedMemory(cuda, function, smem, __func__);
+  bool profiling = isProfiling(cuda);
+  CUevent start = profiling ? beginLaunch(cuda, stream, __func__) : nullptr;
+  check(cuda.cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
+                            blockZ, smem, stream, params, extra),
         "cuLaunchKernel", __func__);
+  if (profiling)
+    endLaunch(cuda, function, stream, start, __func__);
 }
 
 /// gpu.launch_func with `clusters in (...)` (sm_90 thread block clusters).
@@ -130,8 +137,12 @@ mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
   config.hStream = stream;
   config.attrs = &attribute;
   config.numAttrs = 1;
+  bool profiling = isProfiling(cuda);
+  CUevent start = profiling ? beginLaunch(cuda, stream, __func__) : nullptr;
   check(cuda.cuLaunchKernelEx(&config, function, params, extra),
         "cuLaunchKernelEx", __func__);
+  if (profiling)
+    endLaunch(cuda, function, stream, start, __func__);
 #else
   (void)cuda;
   fatal(__func__, "built with CUDA headers older than 12.0: no cluster "

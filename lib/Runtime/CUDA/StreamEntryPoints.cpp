@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
+#include "Profiler.h"
 
 using namespace quant_block::cuda_runtime;
 
@@ -32,6 +33,7 @@ QB_CUDA_EXPORT void mgpuStreamSynchronize(CUstream stream) {
   ScopedContext context(__func__);
   check(context.driver().cuStreamSynchronize(stream), "cuStreamSynchronize",
         __func__);
+  collectTimings(context.driver(), __func__);
 }
 
 QB_CUDA_EXPORT void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
@@ -58,6 +60,7 @@ QB_CUDA_EXPORT void mgpuEventSynchronize(CUevent event) {
   ScopedContext context(__func__);
   check(context.driver().cuEventSynchronize(event), "cuEventSynchronize",
         __func__);
+  collectTimings(context.driver(), __func__);
 }
 
 QB_CUDA_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
