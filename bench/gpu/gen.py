@@ -455,7 +455,7 @@ def pipeline_module(scheme, n, k, warmup, iters):
     body.insert(8, "    %eighth = arith.constant 0.125 : f32")
     # Every call's y[0, 0] and y[0, N-1] go into a checksum, so that no call
     # is dead code.
-    body.append("    %cn1 = arith.constant %d : index" % (n - 1))
+    body.append(f"    %cn1 = arith.constant {n - 1} : index")
     acc = "%zero"
     for i in range(warmup + iters):
         if i == warmup:
@@ -483,7 +483,7 @@ def pipeline_module(scheme, n, k, warmup, iters):
 !w = {w_ty}
 
 func.func @gemv(%x: tensor<1x{k}xf32>, %w: !w) -> tensor<1x{n}xf32> {{
-  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) fastmath<reassoc>
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc>
          : tensor<1x{k}xf32>, !w -> tensor<1x{n}xf32>
   return %y : tensor<1x{n}xf32>
 }}
