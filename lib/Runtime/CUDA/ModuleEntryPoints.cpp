@@ -51,9 +51,14 @@ QB_CUDA_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
   return module;
 }
 
+/// Called by the module destructor (global_dtors). No context is needed: the
+/// module knows its own. Should the driver already have shut down, which can
+/// happen when the destructors run from exit(), it has freed the module.
 QB_CUDA_EXPORT void mgpuModuleUnload(CUmodule module) {
-  ScopedContext context(__func__);
-  check(context.driver().cuModuleUnload(module), "cuModuleUnload", __func__);
+  CUresult result = getDriver(__func__).cuModuleUnload(module);
+  if (result == CUDA_ERROR_DEINITIALIZED)
+    return;
+  check(result, "cuModuleUnload", __func__);
 }
 
 QB_CUDA_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,
