@@ -162,7 +162,9 @@ module attributes {{gpu.container_module}} {{
 
 def hand_kernel(scheme, n, k):
     """One warp per row, 4 warps per block; lane l handles the blocks of 32
-    elements l, l + 32, ...: one 16-byte load of 4 packed words, one scale."""
+    elements l, l + 32, ..., each with one 16-byte load of 4 packed words and
+    one scale. The K / 1024 iterations are unrolled, so that the loads of all
+    of a lane's blocks can be in flight together."""
     words, blocks = n * k // 8, n * k // 32
     scale_ty = "f16" if scheme == "int4_g32_f16" else "i8"
     lines = []
@@ -183,80 +185,88 @@ def hand_kernel(scheme, n, k):
     a("      %row = arith.addi %row0, %warp : index")
     a("      %wbase = arith.muli %row, %cwords : index")
     a("      %sbase = arith.muli %row, %cblocks : index")
-    a("      %acc = scf.for %b = %lane to %cblocks step %c32 iter_args(%a = %zero) -> (f32) {")
-    a("        %b4 = arith.muli %b, %c4 : index")
-    a("        %widx = arith.addi %wbase, %b4 : index")
-    a(f"        %words = vector.load %wq[%widx] {{alignment = 16}} : memref<{words}xi32>, vector<4xi32>")
-    a("        %sidx = arith.addi %sbase, %b : index")
-    a(f"        %sraw = memref.load %sc[%sidx] : memref<{blocks}x{scale_ty}>")
-    if scheme == "int4_g32_f16":
-        a("        %s = arith.extf %sraw : f16 to f32")
-    else:
-        # E8M0: 2^(e - 127) is the f32 with exponent field e (e = 0, 2^-127,
-        # is flushed to 0 here; the fills never use it).
-        a("        %s32 = arith.extui %sraw : i8 to i32")
-        a("        %c23 = arith.constant 23 : i32")
-        a("        %sbits = arith.shli %s32, %c23 : i32")
-        a("        %s = arith.bitcast %sbits : i32 to f32")
-    a("        %xb = arith.muli %b, %c32 : index")
-    partial = "%zero"
     consts = set()
 
     def const(value):
         name = f"%k{value}".replace("-", "m")
         if name not in consts:
             consts.add(name)
-            a(f"        {name} = arith.constant {value} : i32")
+            a(f"      {name} = arith.constant {value} : i32")
         return name
 
-    for j in range(4):
-        a(f"        %w{j} = vector.extract %words[{j}] : i32 from vector<4xi32>")
-        for half in range(2):
-            a(f"        %xo{j}_{half} = arith.constant {j * 8 + half * 4} : index")
-            a(f"        %xi{j}_{half} = arith.addi %xb, %xo{j}_{half} : index")
-            a(f"        %xv{j}_{half} = vector.load %x[%xi{j}_{half}] {{alignment = 16}} : memref<{k}xf32>, vector<4xf32>")
-            for q in range(4):
-                nib = half * 4 + q
-                v = f"{j}_{nib}"
-                if scheme == "int4_g32_f16":
-                    # Sign-extend nibble `nib`: shift it to the top, then
-                    # arithmetic-shift it back down.
-                    a(f"        %sh{v} = arith.shli %w{j}, {const(28 - 4 * nib)} : i32")
-                    a(f"        %n{v} = arith.shrsi %sh{v}, {const(28)} : i32")
-                    a(f"        %f{v} = arith.sitofp %n{v} : i32 to f32")
-                else:
-                    # E2M1 to f32 bits: exponent e = c[2:1], mantissa m =
-                    # c[0]; e > 0: ((e + 126) << 23) | (m << 22); e = 0:
-                    # m * 0.5 (0x3F000000); sign c[3] to bit 31.
-                    a(f"        %cs{v} = arith.shrui %w{j}, {const(4 * nib)} : i32")
-                    a(f"        %c{v} = arith.andi %cs{v}, {const(15)} : i32")
-                    a(f"        %e0{v} = arith.shrui %c{v}, {const(1)} : i32")
-                    a(f"        %e{v} = arith.andi %e0{v}, {const(3)} : i32")
-                    a(f"        %m{v} = arith.andi %c{v}, {const(1)} : i32")
-                    a(f"        %eb{v} = arith.addi %e{v}, {const(126)} : i32")
-                    a(f"        %ebs{v} = arith.shli %eb{v}, {const(23)} : i32")
-                    a(f"        %ms{v} = arith.shli %m{v}, {const(22)} : i32")
-                    a(f"        %nm{v} = arith.ori %ebs{v}, %ms{v} : i32")
-                    a(f"        %sub{v} = arith.muli %m{v}, {const(0x3F000000)} : i32")
-                    a(f"        %ez{v} = arith.cmpi eq, %e{v}, {const(0)} : i32")
-                    a(f"        %mag{v} = arith.select %ez{v}, %sub{v}, %nm{v} : i32")
-                    a(f"        %sg{v} = arith.andi %c{v}, {const(8)} : i32")
-                    a(f"        %sgs{v} = arith.shli %sg{v}, {const(28)} : i32")
-                    a(f"        %bits{v} = arith.ori %mag{v}, %sgs{v} : i32")
-                    a(f"        %f{v} = arith.bitcast %bits{v} : i32 to f32")
-                a(f"        %xe{v} = vector.extract %xv{j}_{half}[{q}] : f32 from vector<4xf32>")
-                a(f"        %p{v} = arith.mulf %f{v}, %xe{v} fastmath<contract> : f32")
-                a(f"        %q{v} = arith.addf {partial}, %p{v} fastmath<contract> : f32")
-                partial = f"%q{v}"
-    a(f"        %scaled = arith.mulf {partial}, %s fastmath<contract> : f32")
-    a("        %next = arith.addf %a, %scaled fastmath<contract> : f32")
-    a("        scf.yield %next : f32")
-    a("      }")
-    value = "%acc"
+    acc = "%zero"
+    # All of the lane's packed words and scales are loaded first.
+    for it in range(k // 1024):
+        t = f"_{it}"
+        a(f"      %bo{t} = arith.constant {32 * it} : index")
+        a(f"      %b{t} = arith.addi %lane, %bo{t} : index")
+        a(f"      %b4{t} = arith.muli %b{t}, %c4 : index")
+        a(f"      %widx{t} = arith.addi %wbase, %b4{t} : index")
+        a(f"      %words{t} = vector.load %wq[%widx{t}] {{alignment = 16}} : memref<{words}xi32>, vector<4xi32>")
+        a(f"      %sidx{t} = arith.addi %sbase, %b{t} : index")
+        a(f"      %sraw{t} = memref.load %sc[%sidx{t}] : memref<{blocks}x{scale_ty}>")
+        if scheme == "int4_g32_f16":
+            a(f"      %s{t} = arith.extf %sraw{t} : f16 to f32")
+        else:
+            # E8M0: 2^(e - 127) is the f32 with exponent field e (e = 0,
+            # 2^-127, is flushed to 0 here; the fills never use it).
+            a(f"      %s32{t} = arith.extui %sraw{t} : i8 to i32")
+            a(f"      %sbits{t} = arith.shli %s32{t}, {const(23)} : i32")
+            a(f"      %s{t} = arith.bitcast %sbits{t} : i32 to f32")
+        a(f"      %xb{t} = arith.muli %b{t}, %c32 : index")
+    # Then the arithmetic, block by block.
+    for it in range(k // 1024):
+        t = f"_{it}"
+        partial = "%zero"
+        for j in range(4):
+            a(f"      %w{t}_{j} = vector.extract %words{t}[{j}] : i32 from vector<4xi32>")
+            for half in range(2):
+                h = f"{t}_{j}_{half}"
+                a(f"      %xo{h} = arith.constant {j * 8 + half * 4} : index")
+                a(f"      %xi{h} = arith.addi %xb{t}, %xo{h} : index")
+                a(f"      %xv{h} = vector.load %x[%xi{h}] {{alignment = 16}} : memref<{k}xf32>, vector<4xf32>")
+                for q in range(4):
+                    nib = half * 4 + q
+                    v = f"{t}_{j}_{nib}"
+                    w = f"%w{t}_{j}"
+                    if scheme == "int4_g32_f16":
+                        # Sign-extend nibble `nib`: shift it to the top, then
+                        # arithmetic-shift it back down.
+                        a(f"      %sh{v} = arith.shli {w}, {const(28 - 4 * nib)} : i32")
+                        a(f"      %n{v} = arith.shrsi %sh{v}, {const(28)} : i32")
+                        a(f"      %f{v} = arith.sitofp %n{v} : i32 to f32")
+                    else:
+                        # E2M1 to f32 bits: exponent e = c[2:1], mantissa
+                        # m = c[0]; e > 0: ((e + 126) << 23) | (m << 22);
+                        # e = 0: m * 0.5 (0x3F000000); sign c[3] to bit 31.
+                        a(f"      %cs{v} = arith.shrui {w}, {const(4 * nib)} : i32")
+                        a(f"      %c{v} = arith.andi %cs{v}, {const(15)} : i32")
+                        a(f"      %e0{v} = arith.shrui %c{v}, {const(1)} : i32")
+                        a(f"      %e{v} = arith.andi %e0{v}, {const(3)} : i32")
+                        a(f"      %m{v} = arith.andi %c{v}, {const(1)} : i32")
+                        a(f"      %eb{v} = arith.addi %e{v}, {const(126)} : i32")
+                        a(f"      %ebs{v} = arith.shli %eb{v}, {const(23)} : i32")
+                        a(f"      %ms{v} = arith.shli %m{v}, {const(22)} : i32")
+                        a(f"      %nm{v} = arith.ori %ebs{v}, %ms{v} : i32")
+                        a(f"      %sub{v} = arith.muli %m{v}, {const(0x3F000000)} : i32")
+                        a(f"      %ez{v} = arith.cmpi eq, %e{v}, {const(0)} : i32")
+                        a(f"      %mag{v} = arith.select %ez{v}, %sub{v}, %nm{v} : i32")
+                        a(f"      %sg{v} = arith.andi %c{v}, {const(8)} : i32")
+                        a(f"      %sgs{v} = arith.shli %sg{v}, {const(28)} : i32")
+                        a(f"      %bits{v} = arith.ori %mag{v}, %sgs{v} : i32")
+                        a(f"      %f{v} = arith.bitcast %bits{v} : i32 to f32")
+                    a(f"      %xe{v} = vector.extract %xv{h}[{q}] : f32 from vector<4xf32>")
+                    a(f"      %p{v} = arith.mulf %f{v}, %xe{v} fastmath<contract> : f32")
+                    a(f"      %q{v} = arith.addf {partial}, %p{v} fastmath<contract> : f32")
+                    partial = f"%q{v}"
+        a(f"      %scaled{t} = arith.mulf {partial}, %s{t} fastmath<contract> : f32")
+        a(f"      %acc{t} = arith.addf {acc}, %scaled{t} fastmath<contract> : f32")
+        acc = f"%acc{t}"
+    value = acc
     for i, offset in enumerate((16, 8, 4, 2, 1)):
         a(f"      %off{i} = arith.constant {offset} : i32")
-        a(f"      %sh{i}, %ok{i} = gpu.shuffle xor {value}, %off{i}, %width : f32")
-        a(f"      %r{i} = arith.addf {value}, %sh{i} : f32")
+        a(f"      %shf{i}, %ok{i} = gpu.shuffle xor {value}, %off{i}, %width : f32")
+        a(f"      %r{i} = arith.addf {value}, %shf{i} : f32")
         value = f"%r{i}"
     a("      %first = arith.cmpi eq, %lane, %c0 : index")
     a("      scf.if %first {")
