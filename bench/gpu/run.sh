@@ -71,12 +71,13 @@ if [ "$FORM" = pipeline ] && ! has_pass; then
 fi
 
 # A usable NVIDIA GPU: the driver loads, initializes and has a device; prints
-# its compute capability as sm_XY.
+# its compute capability as chip=sm_XY. QUANT_BLOCK_LIBCUDA names another driver
+# library, as for the wrappers (the tests use a mock driver).
 nvidia_chip() {
   "$PYTHON" - <<'EOF'
-import ctypes, sys
+import ctypes, os, sys
 try:
-    cuda = ctypes.CDLL("libcuda.so.1")
+    cuda = ctypes.CDLL(os.environ.get("QUANT_BLOCK_LIBCUDA") or "libcuda.so.1")
 except OSError as e:
     sys.exit(f"no NVIDIA driver ({e})")
 n, major, minor = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
@@ -84,7 +85,7 @@ if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(n)) != 0 or n.value
     sys.exit("the NVIDIA driver finds no usable GPU")
 cuda.cuDeviceGetAttribute(ctypes.byref(major), 75, 0)
 cuda.cuDeviceGetAttribute(ctypes.byref(minor), 76, 0)
-print(f"sm_{major.value}{minor.value}")
+print(f"chip=sm_{major.value}{minor.value}")
 EOF
 }
 
@@ -128,6 +129,8 @@ if [ "$TARGET" = nvvm ]; then
     echo "no NVIDIA GPU here: $(cat "$OUT/gpu-probe.err"); not running the benchmark"
     exit 0
   fi
+  # Only the chip= line: a mock driver prints too.
+  CHIP_FOUND=$(printf '%s\n' "$CHIP_FOUND" | sed -n 's/^chip=//p' | tail -1)
   CHIP=${CHIP:-$CHIP_FOUND}
   if [ ! -f "$WRAPPER" ]; then
     echo "error: $WRAPPER not built (CUDA headers not found at configure time?)" >&2

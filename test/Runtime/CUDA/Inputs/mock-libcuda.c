@@ -62,11 +62,14 @@ CUresult cuDeviceGet(CUdevice *device, int ordinal) {
   return CUDA_SUCCESS;
 }
 
+/* An sm_80 device without other attributes. */
 CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute,
                               CUdevice device) {
-  (void)attribute;
   (void)device;
-  *value = 0;
+  if (attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+    *value = 8;
+  else
+    *value = 0;
   return CUDA_SUCCESS;
 }
 
@@ -257,11 +260,12 @@ CUresult cuEventElapsedTime(float *milliseconds, CUevent start, CUevent stop) {
   return CUDA_SUCCESS;
 }
 
-/* "Device" memory is host memory, so copies are plain memcpy's. */
+/* "Device" memory is zeroed host memory, so copies are plain memcpy's and
+ * what no kernel wrote reads as zeros. */
 CUresult cuMemAlloc(CUdeviceptr *pointer, size_t bytes) {
   MOCK_FAIL_IF_ASKED("cuMemAlloc");
   printf("mock: cuMemAlloc %zu\n", bytes);
-  *pointer = (CUdeviceptr)(uintptr_t)malloc(bytes);
+  *pointer = (CUdeviceptr)(uintptr_t)calloc(1, bytes);
   return requireContext("cuMemAlloc");
 }
 
