@@ -30,10 +30,12 @@ sanitize_dir="${SANITIZE_BUILD_DIR:-$here/build-sanitize}"
 jobs="${JOBS:-$(nproc)}"
 
 # Debian packages the project builds and tests with. Nothing is vendored.
+# The Vulkan ones run the SPIR-V tests on the CPU (Mesa's lavapipe).
 packages=(
   cmake ninja-build g++ git
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libgtest-dev python3 python3-numpy python3-pytest python3-onnx
+  mesa-vulkan-drivers libvulkan-dev vulkan-tools spirv-tools
 )
 # ... and for the sanitizer lane.
 sanitize_packages=(clang-22 libclang-rt-22-dev libfuzzer-22-dev)

@@ -24,6 +24,40 @@ config.substitutions.append(("%quant_block_libs", config.quant_block_lib_dir))
 config.substitutions.append(("%llvm_lib_dir", config.llvm_lib_dir))
 
 llvm_config.use_default_substitutions()
+
+# The executed SPIR-V tests (GPU/Vulkan) need libQuantBlockVulkanRuntime.so,
+# built where CMake found Vulkan, and a Vulkan device (lavapipe counts).
+# `vulkan` is set when both are there; otherwise the reason is kept for
+# GPU/Vulkan/lit.local.cfg to print.
+import shutil
+import subprocess
+
+config.vulkan_runtime = os.path.join(config.quant_block_lib_dir,
+                                     "libQuantBlockVulkanRuntime.so")
+config.vulkan_unsupported_reason = None
+if not os.path.exists(config.vulkan_runtime):
+    config.vulkan_unsupported_reason = (
+        "libQuantBlockVulkanRuntime.so was not built (CMake found no Vulkan "
+        "headers and loader: install libvulkan-dev)")
+elif not shutil.which("vulkaninfo"):
+    config.vulkan_unsupported_reason = (
+        "vulkaninfo is missing (install vulkan-tools), so no Vulkan device "
+        "could be probed")
+else:
+    try:
+        probe = subprocess.run(["vulkaninfo", "--summary"],
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True,
+                               timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        probe = ""
+    if "deviceName" not in probe:
+        config.vulkan_unsupported_reason = (
+            "`vulkaninfo --summary` lists no Vulkan device (install a "
+            "driver, e.g. mesa-vulkan-drivers for lavapipe on the CPU)")
+if config.vulkan_unsupported_reason is None:
+    config.available_features.add("vulkan")
+config.substitutions.append(("%vulkan_runtime", config.vulkan_runtime))
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.quant_block_tools_dir, config.llvm_tools_dir]
