@@ -52,8 +52,15 @@ static CUcontext getPrimaryContext(const CudaDriver &cuda, int32_t ordinal,
 
 ScopedContext::ScopedContext(const char *entryPoint)
     : cuda(getDriver(entryPoint)), entryPoint(entryPoint) {
-  CUcontext context = getPrimaryContext(cuda, defaultDevice, entryPoint);
-  check(cuda.cuCtxPushCurrent(context), "cuCtxPushCurrent", entryPoint);
+  // Every entry point runs this: each thread keeps the context of its last
+  // device, so that a launch takes no lock.
+  static thread_local int32_t cachedDevice = -1;
+  static thread_local CUcontext cachedContext = nullptr;
+  if (cachedDevice != defaultDevice || !cachedContext) {
+    cachedContext = getPrimaryContext(cuda, defaultDevice, entryPoint);
+    cachedDevice = defaultDevice;
+  }
+  check(cuda.cuCtxPushCurrent(cachedContext), "cuCtxPushCurrent", entryPoint);
 }
 
 ScopedContext::~ScopedContext() {
