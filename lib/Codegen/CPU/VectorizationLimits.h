@@ -27,14 +27,20 @@ std::optional<Type> getSubByteMemoryType(linalg::LinalgOp op);
 
 /// The first indexing map of `op` that is not a projected permutation
 /// (constant zeros allowed), if any. The vectorizer refuses such maps anyway,
-/// and tiling computes wrong operand slices for them (`d1 floordiv 3`), so
-/// such ops stay whole and scalar.
+/// and tiling computes wrong operand slices for them: for `d1 floordiv 3`
+/// the tile [2, 4) read one outer parameter where it needs two, and the
+/// tiled body divided the tile-local index (a wrong K-quant dequantization,
+/// found by test/Differential/differential_outer.py). Such ops stay whole
+/// and become loops later.
 std::optional<AffineMap> getNonProjectedPermutationMap(linalg::LinalgOp op);
 
 /// Whether the body of `op` reads, with tensor.extract, a tensor that is a
-/// (possibly reshaped) slice of another. The vectorizer would linearize the
-/// gather's indices over the slice's own shape, but the slice bufferizes to
-/// a strided view of its source, so such ops stay scalar.
+/// (possibly reshaped) slice of another. The vectorizer turns such reads into
+/// a vector.gather whose indices are linearized over the slice's own shape,
+/// but the slice bufferizes to a strided view of its source, where those
+/// offsets land in the wrong rows (a wrong K-quant quantization with ragged
+/// blocks, found by test/Differential/differential_outer.py). Such ops stay
+/// scalar.
 bool readsSlicedTensor(Operation *op);
 
 /// Whether --quant-block-cpu-vectorize considers `op` at all: on tensors,
