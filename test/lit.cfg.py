@@ -28,33 +28,72 @@ llvm_config.use_default_substitutions()
 # The executed SPIR-V tests (GPU/Vulkan) need libQuantBlockVulkanRuntime.so,
 # built where CMake found Vulkan, and a Vulkan device (lavapipe counts).
 # `vulkan` is set when both are there; otherwise the reason is kept for
-# GPU/Vulkan/lit.local.cfg to print.
+# GPU/Vulkan/lit.local.cfg to print. ctest starts one lit per test file, so
+# the answer of `vulkaninfo --summary` is cached in the build tree, keyed by
+# what it depends on (the library, the installed drivers, the loader's
+# environment).
+import glob
+import json
 import shutil
 import subprocess
 
+
+def probe_vulkan_device():
+    """None if vulkaninfo lists a device, else why not."""
+    vulkaninfo = shutil.which("vulkaninfo")
+    if not vulkaninfo:
+        return ("vulkaninfo is missing (install vulkan-tools), so no Vulkan "
+                "device could be probed")
+    drivers = []
+    for pattern in ["/usr/share/vulkan/icd.d/*.json",
+                    "/etc/vulkan/icd.d/*.json",
+                    "/usr/local/share/vulkan/icd.d/*.json"]:
+        for path in sorted(glob.glob(pattern)):
+            drivers.append([path, os.path.getmtime(path)])
+    key = {"library": os.path.getmtime(config.vulkan_runtime),
+           "vulkaninfo": vulkaninfo, "drivers": drivers,
+           "env": [os.environ.get(name, "") for name in
+                   ("VK_ICD_FILENAMES", "VK_DRIVER_FILES",
+                    "VK_ADD_DRIVER_FILES")]}
+    cache = os.path.join(config.quant_block_obj_root, "test",
+                         "vulkan-probe.json")
+    try:
+        with open(cache) as f:
+            cached = json.load(f)
+        if cached["key"] == key:
+            return cached["reason"]
+    except (OSError, ValueError, KeyError):
+        pass
+    try:
+        output = subprocess.run([vulkaninfo, "--summary"],
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True,
+                                timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        output = ""
+    reason = None
+    if "deviceName" not in output:
+        reason = ("`vulkaninfo --summary` lists no Vulkan device (install a "
+                  "driver, e.g. mesa-vulkan-drivers for lavapipe on the CPU)")
+    # Several lit processes may write at once: write, then rename.
+    scratch = f"{cache}.{os.getpid()}"
+    try:
+        with open(scratch, "w") as f:
+            json.dump({"key": key, "reason": reason}, f)
+        os.replace(scratch, cache)
+    except OSError:
+        pass
+    return reason
+
+
 config.vulkan_runtime = os.path.join(config.quant_block_lib_dir,
                                      "libQuantBlockVulkanRuntime.so")
-config.vulkan_unsupported_reason = None
 if not os.path.exists(config.vulkan_runtime):
     config.vulkan_unsupported_reason = (
         "libQuantBlockVulkanRuntime.so was not built (CMake found no Vulkan "
         "headers and loader: install libvulkan-dev)")
-elif not shutil.which("vulkaninfo"):
-    config.vulkan_unsupported_reason = (
-        "vulkaninfo is missing (install vulkan-tools), so no Vulkan device "
-        "could be probed")
 else:
-    try:
-        probe = subprocess.run(["vulkaninfo", "--summary"],
-                               stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True,
-                               timeout=60).stdout
-    except (OSError, subprocess.SubprocessError):
-        probe = ""
-    if "deviceName" not in probe:
-        config.vulkan_unsupported_reason = (
-            "`vulkaninfo --summary` lists no Vulkan device (install a "
-            "driver, e.g. mesa-vulkan-drivers for lavapipe on the CPU)")
+    config.vulkan_unsupported_reason = probe_vulkan_device()
 if config.vulkan_unsupported_reason is None:
     config.available_features.add("vulkan")
 config.substitutions.append(("%vulkan_runtime", config.vulkan_runtime))

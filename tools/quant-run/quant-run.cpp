@@ -81,8 +81,9 @@ static cl::list<std::string> outputFiles(
 
 static cl::opt<std::string>
     pipeline("pipeline",
-             cl::desc("The textual pass pipeline that lowers the module to "
-                      "the LLVM dialect"),
+             cl::desc("The pass pipeline that lowers the module to the "
+                      "LLVM dialect: a registered pipeline (e.g. "
+                      "quant-block-spirv-pipeline) or a textual one"),
              cl::init("quant-block-cpu-pipeline"), cl::cat(runCategory));
 
 static cl::opt<bool> printIRAfterPipeline(
@@ -106,7 +107,9 @@ static cl::opt<std::string> targetFeatures(
 static cl::list<std::string>
     sharedLibs("shared-libs",
                cl::desc("Libraries the compiled code calls (e.g. "
-                        "libmlir_runner_utils.so for printMemref*)"),
+                        "libmlir_runner_utils.so for printMemref*, "
+                        "libQuantBlockVulkanRuntime.so for the mgpu* calls "
+                        "of a module lowered for Vulkan)"),
                cl::CommaSeparated, cl::value_desc("a.so,b.so"),
                cl::cat(runCategory));
 

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir::quant_block::vulkan {
@@ -35,7 +36,7 @@ struct KernelPipeline {
 /// One OpEntryPoint of a module (GLCompute).
 class Kernel {
 public:
-  Kernel(KernelModule &module, std::string name) // NOLINT
+  Kernel(KernelModule &module, std::string name)
       : module(module), name(std::move(name)) {}
 
   KernelModule &getModule() const { return module; }

@@ -2,7 +2,11 @@
 """Lowers a test module (host `main` + gpu.module kernels) for the Vulkan
 runtime with upstream MLIR 22 passes only, and prints the LLVM-dialect module.
 
-usage: lower-to-vulkan.py MLIR_OPT INPUT
+usage: lower_to_vulkan.py MLIR_OPT INPUT [--kernels-only]
+
+With --kernels-only, stops after step 2: the module then holds serializable
+SPIR-V kernels and a host side still to be lowered (TO_BINARY_AND_LLVM, which
+lit.local.cfg also gives quant-run as its --pipeline).
 
 1. spirv-attach-target + convert-gpu-to-spirv. For a Vulkan (Shader) target
    MLIR 22 puts the spirv.module *beside* its gpu.module, while
@@ -75,12 +79,18 @@ def run(mlir_opt, pipeline, stdin=None, path=None):
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    kernels_only = "--kernels-only" in args
+    if kernels_only:
+        args.remove("--kernels-only")
+    if len(args) != 2:
         sys.exit(__doc__)
-    mlir_opt, path = sys.argv[1:]
-    spirv = run(mlir_opt, KERNELS_TO_SPIRV, path=path)
-    sys.stdout.write(run(mlir_opt, TO_BINARY_AND_LLVM,
-                         stdin=nest_spirv_modules(spirv)))
+    mlir_opt, path = args
+    nested = nest_spirv_modules(run(mlir_opt, KERNELS_TO_SPIRV, path=path))
+    if kernels_only:
+        sys.stdout.write(nested)
+    else:
+        sys.stdout.write(run(mlir_opt, TO_BINARY_AND_LLVM, stdin=nested))
 
 
 if __name__ == "__main__":
