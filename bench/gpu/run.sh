@@ -49,7 +49,9 @@ fi
 SHAPES=${SHAPES:-4096x4096,11008x4096}
 
 has_pass() {
-  [ -x "$QUANT_OPT" ] && "$QUANT_OPT" --help 2>/dev/null | grep -q -- "--$PASS\b"
+  # Not grep -q: it would exit at the first match and, under pipefail, the
+  # SIGPIPE of quant-opt would fail the test.
+  [ -x "$QUANT_OPT" ] && "$QUANT_OPT" --help 2>/dev/null | grep -- "--$PASS\b" > /dev/null
 }
 if [ "$FORM" = auto ]; then
   if has_pass; then
