@@ -99,6 +99,25 @@ demo() {
         --shared-libs="$lib/libmlir_runner_utils.so,$lib/libmlir_c_runner_utils.so"
     echo
   done
+  # The same kind of program on a GPU target: Vulkan on whatever device the
+  # loader finds (Mesa's lavapipe on the CPU here), with the project's own
+  # mgpu* runtime wrappers; it must print the CPU pipeline's bits.
+  local vulkan_rt="$build_dir/lib/libQuantBlockVulkanRuntime.so"
+  local example=test/GPU/gemv.mlir
+  if [ -f "$vulkan_rt" ] && vulkaninfo --summary 2>/dev/null |
+      grep -q deviceName; then
+    echo "== $example: compiled with --quant-block-spirv-pipeline, run on Vulkan"
+    "$opt" "$example" --quant-block-spirv-pipeline |
+      /usr/lib/llvm-22/bin/mlir-runner -e main --entry-point-result=void \
+        --shared-libs="$vulkan_rt,$lib/libmlir_runner_utils.so,$lib/libmlir_c_runner_utils.so"
+    echo "   and with --quant-block-cpu-pipeline (the same bits):"
+    "$opt" "$example" --quant-block-cpu-pipeline |
+      /usr/lib/llvm-22/bin/mlir-runner -e main --entry-point-result=void \
+        --shared-libs="$lib/libmlir_runner_utils.so,$lib/libmlir_c_runner_utils.so"
+    echo
+  else
+    echo "== (no Vulkan device or runtime library: the GPU example is skipped)"
+  fi
   echo "== examples/onnx_mlp_demo.py: an ONNX model with int4 MatMulNBits and"
   echo "   blocked int8 DequantizeLinear weights, imported, compiled and run"
   PYTHONPATH="$build_dir/python" /usr/bin/python3 examples/onnx_mlp_demo.py
