@@ -66,10 +66,13 @@ for kernel in "${kernels[@]}"; do
   fi
 done
 
-"$python" "$here/table.py" "${reports[@]}"
-
-# The peer, measured the same way in the same run (fetches ggml with npm).
+# The peer, measured the same way in the same run (fetches ggml with npm);
+# table.py then prints each kernel beside the ggml case of its shape.
 if [[ "${PEER:-0}" != 0 ]]; then
-  echo
-  CALLS="$calls" THREADS="${PEER_THREADS:-1 2}" "$here/ggml/run.sh"
+  echo "== ggml (bench/ggml/run.sh)" >&2
+  CALLS="$calls" THREADS="${PEER_THREADS:-1 2}" "$here/ggml/run.sh" \
+    | tee "$work_dir/ggml.log" >&2
+  "$python" "$here/table.py" --peer "$work_dir/ggml.log" "${reports[@]}"
+else
+  "$python" "$here/table.py" "${reports[@]}"
 fi
