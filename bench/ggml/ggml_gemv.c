@@ -181,8 +181,7 @@ int main(int argc, char **argv) {
          "copies of %.2f MB): min %.3f ms, %.2f GB/s, read %.2f GB/s, read "
          "ratio %.3f\n",
          typeName, (long long)n, (long long)k, (long long)m, threads, copies,
-         weightBytes / 1e6,
-         best * 1e3, gbps, read, gbps / read);
+         weightBytes / 1e6, best * 1e3, gbps, read, gbps / read);
   ggml_free(ctx);
   return 0;
 }

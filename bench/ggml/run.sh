@@ -63,7 +63,9 @@ fi
   -L"$libs" -l:"libggml-cpu-$VARIANT.so" -l:libggml-base.so \
   -Wl,-rpath,"$libs"
 echo "ggml from @node-llama-cpp/linux-x64 ($(ls "$work_dir"/node-llama-cpp-linux-x64-*.tgz | sed 's/.*-x64-//; s/.tgz//')), libggml-cpu-$VARIANT.so"
-cases="${CASES:-q4_0:4096:4096:1 q4_0:4096:4096:8 q4_0:4096:4096:32 q4_0:11008:4096:1 mxfp4:4096:4096:1}"
+# TYPE:N:K:M, the shapes of bench/linear_*.mlir.
+cases="${CASES:-q4_0:4096:4096:1 q4_0:4096:4096:8 q4_0:4096:4096:32
+  q4_0:11008:4096:1 mxfp4:4096:4096:1}"
 for t in $threads; do
   for c in $cases; do
     IFS=: read -r type n k m <<< "$c"
