@@ -70,6 +70,35 @@ for _kernel in ("linear_int4_g32_f16", "linear_int4_g32_f16_fast",
          ("scales", lambda r: scales(r, (4096, 128)).astype(np.float16))])
 
 
+def _int4_g32_f16(m, n, k=4096):
+    return (["--quantized-as-parts"],
+            [("x", lambda r: normal(r, (m, k))),
+             ("data", lambda r: random_bytes(r, (n, k // 2), np.int8)),
+             ("scales",
+              lambda r: scales(r, (n, k // 32)).astype(np.float16))])
+
+
+# The same layer at M = 8 and 32 (ggml's Q4_0 is timed at the same M) and at
+# LLaMA-7B's MLP shape (N, K) = (11008, 4096).
+for _m in (8, 32):
+    KERNELS[f"linear_int4_g32_f16_fast_m{_m}"] = _int4_g32_f16(_m, 4096)
+    KERNELS[f"linear_int4_g32_f16_i8act_m{_m}"] = _int4_g32_f16(_m, 4096)
+KERNELS["linear_int4_g32_f16_fast_n11008"] = _int4_g32_f16(1, 11008)
+KERNELS["linear_int4_g32_f16_i8act_n11008"] = _int4_g32_f16(1, 11008)
+
+# MXFP4 (FP4 E2M1 codes, E8M0 scales per 32) and int8 per-channel GEMVs.
+KERNELS["linear_mxfp4_fast"] = (
+    ["--quantized-as-parts"],
+    [("x", lambda r: normal(r, (1, 4096))),
+     ("data", lambda r: random_bytes(r, (4096, 2048), np.int8)),
+     ("scales", lambda r: e8m0(r, (4096, 128)))])
+KERNELS["linear_int8_channel_fast"] = (
+    ["--quantized-as-parts"],
+    [("x", lambda r: normal(r, (1, 4096))),
+     ("data", lambda r: random_bytes(r, (4096, 4096), np.int8)),
+     ("scales", lambda r: scales(r, (4096, 1)))])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out_dir")

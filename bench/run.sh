@@ -14,7 +14,8 @@
 #   CALLS=50 BUILD_DIR=out bench/run.sh
 #   bench/run.sh dequant_mxfp4   # only the named kernels
 #   COLD=0 bench/run.sh          # no cold runs
-#   PEER=1 bench/run.sh          # also ggml's Q4_0 GEMV, cold (bench/ggml/)
+#   PEER=1 bench/run.sh          # also ggml's Q4_0 / MXFP4 GEMVs, cold, 1 and 2
+#                                # threads (PEER_THREADS; bench/ggml/)
 #
 # QUANT_RUN overrides the quant-run binary, PYTHON the Python with numpy
 # (default /usr/bin/python3), WORK_DIR where the inputs and JSON reports go.
@@ -65,10 +66,13 @@ for kernel in "${kernels[@]}"; do
   fi
 done
 
-"$python" "$here/table.py" "${reports[@]}"
-
-# The peer, measured the same way in the same run (fetches ggml with npm).
+# The peer, measured the same way in the same run (fetches ggml with npm);
+# table.py then prints each kernel beside the ggml case of its shape.
 if [[ "${PEER:-0}" != 0 ]]; then
-  echo
-  CALLS="$calls" THREADS="${PEER_THREADS:-1}" "$here/ggml/run.sh"
+  echo "== ggml (bench/ggml/run.sh)" >&2
+  CALLS="$calls" THREADS="${PEER_THREADS:-1 2}" "$here/ggml/run.sh" \
+    | tee "$work_dir/ggml.log" >&2
+  "$python" "$here/table.py" --peer "$work_dir/ggml.log" "${reports[@]}"
+else
+  "$python" "$here/table.py" "${reports[@]}"
 fi

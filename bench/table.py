@@ -1,12 +1,34 @@
 """Prints the quant-run --benchmark-json reports given on the command line as
-one table (bench/run.sh calls it).
+one table (bench/run.sh calls it). With --peer LOG (the output of
+bench/ggml/run.sh) it also prints each cold linear_* kernel beside the ggml
+case of the same shape: ggml's cold min time per thread count and the ratio
+ggml time / ours (above 1: ours is faster).
 
-usage: table.py REPORT.json...
+usage: table.py [--peer LOG] REPORT.json...
 """
 
 import json
 import platform
+import re
 import sys
+
+# kernel -> the ggml case timed at the same shape (type, N, K, M).
+PEERS = {
+    "linear_int4_g32_f16": ("q4_0", 4096, 4096, 1),
+    "linear_int4_g32_f16_fast": ("q4_0", 4096, 4096, 1),
+    "linear_int4_g32_f16_i8act": ("q4_0", 4096, 4096, 1),
+    "linear_int4_g32_f16_i8act_fast": ("q4_0", 4096, 4096, 1),
+    "linear_int4_g32_f16_fast_m8": ("q4_0", 4096, 4096, 8),
+    "linear_int4_g32_f16_i8act_m8": ("q4_0", 4096, 4096, 8),
+    "linear_int4_g32_f16_fast_m32": ("q4_0", 4096, 4096, 32),
+    "linear_int4_g32_f16_i8act_m32": ("q4_0", 4096, 4096, 32),
+    "linear_int4_g32_f16_fast_n11008": ("q4_0", 11008, 4096, 1),
+    "linear_int4_g32_f16_i8act_n11008": ("q4_0", 11008, 4096, 1),
+    "linear_mxfp4_fast": ("mxfp4", 4096, 4096, 1),
+}
+
+PEER_LINE = re.compile(r"ggml (\S+) mul_mat (\d+)x(\d+), M = (\d+), (\d+) "
+                       r"thread.*min ([\d.]+) ms")
 
 
 def cpu_name():
@@ -20,10 +42,66 @@ def cpu_name():
     return platform.processor() or platform.machine()
 
 
+def read_peer(path):
+    """{(type, N, K, M): {threads: min ms}} from bench/ggml/run.sh's output."""
+    peer = {}
+    with open(path) as f:
+        for line in f:
+            m = PEER_LINE.search(line)
+            if m:
+                key = (m.group(1), int(m.group(2)), int(m.group(3)),
+                       int(m.group(4)))
+                peer.setdefault(key, {})[int(m.group(5))] = float(m.group(6))
+    return peer
+
+
+def print_table(header, rows):
+    widths = [max(len(row[i]) for row in rows + [header])
+              for i in range(len(header))]
+
+    def line(cells):
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths)))
+
+    print(line(header))
+    print(line(["-" * w for w in widths]))
+    for row in rows:
+        print(line(row))
+
+
+def print_peer(reports, peer):
+    threads = sorted({t for times in peer.values() for t in times})
+    header = ["kernel (cold, 1 thread)", "min ms", "ggml case"]
+    for t in threads:
+        header += [f"ggml {t}T ms", f"ggml {t}T / ours"]
+    rows = []
+    for r in reports:
+        key = PEERS.get(r["entry"])
+        if not r.get("cold") or key not in peer:
+            continue
+        ours = r["min_seconds"] * 1e3
+        row = [r["entry"], f"{ours:.3f}",
+               f"{key[0]} {key[1]}x{key[2]} M={key[3]}"]
+        for t in threads:
+            theirs = peer[key].get(t)
+            row += ([f"{theirs:.3f}", f"{theirs / ours:.2f}"] if theirs
+                    else ["-", "-"])
+        rows.append(row)
+    print()
+    print("beside ggml (bench/ggml/, cold, min ms): ggml / ours above 1 means "
+          "ours is faster")
+    print_table(header, rows)
+
+
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    peer = None
+    if args[:1] == ["--peer"] and len(args) >= 2:
+        peer = read_peer(args[1])
+        args = args[2:]
+    if not args:
         sys.exit(__doc__)
-    reports = [json.load(open(path)) for path in sys.argv[1:]]
+    reports = [json.load(open(path)) for path in args]
     header = ("kernel", "min ms", "median ms", "MB moved", "GB/s",
               "mem GB/s", "ratio", "read GB/s", "read ratio")
     rows = []
@@ -41,12 +119,6 @@ def main():
             f"{cold['read_gbps']:.2f}" if cold else "-",
             f"{r['read_ratio']:.3f}" if cold else "-",
         ))
-    widths = [max(len(row[i]) for row in rows + [header])
-              for i in range(len(header))]
-
-    def line(cells):
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths)))
 
     print(f"quant-run benchmarks on {cpu_name()}: {reports[0]['calls']} "
           "timed calls each after a warm-up; GB/s = (input + output bytes) / "
@@ -57,10 +129,9 @@ def main():
           "last-level cache), GB/s = weight bytes (packed data + scales + "
           "zero points) / min time, read GB/s = read-only bandwidth over "
           "the copies, 1 thread")
-    print(line(header))
-    print(line(["-" * w for w in widths]))
-    for row in rows:
-        print(line(row))
+    print_table(header, list(rows))
+    if peer is not None:
+        print_peer(reports, peer)
 
 
 if __name__ == "__main__":

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-#===- bench/ggml/run.sh - ggml's Q4_0 GEMV, cold, beside ours ----------===//
+#===- bench/ggml/run.sh - ggml's Q4_0 / MXFP4 GEMV, cold, beside ours ---===//
 #
 # Fetches ggml's prebuilt CPU kernels (npm pack @node-llama-cpp/linux-x64: the
 # shared libraries libggml-base.so and libggml-cpu-<variant>.so, no headers),
-# builds ggml_q4_0_gemv.c against them and times ggml_mul_mat with a Q4_0
-# weight [4096, 4096] and M = 1 cold, as `quant-run --benchmark-cold` times
-# bench/linear_int4_g32_f16*.mlir (calls rotating over copies of the weight
+# builds ggml_gemv.c against them and times ggml_mul_mat cold, as
+# `quant-run --benchmark-cold` times bench/linear_*.mlir, at the shapes of
+# bench/: Q4_0 [4096, 4096] with M = 1, 8 and 32, Q4_0 [11008, 4096] with
+# M = 1, MXFP4 [4096, 4096] with M = 1 (calls rotating over copies of the weight
 # totalling 8 x the last-level cache, the read-only bandwidth measured over
 # the copies in the same run). Not part of the build or the test suite; needs
 # npm, a C compiler and the network.
 #
 #   bench/ggml/run.sh            # 1 and 2 threads, 20 calls
 #   CALLS=50 THREADS="1" VARIANT=haswell bench/ggml/run.sh
+#   CASES="q4_0:4096:4096:8" bench/ggml/run.sh   # TYPE:N:K:M, space-separated
 #
 # VARIANT picks libggml-cpu-<VARIANT>.so (default from /proc/cpuinfo:
 # sapphirerapids, skylakex, haswell or x64), GGML_WORK_DIR where the package goes,
@@ -57,10 +59,16 @@ if [[ -z "$llc" ]]; then
   esac
 fi
 
-"$cc" -O2 -o "$work_dir/ggml_q4_0_gemv" "$here/ggml_q4_0_gemv.c" \
+"$cc" -O2 -o "$work_dir/ggml_gemv" "$here/ggml_gemv.c" \
   -L"$libs" -l:"libggml-cpu-$VARIANT.so" -l:libggml-base.so \
   -Wl,-rpath,"$libs"
 echo "ggml from @node-llama-cpp/linux-x64 ($(ls "$work_dir"/node-llama-cpp-linux-x64-*.tgz | sed 's/.*-x64-//; s/.tgz//')), libggml-cpu-$VARIANT.so"
+# TYPE:N:K:M, the shapes of bench/linear_*.mlir.
+cases="${CASES:-q4_0:4096:4096:1 q4_0:4096:4096:8 q4_0:4096:4096:32
+  q4_0:11008:4096:1 mxfp4:4096:4096:1}"
 for t in $threads; do
-  "$work_dir/ggml_q4_0_gemv" 4096 4096 "$calls" "$t" "$llc"
+  for c in $cases; do
+    IFS=: read -r type n k m <<< "$c"
+    "$work_dir/ggml_gemv" "$type" "$n" "$k" "$m" "$calls" "$t" "$llc"
+  done
 done

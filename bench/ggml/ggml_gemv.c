@@ -1,18 +1,21 @@
-/*===- ggml_q4_0_gemv.c - time ggml's Q4_0 matrix-vector product, cold
- *-----===//
+/*===- ggml_gemv.c - time ggml's quantized mul_mat (Q4_0, MXFP4), cold ---===//
  *
- * The peer of bench/linear_int4_g32_f16*.mlir: ggml_mul_mat of a Q4_0 weight
- * [N, K] (blocks of 32 along K, one f16 scale each: the same 9.44 MB as our
- * int4 group-32 layer with f16 scales) and an f32 activation [1, K], timed
+ * The peer of bench/linear_int4_g32_f16*.mlir and bench/linear_mxfp4_fast.mlir:
+ * ggml_mul_mat of a Q4_0 weight [N, K] (blocks of 32 along K, one f16 scale
+ * each: the same 9.44 MB as our int4 group-32 layer with f16 scales at
+ * 4096 x 4096) or an MXFP4 weight (E2M1 codes, one E8M0 scale per 32: the
+ * same bytes as our MXFP4) and an f32 activation [M, K], timed
  * the way `quant-run --benchmark-cold` times ours: the calls rotate over
  * copies of the weight totalling 8 x the last-level cache, and the read-only
  * bandwidth (a 64-bit integer sum over the copies, fastest 16 MiB piece) is
  * measured in the same run, just before and after the calls. The minimum
  * time over the calls counts. ggml quantizes the activation to Q8_0 inside
- * the call (its Q4_0 x Q8_0 dot product), which is timed too.
+ * the call (its Q4_0 x Q8_0 and MXFP4 x Q8_0 dot products), which is timed
+ * too. The type is checked by name (ggml_type_name) against the library, as
+ * the enum values are declared here, not included.
  *
- * This is the plain Q4_0 path of ggml_graph_compute_with_ctx (no repacking
- * into 8-row tiles: that needs the CPU backend's extra buffer types).
+ * This is the plain path of ggml_graph_compute_with_ctx (no repacking into
+ * 8-row tiles: that needs the CPU backend's extra buffer types).
  *
  * No ggml headers: the few functions and the one struct used are declared
  * here as ggml's ggml.h and ggml-cpu.h declare them. bench/ggml/run.sh
@@ -20,7 +23,7 @@
  * and builds this file against them; nothing here is part of the build or
  * the test suite.
  *
- * usage: ggml_q4_0_gemv N K CALLS THREADS LLC_BYTES
+ * usage: ggml_gemv q4_0|mxfp4 N K M CALLS THREADS LLC_BYTES
  *
  *===----------------------------------------------------------------------===*/
 
@@ -40,7 +43,7 @@ struct ggml_init_params {
   void *mem_buffer;
   bool no_alloc;
 };
-enum { GGML_TYPE_F32 = 0, GGML_TYPE_Q4_0 = 2 };
+enum { GGML_TYPE_F32 = 0, GGML_TYPE_Q4_0 = 2, GGML_TYPE_MXFP4 = 39 };
 
 struct ggml_context *ggml_init(struct ggml_init_params params);
 void ggml_free(struct ggml_context *ctx);
@@ -56,6 +59,8 @@ size_t ggml_nbytes(const struct ggml_tensor *tensor);
 size_t ggml_quantize_chunk(int type, const float *src, void *dst, int64_t start,
                            int64_t nrows, int64_t n_per_row,
                            const float *imatrix);
+const char *ggml_type_name(int type);
+size_t ggml_row_size(int type, int64_t ne);
 void ggml_cpu_init(void);
 int ggml_graph_compute_with_ctx(struct ggml_context *ctx,
                                 struct ggml_cgraph *graph, int n_threads);
@@ -93,13 +98,29 @@ static double read_bandwidth(char **regions, int count, size_t bytes) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 6) {
-    fprintf(stderr, "usage: %s N K CALLS THREADS LLC_BYTES\n", argv[0]);
+  if (argc != 8) {
+    fprintf(stderr, "usage: %s q4_0|mxfp4 N K M CALLS THREADS LLC_BYTES\n",
+            argv[0]);
     return 2;
   }
-  int64_t n = atoll(argv[1]), k = atoll(argv[2]);
-  int calls = atoi(argv[3]), threads = atoi(argv[4]);
-  double llc = atof(argv[5]);
+  const char *typeName = argv[1];
+  int type = strcmp(typeName, "q4_0") == 0    ? GGML_TYPE_Q4_0
+             : strcmp(typeName, "mxfp4") == 0 ? GGML_TYPE_MXFP4
+                                              : -1;
+  if (type < 0) {
+    fprintf(stderr, "unknown type '%s' (q4_0 or mxfp4)\n", typeName);
+    return 2;
+  }
+  /* The enum values are declared above, not included: check them against
+   * the library (ggml renumbered nothing so far, but MXFP4 is recent). */
+  if (strcmp(ggml_type_name(type), typeName) != 0) {
+    fprintf(stderr, "ggml type %d is '%s' in this library, not '%s'\n", type,
+            ggml_type_name(type), typeName);
+    return 1;
+  }
+  int64_t n = atoll(argv[2]), k = atoll(argv[3]), m = atoll(argv[4]);
+  int calls = atoi(argv[5]), threads = atoi(argv[6]);
+  double llc = atof(argv[7]);
   ggml_cpu_init();
 
   /* One weight, quantized once, copied. */
@@ -107,11 +128,11 @@ int main(int argc, char **argv) {
   srand(1);
   for (int64_t i = 0; i < n * k; ++i)
     w[i] = (float)rand() / RAND_MAX - 0.5f;
-  size_t weightBytes = (size_t)n * (k / 32) * 18;
+  size_t weightBytes = (size_t)n * ggml_row_size(type, k);
   int copies = (int)((8 * llc + weightBytes - 1) / weightBytes);
   if (copies < 2)
     copies = 2;
-  size_t perCopy = weightBytes + 4 * (size_t)n + (2u << 20);
+  size_t perCopy = weightBytes + 4 * (size_t)(n * m) + (2u << 20);
   struct ggml_init_params params = {perCopy * (size_t)copies + (64u << 20),
                                     NULL, false};
   struct ggml_context *ctx = ggml_init(params);
@@ -119,21 +140,21 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ggml_init failed\n");
     return 1;
   }
-  struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, 1);
+  struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, m);
   float *xd = ggml_get_data(x);
-  for (int64_t i = 0; i < k; ++i)
+  for (int64_t i = 0; i < k * m; ++i)
     xd[i] = (float)rand() / RAND_MAX - 0.5f;
   struct ggml_cgraph **graphs = malloc(sizeof(*graphs) * copies);
   char **regions = malloc(sizeof(*regions) * copies);
   for (int c = 0; c < copies; ++c) {
-    struct ggml_tensor *wq = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, k, n);
+    struct ggml_tensor *wq = ggml_new_tensor_2d(ctx, type, k, n);
     if (ggml_nbytes(wq) != weightBytes) {
-      fprintf(stderr, "unexpected Q4_0 size %zu\n", ggml_nbytes(wq));
+      fprintf(stderr, "unexpected %s size %zu\n", typeName, ggml_nbytes(wq));
       return 1;
     }
     regions[c] = ggml_get_data(wq);
     if (c == 0)
-      ggml_quantize_chunk(GGML_TYPE_Q4_0, w, regions[0], 0, n, k, NULL);
+      ggml_quantize_chunk(type, w, regions[0], 0, n, k, NULL);
     else
       memcpy(regions[c], regions[0], weightBytes);
     graphs[c] = ggml_new_graph(ctx);
@@ -156,11 +177,11 @@ int main(int argc, char **argv) {
   if (after > read)
     read = after;
   double gbps = weightBytes / best / 1e9;
-  printf("ggml Q4_0 mul_mat %lldx%lld, M = 1, %d thread(s), cold (%d copies "
-         "of %.2f MB): min %.3f ms, %.2f GB/s, read %.2f GB/s, read ratio "
-         "%.3f\n",
-         (long long)n, (long long)k, threads, copies, weightBytes / 1e6,
-         best * 1e3, gbps, read, gbps / read);
+  printf("ggml %s mul_mat %lldx%lld, M = %lld, %d thread(s), cold (%d "
+         "copies of %.2f MB): min %.3f ms, %.2f GB/s, read %.2f GB/s, read "
+         "ratio %.3f\n",
+         typeName, (long long)n, (long long)k, (long long)m, threads, copies,
+         weightBytes / 1e6, best * 1e3, gbps, read, gbps / read);
   ggml_free(ctx);
   return 0;
 }
