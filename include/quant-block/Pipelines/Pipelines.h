@@ -76,6 +76,13 @@ struct CPUPipelineOptions
       *this, "registers",
       llvm::cl::desc("How many vector registers one vectorized tile fills"),
       llvm::cl::init(8)};
+  PassOptions::Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Split the output rows of large vectorized ops across "
+                     "threads with OpenMP (OMP_NUM_THREADS sets the count; "
+                     "the code calls libomp). Never splits a reduction, so "
+                     "results do not depend on the thread count"),
+      llvm::cl::init(true)};
 };
 
 /// Appends the CPU back half to `pm` (a module pass manager): tiling and
