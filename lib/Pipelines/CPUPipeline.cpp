@@ -38,6 +38,9 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  // Every linalg op left now becomes scalar loops.
+  if (options.reportUnvectorized)
+    pm.addNestedPass<func::FuncOp>(createCPUReportUnvectorized());
 
   pm.addPass(createMarkRunnerUtilsReadOnly());
   bufferization::OneShotBufferizePassOptions bufferization;

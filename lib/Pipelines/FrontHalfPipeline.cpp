@@ -1,10 +1,11 @@
 //===- FrontHalfPipeline.cpp - the target-neutral front half --------------===//
 //
 // Everything every target does before it decides how to run the loops: the
-// frontends' IR becomes quant_block ops, quant_block becomes linalg, and the
-// elementwise consumers of a dequantization fuse into it. The CPU pipeline
-// (and the coming GPU pipelines) start here, so a module computes the same
-// numerics on every target. --quant-block-linalg-pipeline stops here.
+// frontends' IR becomes quant_block ops, dequantization moves below layout
+// ops and fuses into the contractions that consume it, quant_block becomes
+// linalg, and the elementwise consumers of a dequantization fuse into it. The
+// CPU pipeline (and the coming GPU pipelines) start here, so a module computes
+// the same numerics on every target. --quant-block-linalg-pipeline stops here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +28,22 @@ void mlir::quant_block::buildFrontHalfPipeline(
     OpPassManager &pm, const FrontHalfOptions &options) {
   if (options.raise)
     pm.addPass(createQuantBlockRaise());
+  // Before TOSA is lowered: both passes match tosa.transpose / reshape /
+  // matmul as well as their linalg and tensor forms. Propagation carries the
+  // packed weight through the layout ops a frontend puts between the
+  // dequantization and the matmul (aten.linear's transpose of the weight);
+  // fusion then makes the contraction read the packed weight and folds the
+  // weight's transpose into `transpose_rhs`. Together, plain frontend IR
+  // reaches the fused kernel with no weight-sized temporary. (No
+  // canonicalizer here: it would fold arith.extf of FP8 constants before
+  // --quant-block-expand-narrow-floats decodes them exactly.)
+  if (options.propagate)
+    pm.addPass(createQuantBlockPropagate());
+  if (options.fuse) {
+    QuantBlockFuseOptions fuse;
+    fuse.integerDot = options.integerDot;
+    pm.addPass(createQuantBlockFuse(fuse));
+  }
   if (options.lowerTosa) {
     // TOSA around the quantized ops goes through the standard lowering.
     OpPassManager &funcPm = pm.nest<func::FuncOp>();

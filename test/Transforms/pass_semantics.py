@@ -1,6 +1,7 @@
 """Semantic test of a transformation pass: compiles a module before and after
-the pass with --quant-block-cpu-pipeline=raise=false (the pipeline would
-otherwise raise the "before" module too), runs every public function that
+the pass with --quant-block-cpu-pipeline="raise=false propagate=false
+fuse=false" (the pipeline would otherwise raise, propagate and fuse the
+"before" module too), runs every public function that
 takes and returns plain ranked tensors on the same random inputs, and checks
 that the results are bit-for-bit equal (+0.0 and -0.0 differ), or, with
 --ulp N, that float results are within N units in the last place, where the
@@ -159,7 +160,8 @@ def build_main(module_text, entries, rng):
 
 def run(quant_opt, runner, lib_dir, module_text):
     lowered = subprocess.run([quant_opt, "-",
-                              "--quant-block-cpu-pipeline=raise=false"],
+                              "--quant-block-cpu-pipeline=raise=false "
+                              "propagate=false fuse=false"],
                              input=module_text, capture_output=True,
                              text=True)
     if lowered.returncode != 0:

@@ -5,6 +5,10 @@
 // RUN: %python %S/pass_semantics.py quant-opt mlir-runner %llvm_lib_dir %s \
 // RUN:   --pass='quant-block-raise,quant-block-propagate,quant-block-fuse' \
 // RUN:   --expect-change | FileCheck %s --check-prefix=SEMANTICS
+// RUN: %python %S/pass_semantics.py quant-opt mlir-runner %llvm_lib_dir %s \
+// RUN:   --pass='quant-block-raise,quant-block-propagate,quant-block-fuse,canonicalize' \
+// RUN:   --expect-change | FileCheck %s --check-prefix=SEMANTICS
+// RUN: quant-opt %s --quant-block-raise --quant-block-propagate --quant-block-fuse --canonicalize | FileCheck %s --check-prefix=FUSED
 
 // A TOSA MLP block as a WebNN importer emits it: two int4 weights [N, K]
 // quantized in groups of 32 along K with int4 zero points, each dequantized
@@ -12,7 +16,8 @@
 // tile + reshape, transposed and fed to tosa.matmul. The raise turns each
 // decomposition into quant_block.pack + quant_block.dequantize with
 // `block = [32]`; --quant-block-propagate and --quant-block-fuse then carry
-// the quantized weights into the matmuls.
+// the quantized weights into the matmuls, and --canonicalize folds each
+// weight's transpose and unit batch reshape into transpose_rhs.
 
 // CHECK-LABEL: func.func @mlp(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<1x16x64xf32>,
@@ -41,6 +46,20 @@
 
 // SEMANTICS: ok: @mlp
 // SEMANTICS: PASS
+
+// Fused: each weight's transpose and unit batch reshape fold into one
+// transpose_rhs matmul on the packed [N, K] weight (tosa.matmul keeps the
+// strict order: no fast-math flags).
+// FUSED-LABEL: func.func @mlp(
+// FUSED: %[[P1:.*]] = quant_block.pack
+// FUSED-NOT: quant_block.transpose
+// FUSED-NOT: quant_block.reshape
+// FUSED: %[[H:.*]] = quant_block.matmul %{{.*}}, %[[P1]] transpose_rhs accumulate(f32) inhibit : tensor<1x16x64xf32>, !quant_block.tensor<128x64, {{.*}}> -> tensor<1x16x128xf32>
+// FUSED: %[[P2:.*]] = quant_block.pack
+// FUSED-NOT: quant_block.transpose
+// FUSED-NOT: quant_block.reshape
+// FUSED: quant_block.matmul %{{.*}}, %[[P2]] transpose_rhs accumulate(f32) inhibit : tensor<1x16x128xf32>, !quant_block.tensor<64x128, {{.*}}> -> tensor<1x16x64xf32>
+// FUSED-NOT: quant_block.dequantize
 
 func.func @mlp(%x: tensor<1x16x64xf32>,
                %w1_bytes: tensor<128x64xi8>, %s1: tensor<128x2xf32>, %zp1_bytes: tensor<128x2xi8>,

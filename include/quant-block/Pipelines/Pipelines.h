@@ -1,10 +1,11 @@
 //===- Pipelines.h - named end-to-end quant-block pipelines -----*- C++ -*-===//
 //
 // The pipelines only compose passes: one target-neutral front half (raise,
-// TOSA to linalg, quant_block to linalg, elementwise to linalg, narrow-float
-// expansion, elementwise fusion) that every target pipeline starts with, and
-// one back half per target. --quant-block-linalg-pipeline is the front half
-// alone; --quant-block-cpu-pipeline goes on to the LLVM dialect, runnable with
+// propagation and fusion of dequantization, TOSA to linalg, quant_block to
+// linalg, elementwise to linalg, narrow-float expansion, elementwise fusion)
+// that every target pipeline starts with, and one back half per target.
+// --quant-block-linalg-pipeline is the front half alone;
+// --quant-block-cpu-pipeline goes on to the LLVM dialect, runnable with
 // mlir-runner. The passes themselves live in Codegen/Common (target-neutral)
 // and Codegen/CPU.
 //
@@ -24,6 +25,15 @@ struct FrontHalfOptions {
   bool raise = true;
   /// Lower TOSA around the quant_block ops to linalg / arith / tensor.
   bool lowerTosa = true;
+  /// Run --quant-block-propagate: dequantization moves below layout ops, so
+  /// transposes and reshapes of a weight move its packed form.
+  bool propagate = true;
+  /// Run --quant-block-fuse: dequantized weights fuse into the contractions
+  /// that consume them, a transposed weight folded into `transpose_rhs`.
+  bool fuse = true;
+  /// --quant-block-fuse's `integer-dot`: products of dynamically quantized
+  /// int8 activations and integer weights accumulate in i32 per block.
+  bool integerDot = true;
 };
 
 /// Appends the target-neutral front half to `pm` (a module pass manager):
@@ -47,11 +57,34 @@ struct FrontHalfPipelineOptions : public PassPipelineOptions<Derived> {
       *this, "lower-tosa",
       llvm::cl::desc("Lower TOSA ops around the quant_block ops to linalg"),
       llvm::cl::init(true)};
+  mlir::detail::PassOptions::Option<bool> propagate{
+      *this, "propagate",
+      llvm::cl::desc("Run --quant-block-propagate: dequantization moves below "
+                     "transposes, reshapes, slices and broadcasts, which then "
+                     "move the packed data (bit for bit the same values)"),
+      llvm::cl::init(true)};
+  mlir::detail::PassOptions::Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Run --quant-block-fuse and fold transposed weights into "
+                     "transpose_rhs: a contraction of a dequantized weight "
+                     "reads the packed weight, which is never dequantized "
+                     "into a tensor of its own (a named linalg contraction "
+                     "gets fastmath<reassoc,contract>, see the pass)"),
+      llvm::cl::init(true)};
+  mlir::detail::PassOptions::Option<bool> integerDot{
+      *this, "integer-dot",
+      llvm::cl::desc("With fuse: products of dynamically quantized int8 "
+                     "activations and integer weights accumulate in i32 per "
+                     "block (rounds differently from the float product)"),
+      llvm::cl::init(true)};
 
   FrontHalfOptions getFrontHalfOptions() const {
     FrontHalfOptions options;
     options.raise = raise;
     options.lowerTosa = lowerTosa;
+    options.propagate = propagate;
+    options.fuse = fuse;
+    options.integerDot = integerDot;
     return options;
   }
 };
@@ -83,6 +116,12 @@ struct CPUPipelineOptions
                      "the code calls libomp). Never splits a reduction, so "
                      "results do not depend on the thread count"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> reportUnvectorized{
+      *this, "report-unvectorized",
+      llvm::cl::desc("Emit a remark, with the reason, for every linalg op "
+                     "that stays scalar after vectorization "
+                     "(--quant-block-cpu-report-unvectorized)"),
+      llvm::cl::init(false)};
 };
 
 /// Appends the CPU back half to `pm` (a module pass manager): tiling and

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "VectorizationLimits.h"
+
 #include "quant-block/Codegen/CPU/Passes.h"
 #include "quant-block/Codegen/CPU/TileSizeSelection.h"
 #include "quant-block/Support/PatternDriver.h"
@@ -104,68 +106,6 @@ tile(RewriterBase &rewriter, Operation *op, ArrayRef<int64_t> sizes,
   return tiled->tiledOps.back();
 }
 
-/// Whether `op` touches memory of an element type narrower than a byte (i1,
-/// i4, f4E2M1FN, ...). LLVM stores such scalars one per byte but loads and
-/// stores vectors of them bit-packed, so vector transfers on them would read
-/// memory in another layout than the scalar code wrote it. The quant_block
-/// lowering packs sub-byte data into i8 itself; only small unpacked tensors
-/// (constants, zero points) keep narrow types, and they stay scalar.
-static bool isSubByte(Type type) {
-  Type element = getElementTypeOrSelf(type);
-  return element.isIntOrFloat() && element.getIntOrFloatBitWidth() % 8 != 0;
-}
-
-static bool touchesSubByteMemory(linalg::LinalgOp op) {
-  if (llvm::any_of(op->getOperandTypes(), isSubByte))
-    return true;
-  // The gather form reads some tensors with tensor.extract in the body.
-  WalkResult result = op->walk([](tensor::ExtractOp extract) {
-    return isSubByte(extract.getTensor().getType()) ? WalkResult::interrupt()
-                                                    : WalkResult::advance();
-  });
-  return result.wasInterrupted();
-}
-
-/// Whether every indexing map of `op` is a projected permutation (constant
-/// zeros allowed). The vectorizer refuses other maps anyway, and tiling
-/// computes wrong operand slices for them: for `d1 floordiv 3` the tile
-/// [2, 4) read one outer parameter where it needs two, and the tiled body
-/// divided the tile-local index (a wrong K-quant dequantization, found by
-/// test/Differential/differential_outer.py). Such ops stay whole and become
-/// loops later.
-static bool hasOnlyProjectedPermutations(linalg::LinalgOp op) {
-  return llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
-    return map.isProjectedPermutation(/*allowZeroInResults=*/true);
-  });
-}
-
-/// Whether the body of `op` reads, with tensor.extract, a tensor that is a
-/// slice of another (possibly reshaped). The vectorizer turns such reads into a
-/// vector.gather whose indices are linearized over the slice's own shape, but
-/// the slice bufferizes to a strided view of its source, where those offsets
-/// land in the wrong rows (a wrong K-quant quantization with ragged blocks,
-/// found by test/Differential/differential_outer.py). Such ops stay scalar.
-static bool isSliceView(Value tensor) {
-  // Reshapes and casts bufferize to views of their source.
-  while (Operation *producer = tensor.getDefiningOp()) {
-    if (isa<tensor::ExtractSliceOp>(producer))
-      return true;
-    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(
-            producer))
-      return false;
-    tensor = producer->getOperand(0);
-  }
-  return false;
-}
-
-static bool readsSlicedTensor(Operation *op) {
-  WalkResult result = op->walk([](tensor::ExtractOp extract) {
-    return isSliceView(extract.getTensor()) ? WalkResult::interrupt()
-                                            : WalkResult::advance();
-  });
-  return result.wasInterrupted();
-}
-
 namespace {
 struct CPUVectorizePass
     : public mlir::quant_block::impl::CPUVectorizeBase<CPUVectorizePass> {
@@ -176,8 +116,8 @@ struct CPUVectorizePass
     MLIRContext *ctx = &getContext();
     SmallVector<linalg::LinalgOp> candidates;
     func.walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() && !touchesSubByteMemory(op) &&
-          hasOnlyProjectedPermutations(op))
+      // VectorizationLimits.h says why the others stay scalar.
+      if (mlir::quant_block::detail::isCPUVectorizationCandidate(op))
         candidates.push_back(op);
     });
 
@@ -208,7 +148,7 @@ struct CPUVectorizePass
       target = *tiled;
       // Ops the vectorizer cannot handle (e.g. non-static tiles of ops with
       // only dynamic loops) stay scalar; they are lowered to loops later.
-      if (readsSlicedTensor(target) ||
+      if (mlir::quant_block::detail::readsSlicedTensor(target) ||
           failed(linalg::vectorizeOpPrecondition(target, {}, {},
                                                  /*vectorizeNDExtract=*/true)))
         continue;

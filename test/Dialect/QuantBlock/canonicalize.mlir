@@ -193,3 +193,155 @@ func.func @dequantize_of_quantize_kept(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = quant_block.dequantize %q : !quant_block.tensor<4, #quant_block.scheme<i8 : f32>> -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// A transposed weight folds into transpose_rhs: the matmul reads the weight
+// in its stored [N, K] layout, and the transposed copy goes away.
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!wt = !quant_block.tensor<64x16, #quant_block.scheme<i4 : f32, block = [32, 1], scale = f16>>
+// CHECK-LABEL: func.func @matmul_transposed_rhs
+// CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W:.*]]: !quant_block.tensor
+// CHECK-NOT: quant_block.transpose
+// CHECK: %[[Y:.*]] = quant_block.matmul %[[X]], %[[W]] transpose_rhs accumulate(f32) inhibit fastmath<reassoc,contract> : tensor<4x64xf32>, !quant_block.tensor<16x64, {{.*}}> -> tensor<4x16xf32>
+// CHECK: return %[[Y]]
+func.func @matmul_transposed_rhs(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
+  %t = quant_block.transpose %w permutation = [1, 0] : !w -> !wt
+  %y = quant_block.matmul %x, %t accumulate(f32) inhibit fastmath<reassoc,contract> : tensor<4x64xf32>, !wt -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// The inverse: a transposed [K, N] weight of a transpose_rhs matmul drops
+// the flag.
+!w = !quant_block.tensor<64x16, #quant_block.scheme<i8 : f32, block = [32, 1]>>
+!wt = !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+// CHECK-LABEL: func.func @transpose_rhs_matmul_transposed_rhs
+// CHECK-SAME: (%[[X:.*]]: tensor<4x64xf32>, %[[W:.*]]: !quant_block.tensor
+// CHECK-NOT: quant_block.transpose
+// CHECK: %[[Y:.*]] = quant_block.matmul %[[X]], %[[W]] accumulate(f32) inhibit : tensor<4x64xf32>, !quant_block.tensor<64x16, {{.*}}> -> tensor<4x16xf32>
+func.func @transpose_rhs_matmul_transposed_rhs(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
+  %t = quant_block.transpose %w permutation = [1, 0] : !w -> !wt
+  %y = quant_block.matmul %x, %t transpose_rhs accumulate(f32) inhibit : tensor<4x64xf32>, !wt -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// The i32-accumulating form (both sides keep blocks of 32 along K), with
+// `propagate`: only the operand and the flag change. The transpose has
+// another user, so it stays for that one.
+!a = !quant_block.tensor<1x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!wt = !quant_block.tensor<64x16, #quant_block.scheme<i4 : f32, block = [32, 1], scale = f16>>
+!y = !quant_block.tensor<1x16, #quant_block.scheme<i8 : f32, block = [1, *]>>
+// CHECK-LABEL: func.func @integer_dot_transposed_rhs
+// CHECK-SAME: (%[[A:.*]]: !quant_block.tensor<1x64, {{.*}}>, %[[W:.*]]: !quant_block.tensor
+// CHECK: %[[T:.*]] = quant_block.transpose %[[W]]
+// CHECK: %[[Y:.*]] = quant_block.matmul %[[A]], %[[W]] transpose_rhs accumulate(i32) propagate : {{.*}}, !quant_block.tensor<16x64, {{.*}}> -> !quant_block.tensor<1x16,
+// CHECK: return %[[Y]], %[[T]]
+func.func @integer_dot_transposed_rhs(%a: !a, %w: !w) -> (!y, !wt) {
+  %t = quant_block.transpose %w permutation = [1, 0] : !w -> !wt
+  %y = quant_block.matmul %a, %t accumulate(i32) propagate : !a, !wt -> !y
+  return %y, %t : !y, !wt
+}
+
+// -----
+
+// A batched weight whose last two dimensions are swapped; a rank-2 weight
+// shared by every batch.
+!w = !quant_block.tensor<2x16x64, #quant_block.scheme<i8 : f32, block = [1, 1, 32]>>
+!wt = !quant_block.tensor<2x64x16, #quant_block.scheme<i8 : f32, block = [1, 32, 1]>>
+!v = !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!vt = !quant_block.tensor<64x16, #quant_block.scheme<i8 : f32, block = [32, 1]>>
+// CHECK-LABEL: func.func @batched_transposed_rhs
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x64xf32>, %[[W:.*]]: !quant_block.tensor<2x16x64, {{.*}}>, %[[V:.*]]: !quant_block.tensor<16x64
+// CHECK-NOT: quant_block.transpose
+// CHECK: quant_block.matmul %[[X]], %[[W]] transpose_rhs accumulate(f32) inhibit : tensor<2x4x64xf32>, !quant_block.tensor<2x16x64,
+// CHECK: quant_block.matmul %[[X]], %[[V]] transpose_rhs accumulate(f32) inhibit : tensor<2x4x64xf32>, !quant_block.tensor<16x64,
+func.func @batched_transposed_rhs(%x: tensor<2x4x64xf32>, %w: !w, %v: !v) -> (tensor<2x4x16xf32>, tensor<2x4x16xf32>) {
+  %t = quant_block.transpose %w permutation = [0, 2, 1] : !w -> !wt
+  %y = quant_block.matmul %x, %t accumulate(f32) inhibit : tensor<2x4x64xf32>, !wt -> tensor<2x4x16xf32>
+  %u = quant_block.transpose %v permutation = [1, 0] : !v -> !vt
+  %z = quant_block.matmul %x, %u accumulate(f32) inhibit : tensor<2x4x64xf32>, !vt -> tensor<2x4x16xf32>
+  return %y, %z : tensor<2x4x16xf32>, tensor<2x4x16xf32>
+}
+
+// -----
+
+// A transpose that moves a batch dimension is not a transposed weight.
+!w = !quant_block.tensor<64x2x16, #quant_block.scheme<i8 : f32, block = [32, 1, 1]>>
+!wt = !quant_block.tensor<2x64x16, #quant_block.scheme<i8 : f32, block = [1, 32, 1]>>
+// CHECK-LABEL: func.func @refuse_batch_permutation
+// CHECK: %[[T:.*]] = quant_block.transpose
+// CHECK: quant_block.matmul %{{.*}}, %[[T]] accumulate(f32)
+func.func @refuse_batch_permutation(%x: tensor<2x4x64xf32>, %w: !w) -> tensor<2x4x16xf32> {
+  %t = quant_block.transpose %w permutation = [1, 0, 2] : !w -> !wt
+  %y = quant_block.matmul %x, %t accumulate(f32) inhibit : tensor<2x4x64xf32>, !wt -> tensor<2x4x16xf32>
+  return %y : tensor<2x4x16xf32>
+}
+
+// -----
+
+// int4 with one scale per element along the stored innermost dimension: the
+// lowering cannot read that weight in whole blocks (the transposed one it
+// can), so the transpose stays.
+!w = !quant_block.tensor<64x8, #quant_block.scheme<i4 : f32, block = [32, 1]>>
+!wt = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
+// CHECK-LABEL: func.func @refuse_unpackable_source
+// CHECK: %[[T:.*]] = quant_block.transpose
+// CHECK: quant_block.matmul %{{.*}}, %[[T]] accumulate(f32)
+func.func @refuse_unpackable_source(%x: tensor<4x8xf32>, %w: !w) -> tensor<4x64xf32> {
+  %t = quant_block.transpose %w permutation = [1, 0] : !w -> !wt
+  %y = quant_block.matmul %x, %t accumulate(f32) inhibit : tensor<4x8xf32>, !wt -> tensor<4x64xf32>
+  return %y : tensor<4x64xf32>
+}
+
+// -----
+
+// There is no transpose_lhs: a transposed quantized activation stays.
+!a = !quant_block.tensor<64x4, #quant_block.scheme<i8 : f32, block = [32, 1]>>
+!at = !quant_block.tensor<4x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+// CHECK-LABEL: func.func @transposed_lhs_stays
+// CHECK: %[[T:.*]] = quant_block.transpose
+// CHECK: quant_block.matmul %[[T]], %{{.*}} transpose_rhs accumulate(i32)
+func.func @transposed_lhs_stays(%a: !a, %w: !w) -> tensor<4x16xf32> {
+  %t = quant_block.transpose %a permutation = [1, 0] : !a -> !at
+  %y = quant_block.matmul %t, %w transpose_rhs accumulate(i32) inhibit : !at, !w -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// TOSA's batched linear layer: the weight is transposed, then given a unit
+// batch dimension. Both fold: one transpose_rhs matmul on the stored weight.
+!w = !quant_block.tensor<128x64, #quant_block.scheme<i4 : f32, block = [1, 32], zero_point = i4>>
+!wt = !quant_block.tensor<64x128, #quant_block.scheme<i4 : f32, block = [32, 1], zero_point = i4>>
+!wb = !quant_block.tensor<1x64x128, #quant_block.scheme<i4 : f32, block = [1, 32, 1], zero_point = i4>>
+// CHECK-LABEL: func.func @unit_batch_reshape_of_transposed_rhs
+// CHECK-SAME: (%[[X:.*]]: tensor<1x16x64xf32>, %[[W:.*]]: !quant_block.tensor
+// CHECK-NOT: quant_block.transpose
+// CHECK-NOT: quant_block.reshape
+// CHECK: quant_block.matmul %[[X]], %[[W]] transpose_rhs accumulate(f32) inhibit : tensor<1x16x64xf32>, !quant_block.tensor<128x64, {{.*}}> -> tensor<1x16x128xf32>
+func.func @unit_batch_reshape_of_transposed_rhs(%x: tensor<1x16x64xf32>, %w: !w) -> tensor<1x16x128xf32> {
+  %t = quant_block.transpose %w permutation = [1, 0] : !w -> !wt
+  %b = quant_block.reshape %t : !wt -> !wb
+  %y = quant_block.matmul %x, %b accumulate(f32) inhibit : tensor<1x16x64xf32>, !wb -> tensor<1x16x128xf32>
+  return %y : tensor<1x16x128xf32>
+}
+
+// -----
+
+// A reshape that regroups a batched weight is not a unit batch dimension.
+!w = !quant_block.tensor<128x64, #quant_block.scheme<i8 : f32, block = [32, 1]>>
+!wb = !quant_block.tensor<2x64x64, #quant_block.scheme<i8 : f32, block = [1, 32, 1]>>
+// CHECK-LABEL: func.func @refuse_batch_reshape
+// CHECK: %[[B:.*]] = quant_block.reshape
+// CHECK: quant_block.matmul %{{.*}}, %[[B]] accumulate(f32)
+func.func @refuse_batch_reshape(%x: tensor<2x16x64xf32>, %w: !w) -> tensor<2x16x64xf32> {
+  %b = quant_block.reshape %w : !w -> !wb
+  %y = quant_block.matmul %x, %b accumulate(f32) inhibit : tensor<2x16x64xf32>, !wb -> tensor<2x16x64xf32>
+  return %y : tensor<2x16x64xf32>
+}

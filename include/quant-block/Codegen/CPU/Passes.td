@@ -2,7 +2,7 @@
 //
 // The CPU back half of --quant-block-cpu-pipeline, between the fused linalg
 // form and the LLVM dialect: tiling to register-sized tiles and vectorization
-// on tensors, flattening of the vectors after bufferization, and the lowering
+// on tensors, the report of what stayed scalar, flattening of the vectors after bufferization, and the lowering
 // of reductions that keeps float sums ordered. The tile sizes come from the
 // pure function in TileSizeSelection.h.
 //
@@ -68,6 +68,34 @@ def CPUVectorize : Pass<"quant-block-cpu-vectorize", "func::FuncOp"> {
            "Ops with fewer iterations (the product of their loop sizes) stay "
            "on one thread">,
   ];
+}
+
+def CPUReportUnvectorized : Pass<"quant-block-cpu-report-unvectorized",
+                                  "func::FuncOp"> {
+  let summary = "Remark on every linalg op that stays scalar";
+  let description = [{
+    Emits a remark on every linalg op still in the function, with the reason
+    it was not vectorized. Run after --quant-block-cpu-vectorize (the
+    `report-unvectorized` option of --quant-block-cpu-pipeline runs it right
+    after the vectorizer and its clean-up), every linalg op left is one that
+    will become scalar loops, so no op stays scalar silently. The reasons are
+    the vectorizer's own rules (sub-byte elements in memory, indexing maps
+    that are not projected permutations, gathers from slices) and the
+    upstream linalg vectorizer's preconditions (dynamic shape, element types
+    vectors cannot hold, reductions without a recognized combiner, op kinds
+    it does not vectorize); an op that meets all of them is reported as such
+    (tiling or vectorization failed).
+
+    ```mlir
+    // remark: not vectorized: it reads or writes i4 elements in memory, which
+    // vector transfers would access bit-packed where the scalar code stores
+    // one per byte
+    %0 = linalg.generic ... ins(%a : tensor<8xi4>) ...
+    ```
+
+    The pass changes nothing; with no remark, every linalg op of the input
+    was vectorized.
+  }];
 }
 
 def CPUFlattenVectors : Pass<"quant-block-cpu-flatten-vectors",

@@ -602,6 +602,94 @@ LogicalResult MatmulOp::verify() {
   return success();
 }
 
+namespace {
+/// `matmul(x, transpose(w))` with a transpose that swaps the last two
+/// dimensions of `w` and keeps its batch dimensions is `matmul(x, w)` with
+/// `transpose_rhs` toggled: the product reads rhs[..., n, k] instead of
+/// rhs[..., k, n] of the transposed tensor, which is the same element (the
+/// transpose permutes the scales and the block shape with the data). The
+/// sum over k keeps its order, so the bits do not change, and the transposed
+/// copy of the packed weight is no longer materialized (frontends write
+/// `aten.linear` as a transpose of the weight and a matmul, which
+/// --quant-block-propagate and --quant-block-fuse turn into this form).
+struct FoldTransposeIntoMatmulRhs : public OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// Whether `type` keeps sub-byte codes with one scale per element along
+  /// its innermost dimension: the packed bytes of such a weight cannot be
+  /// read in whole blocks, so its matmul falls back to dequantizing it
+  /// separately (and the i32-accumulating one is not lowered at all).
+  static bool hasUnpackableInnermostBlock(QuantizedTensorType type) {
+    return type.getScheme().getStorageBitWidth() < 8 &&
+           type.getEffectiveBlockShape().back() == 1;
+  }
+
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = op.getRhs().getDefiningOp<TransposeOp>();
+    if (!transpose)
+      return rewriter.notifyMatchFailure(op, "rhs is not transposed");
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    int64_t rank = perm.size();
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      if (perm[d] != d)
+        return rewriter.notifyMatchFailure(op, "the transpose moves a batch "
+                                               "dimension");
+    if (perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
+      return rewriter.notifyMatchFailure(
+          op, "the transpose does not swap the last two dimensions");
+    QuantizedTensorType source = transpose.getInput().getType();
+    if (hasUnpackableInnermostBlock(source) &&
+        !hasUnpackableInnermostBlock(op.getRhs().getType()))
+      return rewriter.notifyMatchFailure(
+          op, "the untransposed weight has one scale per sub-byte element "
+              "along its innermost dimension");
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getRhsMutable().assign(transpose.getInput());
+      op.setTransposeRhs(!op.getTransposeRhs());
+    });
+    // Drivers that do not fold (--quant-block-fuse) would keep it otherwise.
+    if (transpose->use_empty())
+      rewriter.eraseOp(transpose);
+    return success();
+  }
+};
+
+/// `matmul(x, reshape(w))` where the reshape only puts unit batch dimensions
+/// in front of a rank-2 `w` is `matmul(x, w)`: a rank-2 rhs is shared by
+/// every batch, and the verifier already holds the batch of `x` to 1. TOSA
+/// importers write a linear layer's weight this way (tosa.matmul is
+/// batched), and without the reshape the transpose before it folds too.
+struct FoldUnitBatchReshapeIntoMatmulRhs : public OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto reshape = op.getRhs().getDefiningOp<ReshapeOp>();
+    if (!reshape)
+      return rewriter.notifyMatchFailure(op, "rhs is not reshaped");
+    ArrayRef<int64_t> source = reshape.getInput().getType().getShape();
+    ArrayRef<int64_t> result = reshape.getType().getShape();
+    if (source.size() != 2 || result.size() <= 2 ||
+        result.take_back(2) != source ||
+        !llvm::all_of(result.drop_back(2), [](int64_t d) { return d == 1; }))
+      return rewriter.notifyMatchFailure(
+          op, "the reshape does more than add unit batch dimensions");
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getRhsMutable().assign(reshape.getInput()); });
+    if (reshape->use_empty())
+      rewriter.eraseOp(reshape);
+    return success();
+  }
+};
+} // namespace
+
+void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<FoldTransposeIntoMatmulRhs, FoldUnitBatchReshapeIntoMatmulRhs>(
+      context);
+}
+
 //===----------------------------------------------------------------------===//
 // TransposeOp
 //===----------------------------------------------------------------------===//

@@ -16,7 +16,8 @@
 // add share (none: the same order over k, bit-identical results); a named
 // linalg contraction (linalg.matmul, ...) has no written order of summation,
 // so its fused form gets `reassoc,contract`. tosa.matmul keeps the strict
-// order.
+// order. A transposed weight (and TOSA's unit batch reshape of it) folds into
+// transpose_rhs with quant_block.matmul's canonicalization patterns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -243,6 +244,12 @@ void mlir::quant_block::populateQuantBlockFusePatterns(
   patterns.add<FuseDequantizeIntoContraction>(patterns.getContext(),
                                               integerDot);
   patterns.add<FuseDequantizeIntoTosaMatmul>(patterns.getContext());
+  // A weight transposed before the contraction (aten.linear) fuses as a
+  // matmul of the transposed packed weight: fold the transpose (and TOSA's
+  // unit batch reshape) into transpose_rhs right away, so that the pass's
+  // result reads the weight as stored and pipelines need no canonicalizer
+  // between fusion and lowering.
+  MatmulOp::getCanonicalizationPatterns(patterns, patterns.getContext());
 }
 
 namespace {

@@ -238,6 +238,16 @@ def QuantBlock_MatmulOp : QuantBlock_Op<"matmul"> {
     sum may be one fused multiply-add. `docs/Numerics.md` states the error
     bound; no result depends on the thread count.
 
+    Canonicalization folds a `quant_block.transpose` of `rhs` that swaps its
+    last two dimensions (and keeps the batch ones) into `transpose_rhs`,
+    setting the flag or dropping it, so that the contraction reads the weight
+    in its stored layout and no transposed copy is materialized; the sum runs
+    over k in the same order, so the values do not change. A
+    `quant_block.reshape` that only puts unit batch dimensions in front of a
+    rank-2 `rhs` (TOSA's batched form of a linear layer) is dropped: a rank-2
+    `rhs` is shared by every batch. There is no `transpose_lhs`: a
+    transposed `lhs` stays as it is.
+
     ```mlir
     %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit
         : tensor<?x4096xf32>, !quant_block.tensor<11008x4096,
@@ -263,7 +273,7 @@ def QuantBlock_MatmulOp : QuantBlock_Op<"matmul"> {
     (`fastmath` `` $fastmath^)? attr-dict
     `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))
   }];
-  let hasVerifier = 1;
+  let hasVerifier = 1;  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -61,7 +61,8 @@ void populateQuantBlockFoldConstantsPatterns(RewritePatternSet &patterns);
 
 /// Patterns of --quant-block-fuse; `integerDot` turns products of
 /// dynamically quantized int8 activations and integer weights into
-/// i32-accumulating matmuls.
+/// i32-accumulating matmuls. Includes quant_block.matmul's canonicalization
+/// patterns, which fold a transposed weight into `transpose_rhs`.
 void populateQuantBlockFusePatterns(RewritePatternSet &patterns,
                                     bool integerDot = true);
 

@@ -271,6 +271,15 @@ def QuantBlockFuse : Pass<"quant-block-fuse"> {
     backend may vectorize along k and use fused multiply-adds
     (docs/Numerics.md bounds the error). `tosa.matmul` keeps the strict order.
 
+    A weight transposed before the contraction (a linear layer as torch-mlir
+    writes `aten.linear`: `linalg.transpose` of the dequantized weight, which
+    --quant-block-propagate turns into `quant_block.transpose` of the packed
+    weight) gives a matmul of the transposed packed weight; the pass folds
+    that transpose (and a unit batch reshape, as TOSA writes the batched
+    weight) into `transpose_rhs` with `quant_block.matmul`'s canonicalization
+    patterns, so the matmul reads the weight as stored and no transposed copy
+    is materialized. --quant-block-cpu-pipeline runs propagation and fusion.
+
     ```mlir
     %w = quant_block.dequantize %q : !q -> tensor<64x128xf32>
     %y = linalg.matmul ins(%x, %w : tensor<4x64xf32>, tensor<64x128xf32>)
