@@ -76,6 +76,10 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
     // The threads' scf.forall loops (parallel=true in the vectorizer).
     pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
     pm.addPass(createConvertSCFToOpenMPPass());
+    // convert-scf-to-openmp wraps each iteration in a memref.alloca_scope,
+    // which must stay one block; the tiles allocate nothing, so
+    // canonicalization inlines it before the loops inside become blocks.
+    pm.addPass(createCanonicalizerPass());
   }
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

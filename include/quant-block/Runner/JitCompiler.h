@@ -47,7 +47,7 @@ struct JitCompileOptions {
   /// CPU pipeline's parallel loops) and no library in sharedLibPaths is
   /// named libomp*; by default the libomp of the LLVM installation found at
   /// configure time (empty: none was found).
-  std::string openMPLibrary = getDefaultOpenMPLibrary();
+  std::string openMPLibrary = getDefaultOpenMPLibrary().str();
   /// Binds the compiled code's malloc, aligned_alloc and free to the caching
   /// allocator (CachingAllocator.h) instead of libc's.
   bool cachingAllocator = false;
