@@ -215,10 +215,10 @@ static bool usesOpenMP(ModuleOp module) {
 /// caller did not give one.
 static Error addOpenMPLibrary(ModuleOp module, const JitCompileOptions &options,
                               llvm::SmallVectorImpl<StringRef> &libraries) {
-  if (!usesOpenMP(module) ||
-      llvm::any_of(libraries, [](StringRef library) {
-        return llvm::sys::path::filename(library).starts_with("libomp");
-      }))
+  bool given = llvm::any_of(libraries, [](StringRef library) {
+    return llvm::sys::path::filename(library).starts_with("libomp");
+  });
+  if (given || !usesOpenMP(module))
     return Error::success();
   if (options.openMPLibrary.empty())
     return llvm::createStringError(

@@ -111,8 +111,7 @@ TEST(TileSizeSelection, ParallelLoopIsTheOutputRowsOfAMatVec) {
 }
 
 TEST(TileSizeSelection, ParallelLoopIsNeverAReduction) {
-  EXPECT_EQ(chooseParallel({8, 1 << 20}, {true, false}, {0, 64}),
-            std::nullopt);
+  EXPECT_EQ(chooseParallel({8, 1 << 20}, {true, false}, {0, 64}), std::nullopt);
 }
 
 TEST(TileSizeSelection, ParallelLoopTiesGoToTheOutermost) {

@@ -89,9 +89,9 @@ chooseTileSizes(linalg::LinalgOp op, int64_t budget, int64_t lanes,
 
 /// Tiles `op` by `sizes` (0 = not tiled) with loops of `loopType`, replaces
 /// it, and returns the tiled op (the op itself when nothing is tiled).
-static FailureOr<Operation *>
-tile(RewriterBase &rewriter, Operation *op, ArrayRef<int64_t> sizes,
-     scf::SCFTilingOptions::LoopType loopType) {
+static FailureOr<Operation *> tile(RewriterBase &rewriter, Operation *op,
+                                   ArrayRef<int64_t> sizes,
+                                   scf::SCFTilingOptions::LoopType loopType) {
   if (llvm::all_of(sizes, [](int64_t size) { return size == 0; }))
     return op;
   scf::SCFTilingOptions options;

@@ -55,9 +55,9 @@ llvm::SmallVector<int64_t> chooseCPUTileSizes(const TileSizeProblem &problem);
 /// product (N), not the tokens (M), so that each thread streams its own
 /// rows of the weight; on ties the outermost, so that each thread's tiles
 /// are contiguous.
-std::optional<size_t>
-chooseCPUParallelLoop(const TileSizeProblem &problem,
-                      llvm::ArrayRef<int64_t> tileSizes, int64_t minIterations);
+std::optional<size_t> chooseCPUParallelLoop(const TileSizeProblem &problem,
+                                            llvm::ArrayRef<int64_t> tileSizes,
+                                            int64_t minIterations);
 
 /// The largest divisor of `range` that is at most `limit` (at least 1).
 int64_t getLargestDivisorAtMost(int64_t range, int64_t limit);
