@@ -22,6 +22,11 @@ config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%src_root", config.quant_block_src_root))
 config.substitutions.append(("%quant_block_libs", config.quant_block_lib_dir))
 config.substitutions.append(("%llvm_lib_dir", config.llvm_lib_dir))
+# The OpenMP runtime that code with the CPU pipeline's threads calls.
+config.libomp = os.path.join(config.llvm_lib_dir, "libomp.so")
+config.substitutions.append(("%libomp", config.libomp))
+if os.path.exists(config.libomp):
+    config.available_features.add("libomp")
 
 llvm_config.use_default_substitutions()
 

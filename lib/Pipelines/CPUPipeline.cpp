@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -32,6 +33,7 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
     CPUVectorizeOptions vectorize;
     vectorize.vectorBits = options.vectorBits;
     vectorize.registers = options.registers;
+    vectorize.parallel = options.parallel;
     pm.addNestedPass<func::FuncOp>(createCPUVectorize(vectorize));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -70,12 +72,23 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
   pm.addNestedPass<func::FuncOp>(
       arith::createArithEmulateUnsupportedFloats(halfWidth));
   pm.addNestedPass<func::FuncOp>(createExpandFloatConversions());
+  if (options.vectorize && options.parallel) {
+    // The threads' scf.forall loops (parallel=true in the vectorizer).
+    pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+    pm.addPass(createConvertSCFToOpenMPPass());
+    // convert-scf-to-openmp wraps each iteration in a memref.alloca_scope,
+    // which must stay one block; the tiles allocate nothing, so
+    // canonicalization inlines it before the loops inside become blocks.
+    pm.addPass(createCanonicalizerPass());
+  }
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertToLLVMPass());
+  if (options.vectorize && options.parallel)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 }

@@ -24,6 +24,7 @@
 
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -191,6 +192,43 @@ mlir::quant_block::runner::createTargetMachine(
   return targetMachine;
 }
 
+StringRef mlir::quant_block::runner::getDefaultOpenMPLibrary() {
+#ifdef QUANT_BLOCK_LIBOMP
+  return QUANT_BLOCK_LIBOMP;
+#else
+  return "";
+#endif
+}
+
+/// Whether the lowered module has OpenMP ops, which translate to calls into
+/// the OpenMP runtime (__kmpc_fork_call, ...).
+static bool usesOpenMP(ModuleOp module) {
+  WalkResult result = module.walk([](Operation *op) {
+    return op->getName().getDialectNamespace() == "omp"
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// Adds the OpenMP runtime to `libraries` where the module needs it and the
+/// caller did not give one.
+static Error addOpenMPLibrary(ModuleOp module, const JitCompileOptions &options,
+                              llvm::SmallVectorImpl<StringRef> &libraries) {
+  bool given = llvm::any_of(libraries, [](StringRef library) {
+    return llvm::sys::path::filename(library).starts_with("libomp");
+  });
+  if (given || !usesOpenMP(module))
+    return Error::success();
+  if (options.openMPLibrary.empty())
+    return llvm::createStringError(
+        "the lowered module uses OpenMP, and no libomp was found when "
+        "quant-block was configured: give one with --shared-libs (or lower "
+        "without threads, e.g. quant-block-cpu-pipeline{parallel=false})");
+  libraries.push_back(options.openMPLibrary);
+  return Error::success();
+}
+
 Expected<std::unique_ptr<ExecutionEngine>>
 mlir::quant_block::runner::lowerAndCompile(ModuleOp module,
                                            const EntrySignature &signature,
@@ -231,6 +269,8 @@ mlir::quant_block::runner::lowerAndCompile(
       /*optLevel=*/3, /*sizeLevel=*/0, targetMachine->get());
   llvm::SmallVector<StringRef> libraries(options.sharedLibPaths.begin(),
                                          options.sharedLibPaths.end());
+  if (Error err = addOpenMPLibrary(module, options, libraries))
+    return std::move(err);
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = optimize;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;

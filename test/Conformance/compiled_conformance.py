@@ -270,6 +270,9 @@ def run_file(quant_opt, runner, lib_dir, path):
         raise SystemExit(f"{path}: compilation failed")
     libs = ",".join(os.path.join(lib_dir, name) for name in
                     ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so"))
+    # The CPU pipeline's threads call the OpenMP runtime.
+    if os.path.exists(os.path.join(lib_dir, "libomp.so")):
+        libs += "," + os.path.join(lib_dir, "libomp.so")
     ran = subprocess.run([runner, "-e", "main", "--entry-point-result=void",
                           f"--shared-libs={libs}"], input=compiled.stdout,
                          capture_output=True, text=True)

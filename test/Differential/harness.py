@@ -290,6 +290,9 @@ def run(text, args):
         return None, "quant-opt failed:\n" + compiled.stderr[:4000]
     libs = ",".join(os.path.join(args.lib_dir, n) for n in
                     ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so"))
+    # The CPU pipeline's threads call the OpenMP runtime.
+    if os.path.exists(os.path.join(args.lib_dir, "libomp.so")):
+        libs += "," + os.path.join(args.lib_dir, "libomp.so")
     ran = subprocess.run([args.runner, "-e", "main",
                           "--entry-point-result=void",
                           f"--shared-libs={libs}"],

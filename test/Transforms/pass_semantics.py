@@ -26,6 +26,7 @@ what the pass computes apart from them must still be bit-exact.
 """
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -168,6 +169,9 @@ def run(quant_opt, runner, lib_dir, module_text):
         sys.exit("pass_semantics: compilation failed:\n" + lowered.stderr)
     libs = f"{lib_dir}/libmlir_runner_utils.so," \
         f"{lib_dir}/libmlir_c_runner_utils.so"
+    # The CPU pipeline's threads call the OpenMP runtime.
+    if os.path.exists(f"{lib_dir}/libomp.so"):
+        libs += f",{lib_dir}/libomp.so"
     executed = subprocess.run([runner, "-e", "main",
                                "--entry-point-result=void",
                                f"--shared-libs={libs}"],

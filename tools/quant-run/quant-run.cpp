@@ -109,7 +109,12 @@ static cl::list<std::string>
                cl::desc("Libraries the compiled code calls (e.g. "
                         "libmlir_runner_utils.so for printMemref*, "
                         "libQuantBlockVulkanRuntime.so for the mgpu* calls "
-                        "of a module lowered for Vulkan)"),
+                        "of a module lowered for Vulkan). A module whose "
+                        "lowering has OpenMP ops (the threads of "
+                        "--quant-block-cpu-pipeline, parallel=true by "
+                        "default) gets the libomp of the LLVM installation "
+                        "automatically, unless a libomp* is given here; "
+                        "OMP_NUM_THREADS sets the thread count"),
                cl::CommaSeparated, cl::value_desc("a.so,b.so"),
                cl::cat(runCategory));
 

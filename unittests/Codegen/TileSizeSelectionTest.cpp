@@ -89,4 +89,46 @@ TEST(TileSizeSelection, OrderedSumWithSmallOutputLoop) {
   EXPECT_EQ(choose({4, 512}, {true, false}, 64, 8, true), (Sizes{0, 16}));
 }
 
+std::optional<size_t> chooseParallel(llvm::ArrayRef<int64_t> ranges,
+                                     llvm::ArrayRef<bool> isParallel,
+                                     llvm::ArrayRef<int64_t> sizes,
+                                     int64_t minIterations = 1 << 16) {
+  TileSizeProblem problem;
+  problem.loopRanges = ranges;
+  problem.isParallel = isParallel;
+  return chooseCPUParallelLoop(problem, sizes, minIterations);
+}
+
+TEST(TileSizeSelection, ParallelLoopIsTheOutputRowsOfAMatVec) {
+  // [M, N, K blocks, 32]: N, not the unit M nor the reductions.
+  EXPECT_EQ(chooseParallel({1, 4096, 128, 32}, {true, true, false, false},
+                           {1, 8, 4, 0}),
+            std::optional<size_t>(1));
+  // M = 32: still N, the larger loop, so each thread reads its own rows.
+  EXPECT_EQ(chooseParallel({32, 4096, 128, 32}, {true, true, false, false},
+                           {1, 8, 4, 0}),
+            std::optional<size_t>(1));
+}
+
+TEST(TileSizeSelection, ParallelLoopIsNeverAReduction) {
+  EXPECT_EQ(chooseParallel({8, 1 << 20}, {true, false}, {0, 64}), std::nullopt);
+}
+
+TEST(TileSizeSelection, ParallelLoopTiesGoToTheOutermost) {
+  EXPECT_EQ(chooseParallel({4096, 4096}, {true, true}, {1, 64}),
+            std::optional<size_t>(0));
+}
+
+TEST(TileSizeSelection, SmallOrDynamicNestsStaySequential) {
+  // 4096 iterations: below the threshold.
+  EXPECT_EQ(chooseParallel({1, 4096}, {true, true}, {1, 64}), std::nullopt);
+  EXPECT_EQ(chooseParallel({kDynamic, 4096}, {true, true}, {1, 64}),
+            std::nullopt);
+  // A loop kept whole (0) or of one tile is not split.
+  EXPECT_EQ(chooseParallel({1 << 20, 8}, {true, true}, {0, 0}, 1),
+            std::nullopt);
+  EXPECT_EQ(chooseParallel({64, 1 << 20}, {true, false}, {64, 0}, 1),
+            std::nullopt);
+}
+
 } // namespace

@@ -111,6 +111,13 @@ struct CPUPipelineOptions
       *this, "registers",
       llvm::cl::desc("How many vector registers one vectorized tile fills"),
       llvm::cl::init(8)};
+  PassOptions::Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Split the output rows of large vectorized ops across "
+                     "threads with OpenMP (OMP_NUM_THREADS sets the count; "
+                     "the code calls libomp). Never splits a reduction, so "
+                     "results do not depend on the thread count"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> reportUnvectorized{
       *this, "report-unvectorized",
       llvm::cl::desc("Emit a remark, with the reason, for every linalg op "

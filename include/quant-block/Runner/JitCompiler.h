@@ -25,6 +25,9 @@
 
 namespace mlir::quant_block::runner {
 
+/// The libomp of the LLVM installation found at configure time, or "".
+llvm::StringRef getDefaultOpenMPLibrary();
+
 struct JitCompileOptions {
   /// A textual pass pipeline on builtin.module, with or without the
   /// `builtin.module(...)` anchor.
@@ -40,6 +43,11 @@ struct JitCompileOptions {
   /// LLVM target features added to (`+name`) or removed from (`-name`)
   /// those of targetCPU, comma-separated.
   std::string targetFeatures;
+  /// The OpenMP runtime loaded when the lowered module has OpenMP ops (the
+  /// CPU pipeline's parallel loops) and no library in sharedLibPaths is
+  /// named libomp*; by default the libomp of the LLVM installation found at
+  /// configure time (empty: none was found).
+  std::string openMPLibrary = getDefaultOpenMPLibrary().str();
   /// Binds the compiled code's malloc, aligned_alloc and free to the caching
   /// allocator (CachingAllocator.h) instead of libc's.
   bool cachingAllocator = false;

@@ -60,3 +60,31 @@ mlir::quant_block::chooseCPUTileSizes(const TileSizeProblem &problem) {
   }
   return sizes;
 }
+
+std::optional<size_t>
+mlir::quant_block::chooseCPUParallelLoop(const TileSizeProblem &problem,
+                                         llvm::ArrayRef<int64_t> tileSizes,
+                                         int64_t minIterations) {
+  llvm::ArrayRef<int64_t> ranges = problem.loopRanges;
+  assert(tileSizes.size() == ranges.size() && "one tile size per loop");
+  int64_t iterations = 1;
+  for (int64_t range : ranges) {
+    if (range < 0)
+      return std::nullopt;
+    // Saturate: only the comparison with minIterations matters.
+    iterations = range != 0 && iterations > INT64_MAX / range
+                     ? INT64_MAX
+                     : iterations * range;
+  }
+  if (iterations < minIterations)
+    return std::nullopt;
+  std::optional<size_t> chosen;
+  for (size_t d = 0, e = ranges.size(); d < e; ++d) {
+    if (!problem.isParallel[d] || tileSizes[d] <= 0 ||
+        ranges[d] / tileSizes[d] < 2)
+      continue;
+    if (!chosen || ranges[d] > ranges[*chosen])
+      chosen = d;
+  }
+  return chosen;
+}

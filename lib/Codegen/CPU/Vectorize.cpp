@@ -62,9 +62,13 @@ static bool hasOrderedFloatSum(linalg::LinalgOp op) {
   return result.wasInterrupted();
 }
 
-/// Tile sizes for `op` (0 = not tiled); see chooseCPUTileSizes.
-static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp op, int64_t budget,
-                                            int64_t lanes) {
+/// Tile sizes for `op` (0 = not tiled; see chooseCPUTileSizes) and, with
+/// `minParallelIterations` > 0, the loop whose tiles run on several threads
+/// (see chooseCPUParallelLoop).
+static SmallVector<int64_t>
+chooseTileSizes(linalg::LinalgOp op, int64_t budget, int64_t lanes,
+                int64_t minParallelIterations,
+                std::optional<size_t> &parallelLoop) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<bool> isParallel = llvm::map_to_vector(
       op.getIteratorTypesArray(), [](utils::IteratorType iterator) {
@@ -76,7 +80,30 @@ static SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp op, int64_t budget,
   problem.hasOrderedFloatSum = hasOrderedFloatSum(op);
   problem.budget = budget;
   problem.lanes = lanes;
-  return chooseCPUTileSizes(problem);
+  SmallVector<int64_t> sizes = chooseCPUTileSizes(problem);
+  parallelLoop = std::nullopt;
+  if (minParallelIterations > 0)
+    parallelLoop = chooseCPUParallelLoop(problem, sizes, minParallelIterations);
+  return sizes;
+}
+
+/// Tiles `op` by `sizes` (0 = not tiled) with loops of `loopType`, replaces
+/// it, and returns the tiled op (the op itself when nothing is tiled).
+static FailureOr<Operation *> tile(RewriterBase &rewriter, Operation *op,
+                                   ArrayRef<int64_t> sizes,
+                                   scf::SCFTilingOptions::LoopType loopType) {
+  if (llvm::all_of(sizes, [](int64_t size) { return size == 0; }))
+    return op;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));
+  options.setLoopType(loopType);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
+  if (failed(tiled))
+    return failure();
+  rewriter.replaceOp(op, tiled->replacements);
+  return tiled->tiledOps.back();
 }
 
 namespace {
@@ -98,19 +125,27 @@ struct CPUVectorizePass
     for (linalg::LinalgOp op : candidates) {
       Operation *target = op;
       int64_t widest = getWidestElementBits(op);
+      std::optional<size_t> parallelLoop;
       SmallVector<int64_t> sizes = chooseTileSizes(
-          op, vectorBits * registers / widest, vectorBits / widest);
-      if (llvm::any_of(sizes, [](int64_t size) { return size != 0; })) {
-        scf::SCFTilingOptions options;
-        options.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
-        rewriter.setInsertionPoint(op);
-        FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-            rewriter, cast<TilingInterface>(op.getOperation()), options);
+          op, vectorBits * registers / widest, vectorBits / widest,
+          parallel ? parallelMinIterations : 0, parallelLoop);
+      if (parallelLoop) {
+        // First the threads' loop alone, with the tile size of the
+        // sequential nest (it divides the loop, so every tile is static);
+        // then the rest of the nest inside it, as without threads.
+        SmallVector<int64_t> outer(sizes.size(), 0);
+        std::swap(outer[*parallelLoop], sizes[*parallelLoop]);
+        FailureOr<Operation *> tiled = tile(
+            rewriter, target, outer, scf::SCFTilingOptions::LoopType::ForallOp);
         if (failed(tiled))
           continue;
-        rewriter.replaceOp(op, tiled->replacements);
-        target = tiled->tiledOps.back();
+        target = *tiled;
       }
+      FailureOr<Operation *> tiled =
+          tile(rewriter, target, sizes, scf::SCFTilingOptions::LoopType::ForOp);
+      if (failed(tiled))
+        continue;
+      target = *tiled;
       // Ops the vectorizer cannot handle (e.g. non-static tiles of ops with
       // only dynamic loops) stay scalar; they are lowered to loops later.
       if (mlir::quant_block::detail::readsSlicedTensor(target) ||

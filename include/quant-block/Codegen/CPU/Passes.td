@@ -39,6 +39,16 @@ def CPUVectorize : Pass<"quant-block-cpu-vectorize", "func::FuncOp"> {
     and broadcast, packed bytes once per byte.
 
     Ops the vectorizer refuses stay as they are (they become loops later).
+
+    With `parallel`, the tiles of one parallel loop of each large op (at
+    least `parallel-min-iterations` iterations) become the iterations of an
+    `scf.forall` around the `scf.for` nest of the other loops; the CPU
+    pipeline lowers it to OpenMP (`omp.parallel` + `omp.wsloop`), so that
+    `OMP_NUM_THREADS` sets the thread count. The loop is the largest parallel
+    loop tiled into at least two tiles (the output rows N of a matmul, on
+    ties the outermost; chooseCPUParallelLoop), never a reduction, so every
+    output is summed in the same order whatever the thread count. The tile
+    sizes stay those of the sequential code.
   }];
   let dependentDialects = [
     "::mlir::scf::SCFDialect",
@@ -50,6 +60,13 @@ def CPUVectorize : Pass<"quant-block-cpu-vectorize", "func::FuncOp"> {
            "Width of one vector register of the target, in bits">,
     Option<"registers", "registers", "int64_t", /*default=*/"8",
            "How many vector registers one tile may fill">,
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Tile one parallel loop of each large op with scf.forall, to run "
+           "its tiles on several threads">,
+    Option<"parallelMinIterations", "parallel-min-iterations", "int64_t",
+           /*default=*/"65536",
+           "Ops with fewer iterations (the product of their loop sizes) stay "
+           "on one thread">,
   ];
 }
 

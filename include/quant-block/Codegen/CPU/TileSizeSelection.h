@@ -13,6 +13,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace mlir::quant_block {
 
@@ -43,6 +44,20 @@ struct TileSizeProblem {
 /// largest divisor below that) first, so that each vector lane carries the
 /// chain of one output and the lanes add in parallel.
 llvm::SmallVector<int64_t> chooseCPUTileSizes(const TileSizeProblem &problem);
+
+/// The loop whose tiles run on different threads, for a nest tiled by
+/// `tileSizes` (chooseCPUTileSizes' answer), or none. Only a parallel loop
+/// is split (never a reduction: each output keeps its one order of
+/// additions, whatever the thread count), only one that is tiled into at
+/// least two tiles, and only in a nest of at least `minIterations`
+/// iterations (all loops static), so that small ops do not pay for starting
+/// threads. Of those, the largest loop: the output rows of a matrix-vector
+/// product (N), not the tokens (M), so that each thread streams its own
+/// rows of the weight; on ties the outermost, so that each thread's tiles
+/// are contiguous.
+std::optional<size_t> chooseCPUParallelLoop(const TileSizeProblem &problem,
+                                            llvm::ArrayRef<int64_t> tileSizes,
+                                            int64_t minIterations);
 
 /// The largest divisor of `range` that is at most `limit` (at least 1).
 int64_t getLargestDivisorAtMost(int64_t range, int64_t limit);
