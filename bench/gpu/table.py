@@ -10,10 +10,10 @@ target, <case>.prof (stderr of a run with QUANT_BLOCK_CUDA_PROFILE=1: the GPU
 time of every kernel launch).
 
 Columns:
-  GPU us     per GEMV, from the launch events: for each kernel launched at
-             least once per call, its median launch time times its launches
-             per call, summed (kernels launched fewer times, e.g. the
-             pipeline's input initialization, are left out)
+  GPU us     per GEMV, from the launch events: the median over calls of
+             the summed times of the kernels launched in each call (kernels
+             launched fewer times than there are calls, e.g. the pipeline's
+             input initialization, are left out)
   wall us    per GEMV, rtclock around the timed calls / their number (for the
              pipeline form this includes its host <-> device copies)
   GB/s       packed data + scales bytes / GPU time (wall time where there is
@@ -58,6 +58,26 @@ def profile(path):
     except OSError:
         return None
     return kernels or None
+
+
+def gpu_time_per_call(prof, calls):
+    """Seconds of GPU time per call: the median over calls of the summed
+    launches of that call. The profile is per kernel name, and the pipeline
+    form's kernels of different gpu.modules share names (three launches of
+    `gemv_kernel` per call, all different kernels): a name launched k times
+    per call contributes launches [c * k, (c + 1) * k) to call c. Names
+    launched fewer times than there are calls (input initialization) or not
+    a whole number of times per call are left out."""
+    sums = [0.0] * calls
+    used = False
+    for times in prof.values():
+        if len(times) < calls or len(times) % calls:
+            continue
+        k = len(times) // calls
+        for c in range(calls):
+            sums[c] += sum(times[c * k:(c + 1) * k])
+        used = True
+    return statistics.median(sums) / 1e3 if used else None
 
 
 def e2m1(codes):
@@ -105,9 +125,7 @@ def main():
         wall = res["batch_s"][0] / iters if "batch_s" in res else None
         gpu = None
         if prof:
-            per_call = [statistics.median(t) * (len(t) / calls)
-                        for t in prof.values() if len(t) >= calls]
-            gpu = sum(per_call) / 1e3 if per_call else None
+            gpu = gpu_time_per_call(prof, calls)
         time = gpu if gpu is not None else wall
         gbs = nbytes / time / 1e9 if time else None
         ratio = gbs / copy_gbs if gbs and copy_gbs else None

@@ -41,14 +41,20 @@ static LogicalResult mapTo(scf::ParallelOp loop, gpu::Processor processor) {
   return gpu::setMappingAttr(loop, mapping);
 }
 
-/// The trip count of the single dimension of `loop`, when static.
+/// The number of iterations of `loop` (all dimensions), when static. Taken
+/// before the dimensions are collapsed: the collapsed loop's upper bound is
+/// an arith.muli of the trip counts, not a constant.
 static std::optional<int64_t> staticTripCount(scf::ParallelOp loop) {
-  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[0]);
-  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[0]);
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[0]);
-  if (!lb || !ub || !step || *step <= 0)
-    return std::nullopt;
-  return llvm::divideCeil(std::max<int64_t>(*ub - *lb, 0), *step);
+  int64_t total = 1;
+  for (unsigned i = 0, e = loop.getNumLoops(); i < e; ++i) {
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[i]);
+    std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[i]);
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep()[i]);
+    if (!lb || !ub || !step || *step <= 0)
+      return std::nullopt;
+    total *= llvm::divideCeil(std::max<int64_t>(*ub - *lb, 0), *step);
+  }
+  return total;
 }
 
 /// Whether elements of `type` take less than a byte each in memory (MLIR
@@ -115,6 +121,8 @@ struct GPUMapParallelLoopsPass
       if (failed(mapTo(inner, gpu::Processor::Sequential)))
         return failure();
 
+    std::optional<int64_t> trips = staticTripCount(loop);
+
     // One dimension, row-major: the innermost dimension varies fastest
     // across threads.
     if (loop.getNumLoops() > 1) {
@@ -141,7 +149,7 @@ struct GPUMapParallelLoopsPass
     // thread handles `perThread` elements, one workgroup-wide chunk after
     // the other (consecutive threads still touch consecutive elements).
     int64_t perThread = 1;
-    if (std::optional<int64_t> trips = staticTripCount(loop)) {
+    if (trips) {
       int64_t groups = llvm::divideCeil(*trips, workgroupSize);
       if (groups > maxWorkgroups)
         perThread = llvm::divideCeil(groups, maxWorkgroups);

@@ -24,8 +24,13 @@ def GPUMapParallelLoops : Pass<"quant-block-gpu-map-parallel-loops",
     `workgroup-size` (a constant workgroup size, as SPIR-V entry points need)
     with a bounds guard instead of min/max bounds, and the tile loop is
     mapped to `block_x`, the loop within a tile to `thread_x`. When the
-    number of workgroups is static and above `max-workgroups`, every thread
-    handles several elements, one workgroup-wide chunk after the other.
+    number of workgroups is static (the product of every dimension's trip
+    count, taken before the collapse) and above `max-workgroups`, every
+    thread handles several elements, one workgroup-wide chunk after the
+    other, so that a launch never has more than `max-workgroups` workgroups.
+    Only `block_x` is used: the default 65535 is Vulkan's guaranteed limit
+    in x and below CUDA's (2^31 - 1 in x). Loops with a dynamic trip count
+    get no such cap.
     Loops nested in a mapped loop run sequentially in its threads (the
     reduction loops of linalg ops are `scf.for`, so sums keep their order).
     A loop that loads or stores memrefs of sub-byte elements (i4, f4E2M1FN:
