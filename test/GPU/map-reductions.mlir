@@ -165,3 +165,21 @@ func.func @not_a_sum(%x: memref<256xi32>, %y: memref<5xi32>) {
   }
   return
 }
+
+// -----
+
+// No output element: nothing to launch.
+// CHECK-LABEL: func.func @empty
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.generic
+#k2 = affine_map<(n, k) -> (k)>
+#n = affine_map<(n, k) -> (n)>
+func.func @empty(%x: memref<256xi32>, %y: memref<0xi32>) {
+  linalg.generic {indexing_maps = [#k2, #n], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<256xi32>) outs(%y : memref<0xi32>) {
+  ^bb0(%a: i32, %acc: i32):
+    %s = arith.addi %acc, %a : i32
+    linalg.yield %s : i32
+  }
+  return
+}

@@ -142,15 +142,18 @@ struct GPUMapReductionsPass
     if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 32)
       return std::nullopt;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    int64_t reductionSize = 1;
+    int64_t reductionSize = 1, outputs = 1;
     for (auto [range, iterator] :
          llvm::zip_equal(ranges, op.getIteratorTypesArray())) {
       if (ShapedType::isDynamic(range))
         return std::nullopt;
       if (linalg::isReductionIterator(iterator))
         reductionSize *= range;
+      else
+        outputs *= range;
     }
-    if (reductionSize < minReductionSize)
+    // No output element: no launch (a grid of zero workgroups is invalid).
+    if (outputs == 0 || reductionSize < minReductionSize)
       return std::nullopt;
     std::optional<Reduction> reduction = getReassociableReduction(op);
     if (!reduction || reduction->combiner->getResult(0).getType() != element)
