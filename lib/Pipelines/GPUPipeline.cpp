@@ -3,10 +3,11 @@
 // What --quant-block-spirv-pipeline and --quant-block-nvvm-pipeline share
 // after the front half: bufferization as on the CPU (identity layouts at
 // function boundaries, every buffer deallocated), each linalg op a kernel
-// (its parallel loops over workgroups and threads, its reduction loops in
-// sequence in each thread, so sums keep the order of the numerics
-// contract), host-independent f16 / bf16 arithmetic, outlining, and the
-// host/device data movement of docs/GPU.md.
+// (a reassociable reduction over the threads of one workgroup per output
+// element; otherwise its parallel loops over workgroups and threads and its
+// reduction loops in sequence in each thread, so strict sums keep the order
+// of the numerics contract), host-independent f16 / bf16 arithmetic,
+// outlining, and the host/device data movement of docs/GPU.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,8 +41,16 @@ void mlir::quant_block::buildGPUMiddlePipeline(
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());
 
-  // Parallel loops become workgroups and threads; reduction loops stay
-  // scf.for inside the threads.
+  // Reassociable reductions: a workgroup per output element, a tree in
+  // workgroup memory. Then parallel loops become workgroups and threads;
+  // the other reduction loops stay scf.for inside the threads.
+  if (options.mapReductions) {
+    GPUMapReductionsOptions reductions;
+    reductions.workgroupSize = options.workgroupSize;
+    reductions.minReductionSize = options.minReductionSize;
+    reductions.workgroupMemory = options.workgroupMemory;
+    pm.addNestedPass<func::FuncOp>(createGPUMapReductions(reductions));
+  }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   GPUMapParallelLoopsOptions mapping;
   mapping.workgroupSize = options.workgroupSize;

@@ -94,6 +94,10 @@ void mlir::quant_block::buildSPIRVBackHalfPipeline(
 void mlir::quant_block::buildSPIRVPipeline(
     OpPassManager &pm, const SPIRVPipelineOptions &options) {
   buildFrontHalfPipeline(pm, options.getFrontHalfOptions());
-  buildGPUMiddlePipeline(pm, options.getGPUMiddleOptions());
+  GPUMiddleOptions middle = options.getGPUMiddleOptions();
+  // convert-gpu-to-spirv lowers workgroup memory allocations, not the
+  // workgroup attributions of a gpu.func.
+  middle.workgroupMemory = "alloc";
+  buildGPUMiddlePipeline(pm, middle);
   buildSPIRVBackHalfPipeline(pm, options);
 }

@@ -140,6 +140,13 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 struct GPUMiddleOptions {
   /// Threads per workgroup (one dimension).
   int64_t workgroupSize = 64;
+  /// Whether reassociable reductions get a workgroup per output element
+  /// (--quant-block-gpu-map-reductions) instead of a loop in one thread.
+  bool mapReductions = true;
+  /// The fewest reduction iterations per output element mapped that way.
+  int64_t minReductionSize = 64;
+  /// How the target gets workgroup memory: "attribution" or "alloc".
+  std::string workgroupMemory = "attribution";
 };
 
 /// The front half's and the GPU middle's options as pipeline options.
@@ -150,19 +157,34 @@ struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
       llvm::cl::desc("Threads per workgroup: every parallel loop nest is "
                      "collapsed to one dimension and tiled by this size"),
       llvm::cl::init(64)};
+  mlir::detail::PassOptions::Option<bool> mapReductions{
+      *this, "map-reductions",
+      llvm::cl::desc("Sums that may be reassociated (addf with reassoc, "
+                     "addi) get one workgroup per output element and a "
+                     "tree in workgroup memory (off: one thread each, in "
+                     "order)"),
+      llvm::cl::init(true)};
+  mlir::detail::PassOptions::Option<int64_t> minReductionSize{
+      *this, "min-reduction-size",
+      llvm::cl::desc("Fewest reduction iterations per output element that "
+                     "map-reductions maps"),
+      llvm::cl::init(64)};
 
   GPUMiddleOptions getGPUMiddleOptions() const {
     GPUMiddleOptions options;
     options.workgroupSize = workgroupSize;
+    options.mapReductions = mapReductions;
+    options.minReductionSize = minReductionSize;
     return options;
   }
 };
 
 /// Appends the GPU middle to `pm` (a module pass manager), after the front
 /// half: bufferization, every linalg op a kernel over workgroups of
-/// `workgroupSize` threads (reductions in sequence in each thread), kernels
-/// outlined into a gpu.module, and device buffers and copies around every
-/// launch (--quant-block-gpu-data-movement). Targets attach to the
+/// `workgroupSize` threads (reassociable reductions over the threads of a
+/// workgroup per output element, the others in sequence in each thread),
+/// kernels outlined into a gpu.module, and device buffers and copies around
+/// every launch (--quant-block-gpu-data-movement). Targets attach to the
 /// gpu.module afterwards.
 void buildGPUMiddlePipeline(OpPassManager &pm, const GPUMiddleOptions &options);
 

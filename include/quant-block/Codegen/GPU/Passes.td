@@ -52,6 +52,60 @@ def GPUMapParallelLoops : Pass<"quant-block-gpu-map-parallel-loops",
   ];
 }
 
+def GPUMapReductions : Pass<"quant-block-gpu-map-reductions",
+                             "func::FuncOp"> {
+  let summary = "Map reassociable linalg reductions to one workgroup per "
+                "output element";
+  let description = [{
+    Runs on buffers, before `convert-linalg-to-parallel-loops`. A
+    `linalg.generic` whose innermost loop is a reduction, whose body adds
+    into its single output with an `arith.addf` carrying `reassoc` or with
+    an `arith.addi` (associative exactly), and whose reduction dimensions
+    hold at least `min-reduction-size` iterations (static) becomes a
+    `gpu.launch`:
+    * one workgroup per output element (the parallel dimensions collapsed,
+      row-major); above `max-workgroups` each workgroup handles several
+      output elements in turn;
+    * the reduction dimensions collapsed to one (row-major), strided over
+      the workgroup's threads with stride `workgroup-size`, so consecutive
+      threads read consecutive elements of the innermost dimension
+      (coalesced); each thread sums its iterations in order, starting from
+      the neutral element, with the op's body;
+    * the per-thread partial sums are added in workgroup memory by a binary
+      tree whose shape depends only on `workgroup-size` (the order is fixed
+      by the compiled code, never by the device), separated by
+      `gpu.barrier`s;
+    * thread 0 adds the total to the output's initial value with the op's
+      combiner and stores it.
+    Strict-order float sums (`arith.addf` without `reassoc`) and every other
+    op are left alone. The workgroup buffer is a workgroup attribution of
+    the launch (`workgroup-memory=attribution`, lowered by
+    `convert-gpu-to-nvvm` to shared memory) or a `memref.alloc` in memory
+    space 3 (`workgroup-memory=alloc`, which `convert-gpu-to-spirv` lowers
+    to a `Workgroup` variable; it lowers neither attributions nor allocs in
+    `#gpu.address_space<workgroup>`).
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
+           "Threads per workgroup">,
+    Option<"maxWorkgroups", "max-workgroups", "int64_t", /*default=*/"65535",
+           "Most workgroups of one launch (Vulkan guarantees 65535 in x)">,
+    Option<"minReductionSize", "min-reduction-size", "int64_t",
+           /*default=*/"64",
+           "Fewest reduction iterations per output element to map">,
+    Option<"workgroupMemory", "workgroup-memory", "std::string",
+           /*default=*/"\"attribution\"",
+           "How the workgroup buffer is made: attribution or alloc">,
+  ];
+}
+
 def GPUSinkIntoLaunch : Pass<"quant-block-gpu-sink-into-launch",
                              "func::FuncOp"> {
   let summary = "Move the scalars and memref views a gpu.launch uses into it";
