@@ -42,17 +42,7 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
   if (options.reportUnvectorized)
     pm.addNestedPass<func::FuncOp>(createCPUReportUnvectorized());
 
-  pm.addPass(createMarkRunnerUtilsReadOnly());
-  bufferization::OneShotBufferizePassOptions bufferization;
-  bufferization.bufferizeFunctionBoundaries = true;
-  bufferization.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
-  bufferization::BufferDeallocationPipelineOptions deallocation;
-  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
-  // Returning a function argument (or another non-owned buffer) leaves a
-  // bufferization.clone behind.
-  pm.addPass(createConvertBufferizationToMemRefPass());
+  buildBufferizationStage(pm);
 
   if (options.vectorize) {
     pm.addNestedPass<func::FuncOp>(createCPUFlattenVectors());

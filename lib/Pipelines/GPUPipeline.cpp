@@ -30,15 +30,7 @@ using namespace mlir::quant_block;
 
 void mlir::quant_block::buildGPUMiddlePipeline(
     OpPassManager &pm, const GPUMiddleOptions &options) {
-  pm.addPass(createMarkRunnerUtilsReadOnly());
-  bufferization::OneShotBufferizePassOptions bufferization;
-  bufferization.bufferizeFunctionBoundaries = true;
-  bufferization.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
-  bufferization::BufferDeallocationPipelineOptions deallocation;
-  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
-  pm.addPass(createConvertBufferizationToMemRefPass());
+  buildBufferizationStage(pm);
   pm.addPass(createCanonicalizerPass());
 
   // Reassociable reductions: a workgroup per output element, a tree in

@@ -45,6 +45,12 @@ struct FrontHalfOptions {
 /// numerics from the same IR.
 void buildFrontHalfPipeline(OpPassManager &pm, const FrontHalfOptions &options);
 
+/// Appends the bufferization every target shares (lib/Pipelines/
+/// BufferizationStage.cpp): one-shot bufferization with identity-layout
+/// memrefs at function boundaries, then deallocation of every buffer the
+/// code allocates.
+void buildBufferizationStage(OpPassManager &pm);
+
 /// The front half's options as pipeline options, shared by every pipeline
 /// that starts with the front half (`Derived` is the pipeline's own options).
 template <typename Derived>
