@@ -85,6 +85,15 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
 
 void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
                                          const CPUPipelineOptions &options) {
-  buildFrontHalfPipeline(pm, options.getFrontHalfOptions());
+  FrontHalfOptions frontHalf = options.getFrontHalfOptions();
+  buildFrontHalfTransformStage(pm, frontHalf);
+  // On quant_block ops, after fusion made the products read packed weights
+  // and before the generic lowering would turn them into linalg.
+  if (options.vectorize && options.matmulKernels) {
+    CPUMatmulKernelsOptions kernels;
+    kernels.parallel = options.parallel;
+    pm.addNestedPass<func::FuncOp>(createCPUMatmulKernels(kernels));
+  }
+  buildFrontHalfLoweringStage(pm, frontHalf);
   buildCPUBackHalfPipeline(pm, options);
 }

@@ -26,6 +26,12 @@ using namespace mlir::quant_block;
 
 void mlir::quant_block::buildFrontHalfPipeline(
     OpPassManager &pm, const FrontHalfOptions &options) {
+  buildFrontHalfTransformStage(pm, options);
+  buildFrontHalfLoweringStage(pm, options);
+}
+
+void mlir::quant_block::buildFrontHalfTransformStage(
+    OpPassManager &pm, const FrontHalfOptions &options) {
   if (options.raise)
     pm.addPass(createQuantBlockRaise());
   // Before TOSA is lowered: both passes match tosa.transpose / reshape /
@@ -44,6 +50,10 @@ void mlir::quant_block::buildFrontHalfPipeline(
     fuse.integerDot = options.integerDot;
     pm.addPass(createQuantBlockFuse(fuse));
   }
+}
+
+void mlir::quant_block::buildFrontHalfLoweringStage(
+    OpPassManager &pm, const FrontHalfOptions &options) {
   if (options.lowerTosa) {
     // TOSA around the quantized ops goes through the standard lowering.
     OpPassManager &funcPm = pm.nest<func::FuncOp>();

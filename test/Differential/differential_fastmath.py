@@ -18,8 +18,11 @@ the first half's weight codes and parameters and negates the activations.
 The quantized activation parts of accumulate(i32) cases are compared bit for
 bit (quantize_dynamic is not affected by the flags).
 
+With --kernels, every case is one that --quant-block-cpu-matmul-kernels
+covers (the register-tiled vector kernels of the CPU pipeline).
+
 usage: differential_fastmath.py QUANT_OPT MLIR_RUNNER LIB_DIR [--cases N]
-       [--seed S]
+       [--seed S] [--kernels]
 """
 
 import sys
@@ -87,9 +90,47 @@ def draw_case(rng, index):
     return case
 
 
-def make_case(rng, index):
+def draw_kernel_case(rng, index):
+    """A product --quant-block-cpu-matmul-kernels covers (transposed 4- or
+    8-bit integer weight in blocks [1, B], B a multiple of 32, f32 / f16 /
+    bf16 scales, no or integer zero points, f32 activations and result,
+    reassoc), with the tile shapes it chooses between: M not a multiple of
+    8, N not a multiple of 4, several blocks per K step, and K steps of
+    fewer blocks than the unrolled maximum."""
+    cancel = rng.random() < 0.5
+    m = choice(rng, [1, 1, 2, 3, 8, 16])
+    n = choice(rng, [1, 3, 4, 5, 8, 12, 16])
+    k_block = choice(rng, [32, 64, 128])
+    k = k_block * 2 * int(rng.integers(1, 4))
+    storage = choice(rng, ["i4", "ui4", "i8", "ui8"])
+    zero_point = storage if rng.random() < 0.4 else None
+    scheme = Scheme(storage, "f32", (1, k_block),
+                    choice(rng, ["f32", "f16", "bf16"]), zero_point)
+    sshape = scheme.scale_shape([n, k])
+    scales = dm.random_scales(rng, sshape, scheme.scale, storage)
+    zero_points = None
+    if zero_point:
+        lo, hi = scheme.qrange
+        zero_points = rng.integers(lo, hi + 1, sshape)
+    codes = dm.random_codes(rng, [n, k], scheme)
+    x = (rng.standard_normal([m, k]) * 2).astype(np.float32)
+    if cancel:
+        x[:, k // 2:] = -x[:, :k // 2]
+        codes = mirror_k(codes, 1, True)
+        scales = mirror_k(scales, 1, True)
+        zero_points = (None if zero_points is None else
+                       mirror_k(zero_points, 1, True))
+    return dict(index=index, integer=False, transpose=True, x=x,
+                w_scheme=scheme, w_codes=codes,
+                w_params=reference.Params(scales, zero_points), acc="f32",
+                out_shape=[m, n], cancel=cancel, propagate=None,
+                flags=choice(rng, ["reassoc", "reassoc,contract", "fast"]),
+                lhs_method=None)
+
+
+def make_case(rng, index, kernels=False):
     while True:
-        case = draw_case(rng, index)
+        case = (draw_kernel_case if kernels else draw_case)(rng, index)
         if case["integer"] and not dm.expanded_layout(
                 list(case["w_codes"].shape), case["w_scheme"]):
             continue
@@ -185,10 +226,17 @@ def check(case, outputs):
 
 
 def main():
-    args = harness.parse_args(__doc__, 40, 20261125)
+    def extra(parser):
+        parser.add_argument(
+            "--kernels", action="store_true",
+            help="only products that --quant-block-cpu-matmul-kernels "
+                 "covers")
+
+    args = harness.parse_args(__doc__, 40, 20261125, extra)
     rng = np.random.default_rng(args.seed)
-    cases = harness.select([make_case(rng, i) for i in range(args.cases)],
-                           args.only)
+    cases = harness.select(
+        [make_case(rng, i, args.kernels) for i in range(args.cases)],
+        args.only)
     return harness.execute(cases, emit, check, "differential_fastmath", args)
 
 

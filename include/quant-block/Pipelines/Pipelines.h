@@ -45,6 +45,15 @@ struct FrontHalfOptions {
 /// numerics from the same IR.
 void buildFrontHalfPipeline(OpPassManager &pm, const FrontHalfOptions &options);
 
+/// The two stages of the front half, for a target that adds its own passes
+/// between them: the transformations on quant_block ops (raise, propagate,
+/// fuse), then the lowering to fused linalg (TOSA, quant_block to linalg,
+/// narrow floats, elementwise fusion). buildFrontHalfPipeline appends both.
+void buildFrontHalfTransformStage(OpPassManager &pm,
+                                  const FrontHalfOptions &options);
+void buildFrontHalfLoweringStage(OpPassManager &pm,
+                                 const FrontHalfOptions &options);
+
 /// Appends the bufferization every target shares (lib/Pipelines/
 /// BufferizationStage.cpp): one-shot bufferization with identity-layout
 /// memrefs at function boundaries, then deallocation of every buffer the
@@ -123,6 +132,12 @@ struct CPUPipelineOptions
                      "threads with OpenMP (OMP_NUM_THREADS sets the count; "
                      "the code calls libomp). Never splits a reduction, so "
                      "results do not depend on the thread count"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> matmulKernels{
+      *this, "matmul-kernels",
+      llvm::cl::desc("With vectorize: reassociated quantized matrix products "
+                     "that a register-tiled kernel covers use it "
+                     "(--quant-block-cpu-matmul-kernels)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> reportUnvectorized{
       *this, "report-unvectorized",

@@ -98,6 +98,64 @@ def CPUReportUnvectorized : Pass<"quant-block-cpu-report-unvectorized",
   }];
 }
 
+def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
+                             "func::FuncOp"> {
+  let summary = "Register-tiled vector kernels for reassociated quantized "
+                "matrix products";
+  let description = [{
+    Rewrites each `quant_block.matmul` that may reassociate its sum
+    (`fastmath<reassoc>`) and that a kernel covers into vector code on
+    tensors, before --convert-quant-block-to-linalg: a tile of `rows` weight
+    rows (N) and up to 8 activation rows (M) keeps one `vector<16xf32>`
+    accumulator per output in registers across the whole K loop; each
+    32-element chunk of a weight row is loaded once (16 packed bytes for
+    4-bit storage, unpacked with shifts), its block's scale is read once per
+    block, and the dequantized chunk is multiplied into every activation row
+    of the tile, fused into one multiply-add with `contract`. The packed
+    bytes of a 4-bit row hold the even elements in the low nibbles and the
+    odd ones in the high nibbles, so the activations are de-interleaved once
+    per call (their even elements first in each chunk of 32) instead of
+    interleaving every weight chunk.
+
+    Numerics (docs/Numerics.md): each weight element is dequantized exactly
+    as `quant_block.dequantize` does; lane `l` of an accumulator sums the
+    products of the elements `k` with `k mod 32` in `{l, l + 16}` (4-bit:
+    the even / odd elements of the chunk) in increasing chunk order, and the
+    16 lanes are added in a fixed halving tree. The code carries no
+    fast-math flags, so LLVM keeps this order: the bits depend on neither the
+    host's vector width nor the thread count.
+
+    With `parallel`, the weight-row tiles of a product with at least
+    `parallel-min-iterations` multiply-adds are the iterations of an
+    `scf.forall` (OpenMP threads in the CPU pipeline); every output is summed
+    by one thread in the order above.
+
+    Covered: `transpose_rhs` with a rank-2 weight of static shape, 4- or
+    8-bit integer storage (signed or unsigned) in blocks `[1, B]` with `B` a
+    multiple of 32 that divides K, f32 / f16 / bf16 scales, no or integer
+    zero points, expressed type f32; an f32 lhs of rank 2 and
+    `accumulate(f32)`; `inhibit`. Other products keep the generic lowering
+    (--convert-quant-block-to-linalg, then --quant-block-cpu-vectorize).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+  let options = [
+    Option<"rows", "rows", "int64_t", /*default=*/"4",
+           "Weight rows (outputs along N) per register tile when M = 1">,
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Run the weight-row tiles of large products on several threads "
+           "(scf.forall)">,
+    Option<"parallelMinIterations", "parallel-min-iterations", "int64_t",
+           /*default=*/"65536",
+           "Products with fewer multiply-adds (M * N * K) stay on one "
+           "thread">,
+  ];
+}
+
 def CPUFlattenVectors : Pass<"quant-block-cpu-flatten-vectors",
                              "func::FuncOp"> {
   let summary = "Turn n-D vector code on contiguous memory into 1-D vectors";
