@@ -2,13 +2,17 @@
 // aten.linear (a linalg.transpose of the dequantized weight, then
 // linalg.matmul): by default propagation, fusion and the transpose folded
 // into transpose_rhs give one kernel on the packed weight, so after
-// bufferization the only buffers allocated are [M, N]-sized: the partial
-// sums of the reassociated sum ([4, 1024, 16, 2], one per k position in a
-// block) and the result. With `propagate=false fuse=false` the weight is
+// bufferization the only buffers allocated are activation- and
+// result-sized: the activations de-interleaved for the register-tiled
+// kernel ([4, 4096], --quant-block-cpu-matmul-kernels) and the result; with
+// `matmul-kernels=false`, the partial sums of the generic lowering's
+// reassociated sum ([4, 1024, 16, 2], one per k position in a block) and
+// the result. With `propagate=false fuse=false` the weight is
 // dequantized into a [1024, 4096] f32 buffer (in its block space,
 // [1024, 128, 16, 2]) and transposed into another, which the first check
 // would catch.
 // RUN: quant-opt %s --quant-block-cpu-pipeline --mlir-print-ir-after=one-shot-bufferize -o /dev/null 2>&1 | FileCheck %s
+// RUN: quant-opt %s --quant-block-cpu-pipeline=matmul-kernels=false --mlir-print-ir-after=one-shot-bufferize -o /dev/null 2>&1 | FileCheck %s --check-prefix=GENERIC
 // RUN: quant-opt %s --quant-block-cpu-pipeline="propagate=false fuse=false" --mlir-print-ir-after=one-shot-bufferize -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNFUSED
 // The fused pipeline still compiles to the LLVM dialect:
 // RUN: quant-opt %s --quant-block-cpu-pipeline | FileCheck %s --check-prefix=LLVM
@@ -16,11 +20,18 @@
 // CHECK-LABEL: func.func @aten_linear(
 // CHECK-SAME: %{{.*}}: memref<4x4096xf32>, %{{.*}}: memref<1024x2048xi8>, %{{.*}}: memref<1024x128xf16>
 // CHECK-NOT: memref.alloc
-// CHECK: memref.alloc() {{.*}} : memref<4x1024x16x2xf32>
+// CHECK: memref.alloc() {{.*}} : memref<4x4096xf32>
 // CHECK-NOT: memref.alloc
 // CHECK: memref.alloc() {{.*}} : memref<4x1024xf32>
 // CHECK-NOT: memref.alloc
 // CHECK: return
+// GENERIC-LABEL: func.func @aten_linear(
+// GENERIC-NOT: memref.alloc
+// GENERIC: memref.alloc() {{.*}} : memref<4x1024x16x2xf32>
+// GENERIC-NOT: memref.alloc
+// GENERIC: memref.alloc() {{.*}} : memref<4x1024xf32>
+// GENERIC-NOT: memref.alloc
+// GENERIC: return
 // UNFUSED-LABEL: func.func @aten_linear(
 // UNFUSED: memref.alloc() {{.*}} : memref<1024x128x16x2xf32>
 // UNFUSED: memref.alloc() {{.*}} : memref<128x16x2x1024xf32>

@@ -15,6 +15,7 @@
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -309,8 +310,7 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
                                            ValueRange{rows[r], block});
       zp = plan.signedZeroPoints
                ? arith::ExtSIOp::create(b, loc, b.getI32Type(), zp).getResult()
-               : arith::ExtUIOp::create(b, loc, b.getI32Type(), zp)
-                     .getResult();
+               : arith::ExtUIOp::create(b, loc, b.getI32Type(), zp).getResult();
       zeroPoint.push_back(vector::BroadcastOp::create(b, loc, i32Vector, zp));
     }
     for (int64_t c = 0; c < chunksPerBlock; ++c) {
@@ -329,7 +329,10 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
           for (auto [x, w] : {std::pair(x0, weights[r].first),
                               std::pair(x1, weights[r].second)}) {
             if (plan.contract) {
-              a = vector::FMAOp::create(b, loc, x, w, a);
+              // math.fma is llvm.fma, fused on every host (a libcall where
+              // the host has no FMA); vector.fma would be llvm.fmuladd,
+              // which LLVM fuses or not depending on the target.
+              a = math::FmaOp::create(b, loc, x, w, a);
             } else {
               Value product = arith::MulFOp::create(b, loc, x, w);
               a = arith::AddFOp::create(b, loc, a, product);
@@ -359,9 +362,8 @@ Value KernelEmitter::emitTile(Value lhs, ValueRange parts, Value n0,
             b, loc, DenseElementsAttr::get(f32Vector, b.getF32FloatAttr(0)));
         SmallVector<Value> init(plan.tileM * plan.tileN, zero);
         auto kLoop = scf::ForOp::create(
-            b, loc, index(0), index(plan.numBlocks),
-            index(plan.blocksPerStep), init,
-            [&](OpBuilder &, Location, Value block, ValueRange accIter) {
+            b, loc, index(0), index(plan.numBlocks), index(plan.blocksPerStep),
+            init, [&](OpBuilder &, Location, Value block, ValueRange accIter) {
               scf::YieldOp::create(
                   b, loc, emitKStep(lhs, parts, n0, m0, block, accIter));
             });
@@ -372,10 +374,9 @@ Value KernelEmitter::emitTile(Value lhs, ValueRange parts, Value n0,
             sums.push_back(sumLanes(kLoop.getResult(i * plan.tileN + r)));
           Value row = vector::FromElementsOp::create(
               b, loc, VectorType::get({plan.tileN}, b.getF32Type()), sums);
-          tile = vector::TransferWriteOp::create(b, loc, row, tile,
-                                                 ValueRange{add(m0, i),
-                                                            index(0)},
-                                                 ArrayRef<bool>{true})
+          tile = vector::TransferWriteOp::create(
+                     b, loc, row, tile, ValueRange{add(m0, i), index(0)},
+                     ArrayRef<bool>{true})
                      .getResult();
         }
         scf::YieldOp::create(b, loc, tile);
@@ -385,8 +386,8 @@ Value KernelEmitter::emitTile(Value lhs, ValueRange parts, Value n0,
 
 Value KernelEmitter::emit(Value lhs, ValueRange weightParts, bool parallel) {
   Value activations = deinterleaveActivations(lhs);
-  Value init = tensor::EmptyOp::create(b, loc, {plan.m, plan.n},
-                                       b.getF32Type());
+  Value init =
+      tensor::EmptyOp::create(b, loc, {plan.m, plan.n}, b.getF32Type());
   int64_t numTiles = plan.n / plan.tileN;
   SmallVector<OpFoldResult> sizes = {b.getIndexAttr(plan.m),
                                      b.getIndexAttr(plan.tileN)};
@@ -398,8 +399,8 @@ Value KernelEmitter::emit(Value lhs, ValueRange weightParts, bool parallel) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(forall.getTerminator());
     Value n0 = mul(forall.getInductionVars()[0], plan.tileN);
-    Value tile = emitTile(activations, weightParts, n0,
-                          forall.getRegionIterArgs()[0]);
+    Value tile =
+        emitTile(activations, weightParts, n0, forall.getRegionIterArgs()[0]);
     b.setInsertionPointToStart(forall.getTerminator().getBody());
     tensor::ParallelInsertSliceOp::create(
         b, loc, tile, forall.getRegionIterArgs()[0],
@@ -431,8 +432,11 @@ struct CPUMatmulKernelsPass
     QuantBlockTypeConverter converter;
     for (MatmulOp op : products) {
       KernelPlan plan;
-      if (planKernel(op, rows, plan))
+      if (std::optional<std::string> whyNot = planKernel(op, rows, plan)) {
+        if (report)
+          op.emitRemark() << "no register-tiled kernel: " << *whyNot;
         continue;
+      }
       OpBuilder b(op);
       Location loc = op.getLoc();
       SmallVector<Type> partTypes;
@@ -440,11 +444,11 @@ struct CPUMatmulKernelsPass
         continue;
       // The lowering of quant_block resolves this cast to the weight's
       // lowered parts (docs/Packing.md, "Lowered tensors").
-      auto parts = UnrealizedConversionCastOp::create(b, loc, partTypes,
-                                                      op.getRhs());
-      bool runParallel =
-          parallel && plan.m * plan.n * plan.k >= parallelMinIterations &&
-          plan.n / plan.tileN > 1;
+      auto parts =
+          UnrealizedConversionCastOp::create(b, loc, partTypes, op.getRhs());
+      bool runParallel = parallel &&
+                         plan.m * plan.n * plan.k >= parallelMinIterations &&
+                         plan.n / plan.tileN > 1;
       KernelEmitter emitter(b, loc, plan);
       Value result = emitter.emit(op.getLhs(), parts.getResults(), runParallel);
       op.getResult().replaceAllUsesWith(result);

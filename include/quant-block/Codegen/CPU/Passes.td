@@ -139,6 +139,7 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",
@@ -153,6 +154,9 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
            /*default=*/"65536",
            "Products with fewer multiply-adds (M * N * K) stay on one "
            "thread">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark with the reason on every quant_block.matmul that "
+           "gets no kernel">,
   ];
 }
 

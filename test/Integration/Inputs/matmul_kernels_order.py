@@ -1,0 +1,127 @@
+"""Inputs and expected bits of test/Integration/matmul-kernels-order.mlir.
+
+The register-tiled kernels of --quant-block-cpu-matmul-kernels sum in one
+fixed order (docs/Numerics.md, "The CPU kernels' order"): lane l of a
+16-lane accumulator takes, for each chunk of 32 elements in increasing
+order, first the product of element 2l (4-bit storage: the low nibble of
+byte l) or l (8-bit storage), then that of element 2l + 1 or l + 16; the 16
+lanes are then added in a halving tree (lanes i and i + 8, then i and i + 4,
+...). The weight is dequantized as quant_block.dequantize does:
+f32(q - zp) * f32(scale). This script computes that order exactly, with
+fused multiply-adds rounded once for `contract` (exact rationals rounded to
+f32, ties to even), and compares the bits quant-run wrote.
+
+usage: matmul_kernels_order.py gen DIR | check DIR NAME...
+"""
+
+import sys
+from fractions import Fraction
+
+import numpy as np
+
+CASES = {
+    # name: (M, N, K, block, storage bits, signed, zero points, scale, contract)
+    "i4_zp": (3, 96, 256, 64, 4, True, True, np.float16, False),
+    "u4": (2, 8, 128, 32, 4, False, False, np.float32, True),
+    "i8": (8, 6, 192, 96, 8, True, False, np.float16, True),
+    "u8_zp": (1, 5, 128, 128, 8, False, True, np.float32, False),
+}
+
+
+def round_f32(value):
+    """The f32 nearest to the rational `value`, ties to even."""
+    guess = np.float32(float(value))
+    best = None
+    for candidate in (np.nextafter(guess, np.float32(-np.inf)), guess,
+                      np.nextafter(guess, np.float32(np.inf))):
+        distance = abs(Fraction(float(candidate)) - value)
+        even = int(candidate.view(np.uint32)) % 2 == 0
+        key = (distance, not even)
+        if best is None or key < best[0]:
+            best = (key, candidate)
+    return best[1]
+
+
+def generate(directory):
+    rng = np.random.default_rng(20261125)
+    for name, (m, n, k, block, bits, signed, zp, scale_type, _) in \
+            CASES.items():
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed \
+            else (0, (1 << bits) - 1)
+        codes = rng.integers(lo, hi + 1, (n, k))
+        scales = (rng.uniform(0.01, 0.2, (n, k // block))
+                  .astype(scale_type))
+        x = rng.standard_normal((m, k)).astype(np.float32)
+        np.save(f"{directory}/{name}_x.npy", x)
+        if bits == 4:
+            nibbles = (codes & 15).astype(np.uint8)
+            data = (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).view(np.int8)
+        else:
+            data = (codes & 255).astype(np.uint8).view(np.int8)
+        np.save(f"{directory}/{name}_data.npy", data)
+        np.save(f"{directory}/{name}_scales.npy", scales)
+        np.save(f"{directory}/{name}_codes.npy", codes)
+        if zp:
+            points = rng.integers(lo, hi + 1, (n, k // block))
+            np.save(f"{directory}/{name}_zp.npy", points.astype(np.int8))
+
+
+def expected(directory, name):
+    m, n, k, block, bits, signed, zp, _, contract = CASES[name]
+    x = np.load(f"{directory}/{name}_x.npy")
+    codes = np.load(f"{directory}/{name}_codes.npy").astype(np.int64)
+    scales = np.load(f"{directory}/{name}_scales.npy").astype(np.float32)
+    if zp:
+        points = np.load(f"{directory}/{name}_zp.npy").astype(np.int64)
+        if not signed:
+            points &= (1 << bits) - 1
+        codes = codes - np.repeat(points, block, axis=1)
+    w = codes.astype(np.float32) * np.repeat(scales, block, axis=1)
+    lanes = np.arange(16)
+    y = np.zeros((m, n), np.float32)
+    for i in range(m):
+        for j in range(n):
+            acc = np.zeros(16, np.float32)
+            for k0 in range(0, k, 32):
+                if bits == 4:
+                    halves = (k0 + 2 * lanes, k0 + 2 * lanes + 1)
+                else:
+                    halves = (k0 + lanes, k0 + 16 + lanes)
+                for index in halves:
+                    a, b = x[i, index], w[j, index]
+                    if contract:
+                        acc = np.array([round_f32(
+                            Fraction(float(a[l])) * Fraction(float(b[l])) +
+                            Fraction(float(acc[l]))) for l in lanes],
+                            np.float32)
+                    else:
+                        acc = acc + a * b
+            width = 16
+            while width > 1:
+                width //= 2
+                acc = acc[:width] + acc[width:2 * width]
+            y[i, j] = acc[0]
+    return y
+
+
+def main():
+    if sys.argv[1] == "gen":
+        generate(sys.argv[2])
+        return 0
+    directory, failed = sys.argv[2], False
+    for name in sys.argv[3:]:
+        want = expected(directory, name.split(".")[0])
+        got = np.load(f"{directory}/{name}.npy")
+        same = got.shape == want.shape and np.array_equal(
+            got.view(np.uint32), want.view(np.uint32))
+        print(f"{name}: {'bit-exact' if same else 'DIFFERENT'}")
+        if not same:
+            bad = np.argwhere(got.view(np.uint32) != want.view(np.uint32))[0]
+            print(f"  first at {tuple(bad)}: got {got[tuple(bad)]!r}, "
+                  f"expected {want[tuple(bad)]!r}")
+            failed = True
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

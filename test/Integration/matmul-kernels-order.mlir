@@ -1,0 +1,63 @@
+// The register-tiled kernels of --quant-block-cpu-matmul-kernels (on by
+// default in --quant-block-cpu-pipeline) sum a reassociated quantized
+// product in one fixed order: 16-lane accumulators over the chunks of 32
+// elements, then a halving tree (docs/Numerics.md, "The CPU kernels'
+// order"). The compiled code is checked bit for bit against that order
+// computed in numpy (Inputs/matmul_kernels_order.py; `contract` fuses with
+// exactly rounded FMAs), for 4- and 8-bit, signed and unsigned storage, with
+// and without zero points, f16 and f32 scales, blocks of 32 to 128, and tile
+// shapes with M and N that the tile does not divide evenly into 8 and 4.
+// The int4 case is large enough to run on threads: its bits are the same
+// with 1 and 3 of them. Every function must have been given a kernel.
+// REQUIRES: libomp
+// RUN: quant-opt %s --quant-block-cpu-pipeline --mlir-print-ir-after=quant-block-cpu-matmul-kernels --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNEL
+// KERNEL-NOT: quant_block.matmul
+// KERNEL-LABEL: func.func @i4_zp(
+// KERNEL: scf.forall
+// KERNEL-LABEL: func.func @u4(
+// KERNEL: math.fma
+// KERNEL-LABEL: func.func @i8(
+// KERNEL: math.fma
+// KERNEL-LABEL: func.func @u8_zp(
+// KERNEL-NOT: math.fma
+
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %python %S/Inputs/matmul_kernels_order.py gen %t
+// RUN: env OMP_NUM_THREADS=1 quant-run %s -e i4_zp -i %t/i4_zp_x.npy -i %t/i4_zp_data.npy -i %t/i4_zp_scales.npy -i %t/i4_zp_zp.npy -o %t/i4_zp.npy
+// RUN: env OMP_NUM_THREADS=3 quant-run %s -e i4_zp -i %t/i4_zp_x.npy -i %t/i4_zp_data.npy -i %t/i4_zp_scales.npy -i %t/i4_zp_zp.npy -o %t/i4_zp.t3.npy
+// RUN: quant-run %s -e u4 --quantized-as-parts -i %t/u4_x.npy -i %t/u4_data.npy -i %t/u4_scales.npy -o %t/u4.npy
+// RUN: quant-run %s -e i8 --quantized-as-parts -i %t/i8_x.npy -i %t/i8_data.npy -i %t/i8_scales.npy -o %t/i8.npy
+// RUN: quant-run %s -e u8_zp --quantized-as-parts -i %t/u8_zp_x.npy -i %t/u8_zp_data.npy -i %t/u8_zp_scales.npy -i %t/u8_zp_zp.npy -o %t/u8_zp.npy
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp | FileCheck %s
+// CHECK: i4_zp: bit-exact
+// CHECK-NEXT: i4_zp.t3: bit-exact
+// CHECK-NEXT: u4: bit-exact
+// CHECK-NEXT: i8: bit-exact
+// CHECK-NEXT: u8_zp: bit-exact
+
+!w4zp = !quant_block.tensor<96x256, #quant_block.scheme<i4 : f32, block = [1, 64], scale = f16, zero_point = i4>>
+// quant-run cannot pass i4 zero points: they come as i8 and are narrowed.
+func.func @i4_zp(%x: tensor<3x256xf32>, %data: tensor<96x128xi8>, %scales: tensor<96x4xf16>, %zp8: tensor<96x4xi8>) -> tensor<3x96xf32> {
+  %zp = arith.trunci %zp8 : tensor<96x4xi8> to tensor<96x4xi4>
+  %w = builtin.unrealized_conversion_cast %data, %scales, %zp : tensor<96x128xi8>, tensor<96x4xf16>, tensor<96x4xi4> to !w4zp
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<3x256xf32>, !w4zp -> tensor<3x96xf32>
+  return %y : tensor<3x96xf32>
+}
+
+!wu4 = !quant_block.tensor<8x128, #quant_block.scheme<ui4 : f32, block = [1, 32]>>
+func.func @u4(%x: tensor<2x128xf32>, %w: !wu4) -> tensor<2x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc,contract> : tensor<2x128xf32>, !wu4 -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+!w8 = !quant_block.tensor<6x192, #quant_block.scheme<i8 : f32, block = [1, 96], scale = f16>>
+func.func @i8(%x: tensor<8x192xf32>, %w: !w8) -> tensor<8x6xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<8x192xf32>, !w8 -> tensor<8x6xf32>
+  return %y : tensor<8x6xf32>
+}
+
+!wu8zp = !quant_block.tensor<5x128, #quant_block.scheme<ui8 : f32, block = [1, 128], zero_point = ui8>>
+func.func @u8_zp(%x: tensor<1x128xf32>, %w: !wu8zp) -> tensor<1x5xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc,nnan> : tensor<1x128xf32>, !wu8zp -> tensor<1x5xf32>
+  return %y : tensor<1x5xf32>
+}
