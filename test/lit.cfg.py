@@ -137,6 +137,18 @@ TARGETS = {
 target = lit_config.params.get("target", "host")
 if target == "host":
     tools += ["quant-run", "mlir-runner"]
+    # quant-run compiles accumulate(i32) kernels with AVX512-VNNI on such
+    # hosts (tests that check it was used require this feature).
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    if {"avx512_vnni", "avx512bw"} <= flags:
+                        config.available_features.add("x86-avx512-vnni")
+                    break
+    except OSError:
+        pass
 elif target not in TARGETS:
     lit_config.fatal(f"unknown target '{target}'; expected host or one of "
                      + ", ".join(TARGETS))

@@ -44,6 +44,10 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
 
   buildBufferizationStage(pm);
 
+  // After bufferization: buffer deallocation refuses the intrinsic calls.
+  if (options.vectorize && options.matmulKernels && options.x86Vnni)
+    pm.addNestedPass<func::FuncOp>(createCPUX86DotProducts());
+
   if (options.vectorize) {
     pm.addNestedPass<func::FuncOp>(createCPUFlattenVectors());
     pm.addPass(createCanonicalizerPass());
@@ -92,6 +96,7 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
   if (options.vectorize && options.matmulKernels) {
     CPUMatmulKernelsOptions kernels;
     kernels.parallel = options.parallel;
+    kernels.x86Vnni = options.x86Vnni;
     pm.addNestedPass<func::FuncOp>(createCPUMatmulKernels(kernels));
   }
   buildFrontHalfLoweringStage(pm, frontHalf);

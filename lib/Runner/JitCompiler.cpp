@@ -236,15 +236,47 @@ mlir::quant_block::runner::lowerAndCompile(ModuleOp module,
   return lowerAndCompile(module, llvm::ArrayRef(signature), options);
 }
 
+std::string mlir::quant_block::runner::adaptPipelineToTarget(
+    StringRef pipeline, const llvm::TargetMachine &targetMachine) {
+  StringRef cpuPipeline = "quant-block-cpu-pipeline";
+  StringRef trimmed = pipeline.trim();
+  if (!trimmed.starts_with(cpuPipeline) || trimmed.contains("x86-avx512-vnni"))
+    return pipeline.str();
+  StringRef rest = trimmed.drop_front(cpuPipeline.size());
+  if (!rest.empty() && !rest.starts_with("{"))
+    return pipeline.str();
+  const llvm::MCSubtargetInfo *subtarget = targetMachine.getMCSubtargetInfo();
+  if (!subtarget->checkFeatures("+avx512vnni,+avx512bw"))
+    return pipeline.str();
+  if (rest.empty())
+    return (cpuPipeline + "{x86-avx512-vnni=true}").str();
+  if (!rest.ends_with("}"))
+    return pipeline.str();
+  return (cpuPipeline + "{x86-avx512-vnni=true " +
+          rest.drop_front().drop_back() + "}")
+      .str();
+}
+
 Expected<std::unique_ptr<ExecutionEngine>>
 mlir::quant_block::runner::lowerAndCompile(
     ModuleOp module, llvm::ArrayRef<EntrySignature> signatures,
     const JitCompileOptions &options) {
+  // The CPU pipeline gets the target's instructions that generic vector
+  // code does not reach (AVX512-VNNI) before it runs.
+  std::string pipeline = options.pipeline;
+  {
+    Expected<std::unique_ptr<llvm::TargetMachine>> target =
+        createTargetMachine(options);
+    if (!target)
+      return target.takeError();
+    pipeline = adaptPipelineToTarget(pipeline, **target);
+  }
   PassManager pm(module.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return llvm::createStringError("invalid pass manager options");
-  if (Error err = parsePipeline(options.pipeline, pm))
+  if (Error err = parsePipeline(pipeline, pm))
     return std::move(err);
+  // The pipeline as the user gave it: the messages do not depend on the host.
   if (failed(pm.run(module)))
     return llvm::createStringError("the pass pipeline '" + options.pipeline +
                                    "' failed (see the diagnostics above)");

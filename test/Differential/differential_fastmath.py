@@ -120,12 +120,20 @@ def draw_kernel_case(rng, index):
         scales = mirror_k(scales, 1, True)
         zero_points = (None if zero_points is None else
                        mirror_k(zero_points, 1, True))
-    return dict(index=index, integer=False, transpose=True, x=x,
+    case = dict(index=index, integer=False, transpose=True, x=x,
                 w_scheme=scheme, w_codes=codes,
                 w_params=reference.Params(scales, zero_points), acc="f32",
                 out_shape=[m, n], cancel=cancel, propagate=None,
                 flags=choice(rng, ["reassoc", "reassoc,contract", "fast"]),
                 lhs_method=None)
+    if rng.random() < 0.4:
+        # int8 activations, accumulate(i32): the kernels keep exact block
+        # sums (any flags, the strict order included).
+        case.update(integer=True, acc="i32", lhs_method="absmax",
+                    flags=choice(rng, ["reassoc", "contract", "fast"]),
+                    lhs_scheme=Scheme("i8", "f32", (1, k_block),
+                                      choice(rng, ["f32", "f16", "bf16"])))
+    return case
 
 
 def make_case(rng, index, kernels=False):

@@ -8,7 +8,12 @@
 // and without zero points, f16 and f32 scales, blocks of 32 to 128, and tile
 // shapes with M and N that the tile does not divide evenly into 8 and 4.
 // The int4 case is large enough to run on threads: its bits are the same
-// with 1 and 3 of them. Every function must have been given a kernel.
+// with 1 and 3 of them. accumulate(i32) products (int8 activation codes
+// and scales as quantize_dynamic gives them) keep exact block sums and the
+// strict order over the blocks; quant-run compiles them with AVX512-VNNI
+// where the target has it (here, on such a host; the -Dtarget reruns for
+// x86-64-v2/v3/v4 compile the generic vector code), with the same bits.
+// Every function must have been given a kernel.
 // REQUIRES: libomp
 // RUN: quant-opt %s --quant-block-cpu-pipeline --mlir-print-ir-after=quant-block-cpu-matmul-kernels --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNEL
 // KERNEL-NOT: quant_block.matmul
@@ -20,6 +25,10 @@
 // KERNEL: math.fma
 // KERNEL-LABEL: func.func @u8_zp(
 // KERNEL-NOT: math.fma
+// KERNEL-LABEL: func.func @i4_i8act(
+// KERNEL-LABEL: func.func @i8zp_i8act(
+// KERNEL: math.fma
+// KERNEL-LABEL: func.func @u4_i8act(
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/Inputs/matmul_kernels_order.py gen %t
@@ -28,12 +37,18 @@
 // RUN: quant-run %s -e u4 --quantized-as-parts -i %t/u4_x.npy -i %t/u4_data.npy -i %t/u4_scales.npy -o %t/u4.npy
 // RUN: quant-run %s -e i8 --quantized-as-parts -i %t/i8_x.npy -i %t/i8_data.npy -i %t/i8_scales.npy -o %t/i8.npy
 // RUN: quant-run %s -e u8_zp --quantized-as-parts -i %t/u8_zp_x.npy -i %t/u8_zp_data.npy -i %t/u8_zp_scales.npy -i %t/u8_zp_zp.npy -o %t/u8_zp.npy
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp | FileCheck %s
+// RUN: quant-run %s -e i4_i8act --quantized-as-parts -i %t/i4_i8act_xq.npy -i %t/i4_i8act_xs.npy -i %t/i4_i8act_data.npy -i %t/i4_i8act_scales.npy -o %t/i4_i8act.npy
+// RUN: quant-run %s -e i8zp_i8act --quantized-as-parts -i %t/i8zp_i8act_xq.npy -i %t/i8zp_i8act_xs.npy -i %t/i8zp_i8act_data.npy -i %t/i8zp_i8act_scales.npy -i %t/i8zp_i8act_zp.npy -o %t/i8zp_i8act.npy
+// RUN: quant-run %s -e u4_i8act --quantized-as-parts -i %t/u4_i8act_xq.npy -i %t/u4_i8act_xs.npy -i %t/u4_i8act_data.npy -i %t/u4_i8act_scales.npy -o %t/u4_i8act.npy
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i4_i8act i8zp_i8act u4_i8act | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
 // CHECK-NEXT: u4: bit-exact
 // CHECK-NEXT: i8: bit-exact
 // CHECK-NEXT: u8_zp: bit-exact
+// CHECK-NEXT: i4_i8act: bit-exact
+// CHECK-NEXT: i8zp_i8act: bit-exact
+// CHECK-NEXT: u4_i8act: bit-exact
 
 !w4zp = !quant_block.tensor<96x256, #quant_block.scheme<i4 : f32, block = [1, 64], scale = f16, zero_point = i4>>
 // quant-run cannot pass i4 zero points: they come as i8 and are narrowed.
@@ -60,4 +75,28 @@ func.func @i8(%x: tensor<8x192xf32>, %w: !w8) -> tensor<8x6xf32> {
 func.func @u8_zp(%x: tensor<1x128xf32>, %w: !wu8zp) -> tensor<1x5xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc,nnan> : tensor<1x128xf32>, !wu8zp -> tensor<1x5xf32>
   return %y : tensor<1x5xf32>
+}
+
+!a256 = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!w4a = !quant_block.tensor<64x256, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @i4_i8act(%xq: tensor<1x256xi8>, %xs: tensor<1x8xf32>, %w: !w4a) -> tensor<1x64xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<1x256xi8>, tensor<1x8xf32> to !a256
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a256, !w4a -> tensor<1x64xf32>
+  return %y : tensor<1x64xf32>
+}
+
+!a192 = !quant_block.tensor<3x192, #quant_block.scheme<i8 : f32, block = [1, 64]>>
+!w8zp = !quant_block.tensor<12x192, #quant_block.scheme<i8 : f32, block = [1, 64], zero_point = i8>>
+func.func @i8zp_i8act(%xq: tensor<3x192xi8>, %xs: tensor<3x3xf32>, %w: !w8zp) -> tensor<3x12xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<3x192xi8>, tensor<3x3xf32> to !a192
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<fast> : !a192, !w8zp -> tensor<3x12xf32>
+  return %y : tensor<3x12xf32>
+}
+
+!a2x256 = !quant_block.tensor<2x256, #quant_block.scheme<i8 : f32, block = [1, 128]>>
+!wu4a = !quant_block.tensor<8x256, #quant_block.scheme<ui4 : f32, block = [1, 128], scale = f16>>
+func.func @u4_i8act(%xq: tensor<2x256xi8>, %xs: tensor<2x2xf32>, %w: !wu4a) -> tensor<2x8xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<2x256xi8>, tensor<2x2xf32> to !a2x256
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<reassoc,contract> : !a2x256, !wu4a -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
 }

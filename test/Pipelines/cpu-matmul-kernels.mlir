@@ -1,5 +1,7 @@
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="report=true" --verify-diagnostics | FileCheck %s
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="parallel=true parallel-min-iterations=1" 2>/dev/null | FileCheck %s --check-prefix=PAR
+// RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="x86-avx512-vnni=true" 2>/dev/null | FileCheck %s --check-prefix=VNNI
+// RUN: quant-opt %s --split-input-file --quant-block-cpu-pipeline="x86-avx512-vnni=true" 2>/dev/null | FileCheck %s --check-prefix=DOT
 
 // An int4 GEMV with f16 scales: the weight's lowered parts, the activations
 // de-interleaved (even elements of each chunk of 32 first), one loop over
@@ -114,4 +116,38 @@ func.func @dynamic_m(%x: tensor<?x64xf32>, %w: !w) -> tensor<?x8xf32> {
   // expected-remark @below {{no register-tiled kernel: the lhs is not a static rank-2 f32 tensor}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<?x64xf32>, !w -> tensor<?x8xf32>
   return %y : tensor<?x8xf32>
+}
+
+// -----
+
+// accumulate(i32) with int8 activations (their lowered parts come from a
+// cast as well): exact i32 block sums of the activation codes times the
+// weight codes plus 8 (non-negative, so LLVM multiplies 16-bit halves),
+// corrected by 8 times the activation block sums, added across the lanes
+// with a transposed tree of shuffles, then scaled per block, one lane per
+// weight row, in block order. With x86-avx512-vnni the byte products are
+// contractions of 64 bytes that --quant-block-cpu-x86-dot-products makes
+// vpdpbusd, and a tile has 8 weight rows.
+// CHECK-LABEL: func.func @i8act(
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} : !quant_block.tensor<{{.*}}> to tensor<16x64xi8>, tensor<16x4xf16>
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} : !quant_block.tensor<{{.*}}> to tensor<1x128xi8>, tensor<1x4xf32>
+// CHECK: vector.reduction <add>, %{{.*}} : vector<32xi32> into i32
+// CHECK: scf.for {{.*}} -> (vector<4xf32>)
+// CHECK: arith.xori {{.*}} : vector<16xi8>
+// CHECK: arith.muli {{.*}} : vector<16xi32>
+// CHECK: vector.shuffle
+// CHECK: arith.sitofp {{.*}} : vector<4xi32> to vector<4xf32>
+// CHECK-NOT: math.fma
+// CHECK: arith.addf {{.*}} : vector<4xf32>
+// CHECK-NOT: quant_block.matmul
+// VNNI-LABEL: func.func @i8act(
+// VNNI: scf.for {{.*}} -> (vector<8xf32>)
+// VNNI: vector.contract {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "reduction"], kind = #vector.kind<add>} %{{.*}}, %{{.*}}, %{{.*}} : vector<16x4xi32>, vector<16x4xi32> into vector<16xi32>
+// DOT-LABEL: llvm.func @i8act(
+// DOT: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+!w = !quant_block.tensor<16x128, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!a = !quant_block.tensor<1x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @i8act(%x: !a, %w: !w) -> tensor<1x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
 }

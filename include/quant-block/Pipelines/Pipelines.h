@@ -139,6 +139,13 @@ struct CPUPipelineOptions
                      "that a register-tiled kernel covers use it "
                      "(--quant-block-cpu-matmul-kernels)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> x86Vnni{
+      *this, "x86-avx512-vnni",
+      llvm::cl::desc("With matmul-kernels: accumulate(i32) kernels use "
+                     "AVX512-VNNI (vpdpbusd); the code needs a host with "
+                     "AVX512-VNNI and AVX512BW. quant-run sets it when its "
+                     "target has both"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> reportUnvectorized{
       *this, "report-unvectorized",
       llvm::cl::desc("Emit a remark, with the reason, for every linalg op "

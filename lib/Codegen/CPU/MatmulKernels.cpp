@@ -11,6 +11,8 @@
 
 #include "quant-block/Codegen/CPU/Passes.h"
 
+#include "DotProducts.h"
+
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 
@@ -54,6 +56,11 @@ struct KernelPlan {
   bool hasZeroPoints;
   bool signedZeroPoints;
   bool contract;
+  /// accumulate(i32): int8 activations, exact block sums in i32.
+  bool integer;
+  /// Integer block sums with AVX512-VNNI's vpdpbusd, 64 products at once
+  /// (pairs of chunks).
+  bool vnni;
 };
 
 /// The largest of `candidates` (descending) that divides `value`.
@@ -65,21 +72,43 @@ int64_t largestDivisor(int64_t value, ArrayRef<int64_t> candidates) {
 }
 
 /// Why `op` has no kernel (std::nullopt when it has one); fills `plan`.
-std::optional<std::string> planKernel(MatmulOp op, int64_t rows,
+std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
                                       KernelPlan &plan) {
   arith::FastMathFlags flags = op.getFastmath();
-  if (!arith::bitEnumContainsAll(flags, arith::FastMathFlags::reassoc))
-    return std::string("the sum over k is ordered (no fastmath<reassoc>)");
   if (!op.getTransposeRhs())
     return std::string("the weight is not transposed ([N, K])");
   if (op.getPropagation() != Propagation::Inhibit)
     return std::string("the result is requantized (propagate)");
-  auto lhsType = dyn_cast<RankedTensorType>(op.getLhs().getType());
-  if (!lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape() ||
-      !lhsType.getElementType().isF32())
-    return std::string("the lhs is not a static rank-2 f32 tensor");
-  if (!op.getAccumulatorType().isF32())
-    return std::string("the accumulator is not f32");
+  plan.integer = op.getAccumulatorType().isInteger(32);
+  if (plan.integer) {
+    // The integer block sums are exact in any order and the f32 sum over
+    // the blocks runs in order for each output (one lane each), so the
+    // strict order is kept too.
+    auto lhsType = dyn_cast<QuantizedTensorType>(op.getLhs().getType());
+    if (!lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape())
+      return std::string("the lhs is not a static rank-2 quantized tensor");
+    SchemeAttr lhsScheme = lhsType.getScheme();
+    if (!lhsScheme.hasIntegerStorage() || lhsScheme.getStorageBitWidth() != 8 ||
+        !lhsScheme.isSignedStorage() || lhsScheme.getZeroPointType() ||
+        lhsScheme.hasMXScale() || lhsScheme.getOuter())
+      return std::string("the lhs is not i8 with plain scales");
+    Type lhsScale = lhsScheme.getScaleType();
+    if (!lhsScale.isF32() && !lhsScale.isF16() && !lhsScale.isBF16())
+      return std::string("the lhs scales are not f32, f16 or bf16");
+    if (!lhsScheme.getExpressedType().isF32())
+      return std::string("the lhs expressed type is not f32");
+    plan.m = lhsType.getShape()[0];
+  } else {
+    if (!arith::bitEnumContainsAll(flags, arith::FastMathFlags::reassoc))
+      return std::string("the sum over k is ordered (no fastmath<reassoc>)");
+    auto lhsType = dyn_cast<RankedTensorType>(op.getLhs().getType());
+    if (!lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape() ||
+        !lhsType.getElementType().isF32())
+      return std::string("the lhs is not a static rank-2 f32 tensor");
+    if (!op.getAccumulatorType().isF32())
+      return std::string("the accumulator is not f32");
+    plan.m = lhsType.getDimSize(0);
+  }
   QuantizedTensorType weight = op.getRhs().getType();
   SchemeAttr scheme = weight.getScheme();
   if (weight.getRank() != 2 || !weight.hasStaticShape())
@@ -102,7 +131,6 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows,
   if (block[0] != 1 || block[1] % kChunk != 0 || k % block[1] != 0)
     return std::string("the blocks are not [1, B] with B a multiple of 32 "
                        "that divides K");
-  plan.m = lhsType.getDimSize(0);
   plan.n = n;
   plan.k = k;
   plan.blockSize = block[1];
@@ -116,18 +144,31 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows,
       arith::bitEnumContainsAll(flags, arith::FastMathFlags::contract);
   // At most 16 accumulators: half the registers of AVX-512, leaving room
   // for the unpacked weight chunks and the activations.
-  plan.tileM = largestDivisor(plan.m, {8, 4, 2, 1});
-  int64_t maxTileN = plan.tileM == 1 ? std::max<int64_t>(rows, 1)
-                                     : std::max<int64_t>(16 / plan.tileM, 1);
+  int64_t chunksPerBlock = plan.blockSize / kChunk;
+  // vpdpbusd takes two chunks at once: two blocks of 32, or one block of a
+  // multiple of 64.
+  plan.vnni =
+      vnni && plan.integer &&
+      (chunksPerBlock == 1 ? plan.numBlocks % 2 == 0 : chunksPerBlock % 2 == 0);
+  // With vpdpbusd, decoding a weight chunk is cheap next to adding up the
+  // lanes of the block sums, which more weight rows per tile amortize.
+  plan.tileM =
+      largestDivisor(plan.m, plan.vnni ? ArrayRef<int64_t>{4, 2, 1}
+                                       : ArrayRef<int64_t>{8, 4, 2, 1});
+  int64_t maxTileN =
+      plan.vnni
+          ? std::min<int64_t>(16 / plan.tileM, 2 * std::max<int64_t>(rows, 1))
+      : plan.tileM == 1 ? std::max<int64_t>(rows, 1)
+                        : std::max<int64_t>(16 / plan.tileM, 1);
   SmallVector<int64_t> candidates;
   for (int64_t c = maxTileN; c >= 1; --c)
     candidates.push_back(c);
   plan.tileN = largestDivisor(n, candidates);
-  int64_t chunksPerBlock = plan.blockSize / kChunk;
   SmallVector<int64_t> steps;
   for (int64_t c = std::max<int64_t>(kMaxUnrolledChunks / chunksPerBlock, 1);
        c >= 1; --c)
-    steps.push_back(c);
+    if (!plan.vnni || chunksPerBlock != 1 || c % 2 == 0)
+      steps.push_back(c);
   plan.blocksPerStep = largestDivisor(plan.numBlocks, steps);
   return std::nullopt;
 }
@@ -138,7 +179,9 @@ public:
   KernelEmitter(OpBuilder &b, Location loc, const KernelPlan &plan)
       : b(b), loc(loc), plan(plan) {}
 
-  Value emit(Value lhs, ValueRange weightParts, bool parallel);
+  /// `lhs` is the f32 activations, or the parts (i8 codes, scales) of
+  /// quantized ones.
+  Value emit(ValueRange lhs, ValueRange weightParts, bool parallel);
 
 private:
   Value index(int64_t value) {
@@ -156,17 +199,34 @@ private:
         b, loc, DenseElementsAttr::get(type, b.getI32IntegerAttr(value)));
   }
   Value read(Value source, VectorType type, ValueRange indices) {
+    SmallVector<bool> inBounds(type.getRank(), true);
     return vector::TransferReadOp::create(b, loc, type, source, indices,
                                           /*padding=*/std::nullopt,
-                                          ArrayRef<bool>{true});
+                                          ArrayRef<bool>(inBounds));
   }
 
   Value deinterleaveActivations(Value lhs);
-  Value emitTile(Value lhs, ValueRange parts, Value n0, Value output);
+  Value emitTile(ValueRange lhs, ValueRange parts, Value n0, Value output);
   SmallVector<Value> emitKStep(Value lhs, ValueRange parts, Value n0, Value m0,
                                Value firstBlock, ValueRange accumulators);
+  std::pair<Value, Value> decodeChunkCodes(Value data, Value row, Value chunk,
+                                           Value zeroPoint,
+                                           bool biased = false);
+  Value getBias() const;
+  Value sumActivationBlocks(Value codes);
+  Value sumRows(ArrayRef<Value> sums, int64_t groups);
+  SmallVector<SmallVector<Value>> emitBiasedBlockSums(Value lhsData, Value data,
+                                                      Value n0, Value m0,
+                                                      Value firstBlock);
   std::pair<Value, Value> decodeChunk(Value data, Value row, Value chunk,
                                       Value scale, Value zeroPoint);
+  SmallVector<Value> readStepScales(Value scales, Value firstRow,
+                                    int64_t numRows, Value firstBlock);
+  Value readZeroPoint(Value zeroPoints, Value row, Value block);
+  SmallVector<Value> emitIntegerKStep(Value lhsData, Value lhsScales,
+                                      Value lhsSums, ValueRange parts, Value n0,
+                                      Value m0, Value firstBlock,
+                                      ValueRange accumulators);
   Value sumLanes(Value vector);
 
   OpBuilder &b;
@@ -183,13 +243,13 @@ private:
 Value KernelEmitter::deinterleaveActivations(Value lhs) {
   if (plan.storageBits != 4)
     return lhs;
-  auto chunkType = VectorType::get({kChunk}, b.getF32Type());
+  Type element = cast<RankedTensorType>(lhs.getType()).getElementType();
+  auto chunkType = VectorType::get({kChunk}, element);
   SmallVector<int64_t> order;
   for (int64_t parity = 0; parity < 2; ++parity)
     for (int64_t l = 0; l < kLanes; ++l)
       order.push_back(2 * l + parity);
-  Value init =
-      tensor::EmptyOp::create(b, loc, {plan.m, plan.k}, b.getF32Type());
+  Value init = tensor::EmptyOp::create(b, loc, {plan.m, plan.k}, element);
   auto rowsLoop = scf::ForOp::create(
       b, loc, index(0), index(plan.m), index(1), ValueRange{init},
       [&](OpBuilder &, Location, Value m, ValueRange rowIter) {
@@ -210,26 +270,41 @@ Value KernelEmitter::deinterleaveActivations(Value lhs) {
   return rowsLoop.getResult(0);
 }
 
-/// The two halves of chunk `chunk` (an index, in chunks of 32 elements) of
-/// weight row `row`, dequantized as quant_block.dequantize does: f32(q -
-/// zp) * scale. For 4-bit storage the halves are the low and high nibbles
-/// of the chunk's 16 bytes (its even and odd elements), for 8-bit storage
-/// its first and last 16 elements.
-std::pair<Value, Value> KernelEmitter::decodeChunk(Value data, Value row,
-                                                   Value chunk, Value scale,
-                                                   Value zeroPoint) {
+/// The storage codes minus the zero point (null without one), as i32, of
+/// the two halves of chunk `chunk` (an index, in chunks of 32 elements) of
+/// weight row `row`: for 4-bit storage the low and high nibbles of the
+/// chunk's 16 bytes (its even and odd elements), for 8-bit storage its
+/// first and last 16 elements. `biased`: the codes plus 2^(w-1) for signed
+/// storage instead (non-negative, which lets LLVM multiply them as 16-bit
+/// integers, vpmaddwd instead of vpmulld), the zero point not subtracted.
+std::pair<Value, Value> KernelEmitter::decodeChunkCodes(Value data, Value row,
+                                                        Value chunk,
+                                                        Value zeroPoint,
+                                                        bool biased) {
   auto bytesType = VectorType::get({kLanes}, b.getI8Type());
   auto i32Type = VectorType::get({kLanes}, b.getI32Type());
-  auto f32Type = VectorType::get({kLanes}, b.getF32Type());
-  auto extend = [&](Value bytes) -> Value {
-    if (plan.signedStorage)
+  bool isSigned = plan.signedStorage && !biased;
+  auto load = [&](Value column) -> Value {
+    Value bytes = read(data, bytesType, {row, column});
+    if (biased && plan.signedStorage) {
+      // q + 2^(w-1) of a two's-complement code is the code with its sign
+      // bit flipped: 0x88 flips both nibbles' sign bits.
+      int64_t flip = plan.storageBits == 4 ? 0x88 : 0x80;
+      bytes = arith::XOrIOp::create(
+          b, loc, bytes,
+          arith::ConstantOp::create(
+              b, loc,
+              DenseElementsAttr::get(bytesType,
+                                     b.getIntegerAttr(b.getI8Type(), flip))));
+    }
+    if (isSigned)
       return arith::ExtSIOp::create(b, loc, i32Type, bytes);
     return arith::ExtUIOp::create(b, loc, i32Type, bytes);
   };
   Value first, second;
   if (plan.storageBits == 4) {
-    Value bytes = extend(read(data, bytesType, {row, mul(chunk, kLanes)}));
-    if (plan.signedStorage) {
+    Value bytes = load(mul(chunk, kLanes));
+    if (isSigned) {
       first = arith::ShRSIOp::create(
           b, loc, arith::ShLIOp::create(b, loc, bytes, splatI32(28)),
           splatI32(28));
@@ -240,12 +315,24 @@ std::pair<Value, Value> KernelEmitter::decodeChunk(Value data, Value row,
     }
   } else {
     Value offset = mul(chunk, kChunk);
-    first = extend(read(data, bytesType, {row, offset}));
-    second = extend(read(data, bytesType, {row, add(offset, kLanes)}));
+    first = load(offset);
+    second = load(add(offset, kLanes));
   }
+  if (zeroPoint) {
+    first = arith::SubIOp::create(b, loc, first, zeroPoint);
+    second = arith::SubIOp::create(b, loc, second, zeroPoint);
+  }
+  return {first, second};
+}
+
+/// The two halves of a chunk (as decodeChunkCodes) dequantized as
+/// quant_block.dequantize does: f32(q - zp) * scale.
+std::pair<Value, Value> KernelEmitter::decodeChunk(Value data, Value row,
+                                                   Value chunk, Value scale,
+                                                   Value zeroPoint) {
+  auto f32Type = VectorType::get({kLanes}, b.getF32Type());
+  auto [first, second] = decodeChunkCodes(data, row, chunk, zeroPoint);
   auto dequantize = [&](Value code) -> Value {
-    if (zeroPoint)
-      code = arith::SubIOp::create(b, loc, code, zeroPoint);
     Value value = arith::SIToFPOp::create(b, loc, f32Type, code);
     return arith::MulFOp::create(b, loc, value, scale);
   };
@@ -269,6 +356,38 @@ Value KernelEmitter::sumLanes(Value vector) {
   return vector::ExtractOp::create(b, loc, vector, ArrayRef<int64_t>{0});
 }
 
+/// The scales of blocks [firstBlock, firstBlock + blocksPerStep) of rows
+/// [firstRow, firstRow + numRows), one f32 vector per row (converted
+/// exactly).
+SmallVector<Value> KernelEmitter::readStepScales(Value scales, Value firstRow,
+                                                 int64_t numRows,
+                                                 Value firstBlock) {
+  Type scaleType = cast<RankedTensorType>(scales.getType()).getElementType();
+  auto stepType = VectorType::get({plan.blocksPerStep}, scaleType);
+  auto stepF32 = VectorType::get({plan.blocksPerStep}, b.getF32Type());
+  SmallVector<Value> result;
+  for (int64_t r = 0; r < numRows; ++r) {
+    Value s = read(scales, stepType, {add(firstRow, r), firstBlock});
+    if (!scaleType.isF32())
+      s = arith::ExtFOp::create(b, loc, stepF32, s);
+    result.push_back(s);
+  }
+  return result;
+}
+
+/// The zero point of `block` of weight row `row`, extended to i32 and
+/// broadcast to a vector (read as a scalar: sub-byte zero points are one
+/// per byte in memory, which vector transfers would read bit-packed).
+Value KernelEmitter::readZeroPoint(Value zeroPoints, Value row, Value block) {
+  auto i32Vector = VectorType::get({kLanes}, b.getI32Type());
+  Value zp =
+      tensor::ExtractOp::create(b, loc, zeroPoints, ValueRange{row, block});
+  zp = plan.signedZeroPoints
+           ? arith::ExtSIOp::create(b, loc, b.getI32Type(), zp).getResult()
+           : arith::ExtUIOp::create(b, loc, b.getI32Type(), zp).getResult();
+  return vector::BroadcastOp::create(b, loc, i32Vector, zp);
+}
+
 /// One iteration of the K loop: `blocksPerStep` blocks starting at
 /// `firstBlock`, for the tile at weight row `n0` and activation row `m0`.
 /// `accumulators` holds tileM x tileN vectors, activation row major.
@@ -279,20 +398,8 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
   Value data = parts[0], scales = parts[1];
   Value zeroPoints = plan.hasZeroPoints ? parts[2] : Value();
   auto f32Vector = VectorType::get({kLanes}, b.getF32Type());
-  auto i32Vector = VectorType::get({kLanes}, b.getI32Type());
-  auto lhsChunkType = VectorType::get({kLanes}, b.getF32Type());
-  Type scaleType = cast<RankedTensorType>(scales.getType()).getElementType();
-  auto stepScalesType = VectorType::get({plan.blocksPerStep}, scaleType);
-  auto stepScalesF32 = VectorType::get({plan.blocksPerStep}, b.getF32Type());
-
-  SmallVector<Value> rows, stepScales;
-  for (int64_t r = 0; r < plan.tileN; ++r) {
-    rows.push_back(add(n0, r));
-    Value s = read(scales, stepScalesType, {rows.back(), firstBlock});
-    if (!scaleType.isF32())
-      s = arith::ExtFOp::create(b, loc, stepScalesF32, s);
-    stepScales.push_back(s);
-  }
+  SmallVector<Value> stepScales =
+      readStepScales(scales, n0, plan.tileN, firstBlock);
   SmallVector<Value> acc(accumulators.begin(), accumulators.end());
   int64_t chunksPerBlock = plan.blockSize / kChunk;
   for (int64_t j = 0; j < plan.blocksPerStep; ++j) {
@@ -302,28 +409,20 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
       Value s = vector::ExtractOp::create(b, loc, stepScales[r],
                                           ArrayRef<int64_t>{j});
       scale.push_back(vector::BroadcastOp::create(b, loc, f32Vector, s));
-      if (!zeroPoints) {
-        zeroPoint.push_back(Value());
-        continue;
-      }
-      Value zp = tensor::ExtractOp::create(b, loc, zeroPoints,
-                                           ValueRange{rows[r], block});
-      zp = plan.signedZeroPoints
-               ? arith::ExtSIOp::create(b, loc, b.getI32Type(), zp).getResult()
-               : arith::ExtUIOp::create(b, loc, b.getI32Type(), zp).getResult();
-      zeroPoint.push_back(vector::BroadcastOp::create(b, loc, i32Vector, zp));
+      zeroPoint.push_back(
+          zeroPoints ? readZeroPoint(zeroPoints, add(n0, r), block) : Value());
     }
     for (int64_t c = 0; c < chunksPerBlock; ++c) {
       Value chunk = add(mul(block, chunksPerBlock), c);
       SmallVector<std::pair<Value, Value>> weights;
       for (int64_t r = 0; r < plan.tileN; ++r)
         weights.push_back(
-            decodeChunk(data, rows[r], chunk, scale[r], zeroPoint[r]));
+            decodeChunk(data, add(n0, r), chunk, scale[r], zeroPoint[r]));
       Value k0 = mul(chunk, kChunk);
       for (int64_t i = 0; i < plan.tileM; ++i) {
         Value m = add(m0, i);
-        Value x0 = read(lhs, lhsChunkType, {m, k0});
-        Value x1 = read(lhs, lhsChunkType, {m, add(k0, kLanes)});
+        Value x0 = read(lhs, f32Vector, {m, k0});
+        Value x1 = read(lhs, f32Vector, {m, add(k0, kLanes)});
         for (int64_t r = 0; r < plan.tileN; ++r) {
           Value &a = acc[i * plan.tileN + r];
           for (auto [x, w] : {std::pair(x0, weights[r].first),
@@ -345,9 +444,328 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
   return acc;
 }
 
+/// The sums of each block of the activation codes `codes` ([M, K] i8), as
+/// an [M, KB] i32 tensor: with them, a block sum of the codes times the
+/// biased weight codes becomes the block sum of the centered codes.
+Value KernelEmitter::sumActivationBlocks(Value codes) {
+  auto blockType = VectorType::get({plan.blockSize}, b.getI8Type());
+  auto wideType = VectorType::get({plan.blockSize}, b.getI32Type());
+  Value init =
+      tensor::EmptyOp::create(b, loc, {plan.m, plan.numBlocks}, b.getI32Type());
+  auto rowsLoop = scf::ForOp::create(
+      b, loc, index(0), index(plan.m), index(1), ValueRange{init},
+      [&](OpBuilder &, Location, Value m, ValueRange rowIter) {
+        auto blocksLoop = scf::ForOp::create(
+            b, loc, index(0), index(plan.numBlocks), index(1), rowIter,
+            [&](OpBuilder &, Location, Value block, ValueRange blockIter) {
+              Value wide = arith::ExtSIOp::create(
+                  b, loc, wideType,
+                  read(codes, blockType, {m, mul(block, plan.blockSize)}));
+              Value sum = vector::ReductionOp::create(
+                  b, loc, vector::CombiningKind::ADD, wide);
+              Value written = tensor::InsertOp::create(
+                  b, loc, sum, blockIter[0], ValueRange{m, block});
+              scf::YieldOp::create(b, loc, written);
+            });
+        scf::YieldOp::create(b, loc, blocksLoop.getResults());
+      });
+  return rowsLoop.getResult(0);
+}
+
+/// What biased weight codes add to the stored ones (0 for unsigned
+/// storage), as an i32 constant.
+Value KernelEmitter::getBias() const {
+  int64_t bias = plan.signedStorage ? int64_t(1) << (plan.storageBits - 1) : 0;
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(bias));
+}
+
+/// The lane sums of `sums` (16-lane i32 vectors, one per weight row of the
+/// tile, each made of `groups` contiguous groups of lanes, one per block)
+/// as one vector with a lane per (row, group), row-major. Integer sums are
+/// exact in any order; for a power-of-two count the vectors are added
+/// pairwise with their halves interleaved (a transposed tree), fewer
+/// operations than one horizontal sum each.
+Value KernelEmitter::sumRows(ArrayRef<Value> sums, int64_t groups) {
+  int64_t rows = sums.size();
+  auto rowType = VectorType::get({rows * groups}, b.getI32Type());
+  if (rows == 1 || !llvm::isPowerOf2_64(rows) || rows * groups > kLanes) {
+    int64_t group = kLanes / groups;
+    SmallVector<Value> scalars;
+    for (Value sum : sums)
+      for (int64_t g = 0; g < groups; ++g) {
+        Value part = sum;
+        if (groups > 1)
+          part = vector::ExtractStridedSliceOp::create(
+              b, loc, sum, ArrayRef<int64_t>{g * group},
+              ArrayRef<int64_t>{group}, ArrayRef<int64_t>{1});
+        scalars.push_back(vector::ReductionOp::create(
+            b, loc, vector::CombiningKind::ADD, part));
+      }
+    return vector::FromElementsOp::create(b, loc, rowType, scalars);
+  }
+  // Each vector holds `groups` groups of `kLanes / groups` lanes.
+  SmallVector<Value> level(sums.begin(), sums.end());
+  while (level.size() > 1) {
+    int64_t group = kLanes / groups, half = group / 2;
+    SmallVector<int64_t> low, high;
+    for (int64_t source = 0; source < 2; ++source)
+      for (int64_t g = 0; g < groups; ++g)
+        for (int64_t t = 0; t < half; ++t) {
+          low.push_back(source * kLanes + g * group + t);
+          high.push_back(source * kLanes + g * group + half + t);
+        }
+    SmallVector<Value> next;
+    for (size_t i = 0; i < level.size(); i += 2) {
+      Value l = vector::ShuffleOp::create(b, loc, level[i], level[i + 1], low);
+      Value h = vector::ShuffleOp::create(b, loc, level[i], level[i + 1], high);
+      next.push_back(arith::AddIOp::create(b, loc, l, h));
+    }
+    level = std::move(next);
+    groups *= 2;
+  }
+  // One vector of `groups` groups: halve them down to one lane each.
+  Value v = level[0];
+  int64_t width = kLanes;
+  while (width > groups) {
+    int64_t group = width / groups, half = group / 2;
+    SmallVector<int64_t> low, high;
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t t = 0; t < half; ++t) {
+        low.push_back(g * group + t);
+        high.push_back(g * group + half + t);
+      }
+    Value l = vector::ShuffleOp::create(b, loc, v, v, low);
+    Value h = vector::ShuffleOp::create(b, loc, v, v, high);
+    v = arith::AddIOp::create(b, loc, l, h);
+    width /= 2;
+  }
+  return v;
+}
+
+/// The biased block sums of one K step: for block j of the step and
+/// activation row i, sum(x * (q + bias)) of each weight row of the tile, as
+/// a vector with a lane per row ([j][i]).
+SmallVector<SmallVector<Value>>
+KernelEmitter::emitBiasedBlockSums(Value lhsData, Value data, Value n0,
+                                   Value m0, Value firstBlock) {
+  auto i32Vector = VectorType::get({kLanes}, b.getI32Type());
+  auto bytesType = VectorType::get({kLanes}, b.getI8Type());
+  Value zeroSum = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(i32Vector, b.getI32IntegerAttr(0)));
+  SmallVector<SmallVector<Value>> result(plan.blocksPerStep);
+  if (plan.vnni) {
+    // 64 code products per vpdpbusd: the biased weight codes (unsigned
+    // bytes) times the activation codes (signed bytes), 4 per i32 lane.
+    auto wideBytes = VectorType::get({2 * kChunk}, b.getI8Type());
+    auto pairBytes = VectorType::get({kChunk}, b.getI8Type());
+    auto decodePair = [&](Value row, Value pair) -> Value {
+      if (plan.storageBits == 8) {
+        Value bytes = read(data, wideBytes, {row, mul(pair, 2 * kChunk)});
+        if (plan.signedStorage)
+          bytes = arith::XOrIOp::create(
+              b, loc, bytes,
+              arith::ConstantOp::create(
+                  b, loc,
+                  DenseElementsAttr::get(
+                      wideBytes, b.getIntegerAttr(b.getI8Type(), 0x80))));
+        return bytes;
+      }
+      // The 32 bytes of two chunks; each chunk's low nibbles (its even
+      // elements), then its high nibbles (odd elements), as the
+      // activations are de-interleaved.
+      Value bytes = read(data, pairBytes, {row, mul(pair, kChunk)});
+      auto splat = [&](int64_t value) -> Value {
+        return arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(pairBytes,
+                                   b.getIntegerAttr(b.getI8Type(), value)));
+      };
+      if (plan.signedStorage)
+        bytes = arith::XOrIOp::create(b, loc, bytes, splat(0x88));
+      Value low = arith::AndIOp::create(b, loc, bytes, splat(15));
+      Value high = arith::ShRUIOp::create(b, loc, bytes, splat(4));
+      SmallVector<int64_t> order;
+      for (int64_t c = 0; c < 2; ++c)
+        for (int64_t half = 0; half < 2; ++half)
+          for (int64_t l = 0; l < kLanes; ++l)
+            order.push_back(half * kChunk + c * kLanes + l);
+      return vector::ShuffleOp::create(b, loc, low, high, order);
+    };
+    // acc[l] += sum over t < 4 of zext(w[4l + t]) * sext(x[4l + t]): the
+    // semantics of vpdpbusd, as a vector.contract that
+    // --quant-block-cpu-x86-dot-products turns into the instruction after
+    // bufferization (llvm.call_intrinsic has unknown memory effects, which
+    // buffer deallocation refuses).
+    auto dot = [&](Value acc, Value weights, Value activations) -> Value {
+      return buildUnsignedBySignedDot(b, loc, acc, weights, activations);
+    };
+    int64_t chunksPerBlock = plan.blockSize / kChunk;
+    if (chunksPerBlock == 1) {
+      // A pair of chunks is two blocks: lanes 0-7 and 8-15.
+      for (int64_t j = 0; j < plan.blocksPerStep; j += 2) {
+        Value pair =
+            arith::DivUIOp::create(b, loc, add(firstBlock, j), index(2));
+        SmallVector<Value> weights;
+        for (int64_t r = 0; r < plan.tileN; ++r)
+          weights.push_back(decodePair(add(n0, r), pair));
+        for (int64_t i = 0; i < plan.tileM; ++i) {
+          Value x =
+              read(lhsData, wideBytes, {add(m0, i), mul(pair, 2 * kChunk)});
+          SmallVector<Value> sums;
+          for (int64_t r = 0; r < plan.tileN; ++r)
+            sums.push_back(dot(zeroSum, weights[r], x));
+          Value both = sumRows(sums, 2);
+          for (int64_t g = 0; g < 2; ++g) {
+            SmallVector<int64_t> lanes;
+            for (int64_t r = 0; r < plan.tileN; ++r)
+              lanes.push_back(r * 2 + g);
+            result[j + g].push_back(
+                vector::ShuffleOp::create(b, loc, both, both, lanes));
+          }
+        }
+      }
+      return result;
+    }
+    int64_t pairsPerBlock = chunksPerBlock / 2;
+    for (int64_t j = 0; j < plan.blocksPerStep; ++j) {
+      SmallVector<Value> sums(plan.tileM * plan.tileN, zeroSum);
+      for (int64_t p = 0; p < pairsPerBlock; ++p) {
+        Value pair = add(mul(add(firstBlock, j), pairsPerBlock), p);
+        SmallVector<Value> weights;
+        for (int64_t r = 0; r < plan.tileN; ++r)
+          weights.push_back(decodePair(add(n0, r), pair));
+        for (int64_t i = 0; i < plan.tileM; ++i) {
+          Value x =
+              read(lhsData, wideBytes, {add(m0, i), mul(pair, 2 * kChunk)});
+          for (int64_t r = 0; r < plan.tileN; ++r) {
+            Value &sum = sums[i * plan.tileN + r];
+            sum = dot(sum, weights[r], x);
+          }
+        }
+      }
+      for (int64_t i = 0; i < plan.tileM; ++i)
+        result[j].push_back(
+            sumRows(ArrayRef(sums).slice(i * plan.tileN, plan.tileN), 1));
+    }
+    return result;
+  }
+  int64_t chunksPerBlock = plan.blockSize / kChunk;
+  for (int64_t j = 0; j < plan.blocksPerStep; ++j) {
+    Value block = add(firstBlock, j);
+    SmallVector<Value> sums(plan.tileM * plan.tileN, zeroSum);
+    for (int64_t c = 0; c < chunksPerBlock; ++c) {
+      Value chunk = add(mul(block, chunksPerBlock), c);
+      SmallVector<std::pair<Value, Value>> codes;
+      for (int64_t r = 0; r < plan.tileN; ++r)
+        codes.push_back(decodeChunkCodes(data, add(n0, r), chunk, Value(),
+                                         /*biased=*/true));
+      Value k0 = mul(chunk, kChunk);
+      for (int64_t i = 0; i < plan.tileM; ++i) {
+        Value m = add(m0, i);
+        Value x0 = arith::ExtSIOp::create(b, loc, i32Vector,
+                                          read(lhsData, bytesType, {m, k0}));
+        Value x1 = arith::ExtSIOp::create(
+            b, loc, i32Vector, read(lhsData, bytesType, {m, add(k0, kLanes)}));
+        for (int64_t r = 0; r < plan.tileN; ++r) {
+          Value &sum = sums[i * plan.tileN + r];
+          sum = arith::AddIOp::create(
+              b, loc, sum, arith::MulIOp::create(b, loc, x0, codes[r].first));
+          sum = arith::AddIOp::create(
+              b, loc, sum, arith::MulIOp::create(b, loc, x1, codes[r].second));
+        }
+      }
+    }
+    for (int64_t i = 0; i < plan.tileM; ++i)
+      result[j].push_back(
+          sumRows(ArrayRef(sums).slice(i * plan.tileN, plan.tileN), 1));
+  }
+  return result;
+}
+
+/// One iteration of the K loop of an accumulate(i32) product: for each
+/// block, the exact i32 block sums of the tile (emitBiasedBlockSums, minus
+/// (bias + zero point) times the activation block sum), then, with one lane
+/// per weight row, `acc += f32(isum) * (f32(lhs scale) * f32(weight
+/// scale))` in block order (docs/Numerics.md). `accumulators` holds tileM
+/// vectors of tileN lanes.
+SmallVector<Value>
+KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
+                                ValueRange parts, Value n0, Value m0,
+                                Value firstBlock, ValueRange accumulators) {
+  Value data = parts[0], scales = parts[1];
+  Value zeroPoints = plan.hasZeroPoints ? parts[2] : Value();
+  auto rowF32 = VectorType::get({plan.tileN}, b.getF32Type());
+  auto rowI32 = VectorType::get({plan.tileN}, b.getI32Type());
+  // The weight scales of the step as [block][row]: one 2-D read,
+  // converted at once, transposed.
+  Type scaleType = cast<RankedTensorType>(scales.getType()).getElementType();
+  Value stepScales =
+      read(scales, VectorType::get({plan.tileN, plan.blocksPerStep}, scaleType),
+           {n0, firstBlock});
+  if (!scaleType.isF32())
+    stepScales = arith::ExtFOp::create(
+        b, loc,
+        VectorType::get({plan.tileN, plan.blocksPerStep}, b.getF32Type()),
+        stepScales);
+  stepScales =
+      vector::TransposeOp::create(b, loc, stepScales, ArrayRef<int64_t>{1, 0});
+  SmallVector<Value> activationScales =
+      readStepScales(lhsScales, m0, plan.tileM, firstBlock);
+  Value bias = getBias();
+  SmallVector<Value> acc(accumulators.begin(), accumulators.end());
+  SmallVector<SmallVector<Value>> biasedSums =
+      emitBiasedBlockSums(lhsData, data, n0, m0, firstBlock);
+  for (int64_t j = 0; j < plan.blocksPerStep; ++j) {
+    Value block = add(firstBlock, j);
+    // bias + zero point of each row, the multiplier of the activation
+    // block sum that the biased product over-counts.
+    Value offsets = vector::BroadcastOp::create(b, loc, rowI32, bias);
+    if (zeroPoints) {
+      SmallVector<Value> points;
+      for (int64_t r = 0; r < plan.tileN; ++r) {
+        Value zp = tensor::ExtractOp::create(b, loc, zeroPoints,
+                                             ValueRange{add(n0, r), block});
+        points.push_back(
+            plan.signedZeroPoints
+                ? arith::ExtSIOp::create(b, loc, b.getI32Type(), zp).getResult()
+                : arith::ExtUIOp::create(b, loc, b.getI32Type(), zp)
+                      .getResult());
+      }
+      offsets = arith::AddIOp::create(
+          b, loc, offsets,
+          vector::FromElementsOp::create(b, loc, rowI32, points));
+    }
+    Value rowScales =
+        vector::ExtractOp::create(b, loc, stepScales, ArrayRef<int64_t>{j});
+    for (int64_t i = 0; i < plan.tileM; ++i) {
+      Value m = add(m0, i);
+      Value activationSum = vector::BroadcastOp::create(
+          b, loc, rowI32,
+          tensor::ExtractOp::create(b, loc, lhsSums, ValueRange{m, block}));
+      Value blockSums = arith::SubIOp::create(
+          b, loc, biasedSums[j][i],
+          arith::MulIOp::create(b, loc, offsets, activationSum));
+      Value blockSumsF32 = arith::SIToFPOp::create(b, loc, rowF32, blockSums);
+      Value activationScale = vector::BroadcastOp::create(
+          b, loc, rowF32,
+          vector::ExtractOp::create(b, loc, activationScales[i],
+                                    ArrayRef<int64_t>{j}));
+      Value scale = arith::MulFOp::create(b, loc, activationScale, rowScales);
+      Value &a = acc[i];
+      if (plan.contract) {
+        a = math::FmaOp::create(b, loc, blockSumsF32, scale, a);
+      } else {
+        Value product = arith::MulFOp::create(b, loc, blockSumsF32, scale);
+        a = arith::AddFOp::create(b, loc, a, product);
+      }
+    }
+  }
+  return acc;
+}
+
 /// The [M, tileN] outputs of the weight rows starting at `n0`, written into
 /// that slice of `output` (so that bufferization writes them in place).
-Value KernelEmitter::emitTile(Value lhs, ValueRange parts, Value n0,
+Value KernelEmitter::emitTile(ValueRange lhs, ValueRange parts, Value n0,
                               Value output) {
   auto f32Vector = VectorType::get({kLanes}, b.getF32Type());
   Value tileInit = tensor::ExtractSliceOp::create(
@@ -358,22 +776,35 @@ Value KernelEmitter::emitTile(Value lhs, ValueRange parts, Value n0,
   auto mLoop = scf::ForOp::create(
       b, loc, index(0), index(plan.m), index(plan.tileM), ValueRange{tileInit},
       [&](OpBuilder &, Location, Value m0, ValueRange tileIter) {
+        // Float products: 16-lane partial sums per output, added across
+        // the lanes at the end. Integer products: one lane per weight row.
+        auto accType = plan.integer
+                           ? VectorType::get({plan.tileN}, b.getF32Type())
+                           : f32Vector;
         Value zero = arith::ConstantOp::create(
-            b, loc, DenseElementsAttr::get(f32Vector, b.getF32FloatAttr(0)));
-        SmallVector<Value> init(plan.tileM * plan.tileN, zero);
+            b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
+        SmallVector<Value> init(
+            plan.integer ? plan.tileM : plan.tileM * plan.tileN, zero);
         auto kLoop = scf::ForOp::create(
             b, loc, index(0), index(plan.numBlocks), index(plan.blocksPerStep),
             init, [&](OpBuilder &, Location, Value block, ValueRange accIter) {
               scf::YieldOp::create(
-                  b, loc, emitKStep(lhs, parts, n0, m0, block, accIter));
+                  b, loc,
+                  plan.integer
+                      ? emitIntegerKStep(lhs[0], lhs[1], lhs[2], parts, n0, m0,
+                                         block, accIter)
+                      : emitKStep(lhs[0], parts, n0, m0, block, accIter));
             });
         Value tile = tileIter[0];
         for (int64_t i = 0; i < plan.tileM; ++i) {
-          SmallVector<Value> sums;
-          for (int64_t r = 0; r < plan.tileN; ++r)
-            sums.push_back(sumLanes(kLoop.getResult(i * plan.tileN + r)));
-          Value row = vector::FromElementsOp::create(
-              b, loc, VectorType::get({plan.tileN}, b.getF32Type()), sums);
+          Value row = kLoop.getResult(i);
+          if (!plan.integer) {
+            SmallVector<Value> sums;
+            for (int64_t r = 0; r < plan.tileN; ++r)
+              sums.push_back(sumLanes(kLoop.getResult(i * plan.tileN + r)));
+            row = vector::FromElementsOp::create(
+                b, loc, VectorType::get({plan.tileN}, b.getF32Type()), sums);
+          }
           tile = vector::TransferWriteOp::create(
                      b, loc, row, tile, ValueRange{add(m0, i), index(0)},
                      ArrayRef<bool>{true})
@@ -384,8 +815,13 @@ Value KernelEmitter::emitTile(Value lhs, ValueRange parts, Value n0,
   return mLoop.getResult(0);
 }
 
-Value KernelEmitter::emit(Value lhs, ValueRange weightParts, bool parallel) {
-  Value activations = deinterleaveActivations(lhs);
+Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
+                          bool parallel) {
+  SmallVector<Value> activations = {deinterleaveActivations(lhs[0])};
+  if (plan.integer) {
+    activations.push_back(lhs[1]);
+    activations.push_back(sumActivationBlocks(lhs[0]));
+  }
   Value init =
       tensor::EmptyOp::create(b, loc, {plan.m, plan.n}, b.getF32Type());
   int64_t numTiles = plan.n / plan.tileN;
@@ -432,7 +868,8 @@ struct CPUMatmulKernelsPass
     QuantBlockTypeConverter converter;
     for (MatmulOp op : products) {
       KernelPlan plan;
-      if (std::optional<std::string> whyNot = planKernel(op, rows, plan)) {
+      if (std::optional<std::string> whyNot =
+              planKernel(op, rows, x86Vnni, plan)) {
         if (report)
           op.emitRemark() << "no register-tiled kernel: " << *whyNot;
         continue;
@@ -449,8 +886,17 @@ struct CPUMatmulKernelsPass
       bool runParallel = parallel &&
                          plan.m * plan.n * plan.k >= parallelMinIterations &&
                          plan.n / plan.tileN > 1;
+      SmallVector<Value> lhs = {op.getLhs()};
+      if (plan.integer) {
+        SmallVector<Type> lhsTypes;
+        if (failed(converter.convertType(op.getLhs().getType(), lhsTypes)))
+          continue;
+        auto lhsParts =
+            UnrealizedConversionCastOp::create(b, loc, lhsTypes, op.getLhs());
+        lhs.assign(lhsParts.getResults().begin(), lhsParts.getResults().end());
+      }
       KernelEmitter emitter(b, loc, plan);
-      Value result = emitter.emit(op.getLhs(), parts.getResults(), runParallel);
+      Value result = emitter.emit(lhs, parts.getResults(), runParallel);
       op.getResult().replaceAllUsesWith(result);
       op.erase();
     }

@@ -19,6 +19,18 @@ from fractions import Fraction
 
 import numpy as np
 
+# accumulate(i32) products: int8 activation codes and f32 scales per block
+# (as quantize_dynamic gives them) times the weight; exact i32 block sums,
+# then acc += f32(isum) * (f32(sx) * f32(sw)) over the blocks in order (one
+# FMA with contract), the order the kernels keep for every flag.
+INT_CASES = {
+    # name: (M, N, K, block, storage bits, signed, zero points, scale,
+    #        contract)
+    "i4_i8act": (1, 64, 256, 32, 4, True, False, np.float16, False),
+    "i8zp_i8act": (3, 12, 192, 64, 8, True, True, np.float32, True),
+    "u4_i8act": (2, 8, 256, 128, 4, False, False, np.float16, True),
+}
+
 CASES = {
     # name: (M, N, K, block, storage bits, signed, zero points, scale, contract)
     "i4_zp": (3, 96, 256, 64, 4, True, True, np.float16, False),
@@ -45,7 +57,7 @@ def round_f32(value):
 def generate(directory):
     rng = np.random.default_rng(20261125)
     for name, (m, n, k, block, bits, signed, zp, scale_type, _) in \
-            CASES.items():
+            list(CASES.items()) + list(INT_CASES.items()):
         lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed \
             else (0, (1 << bits) - 1)
         codes = rng.integers(lo, hi + 1, (n, k))
@@ -53,6 +65,12 @@ def generate(directory):
                   .astype(scale_type))
         x = rng.standard_normal((m, k)).astype(np.float32)
         np.save(f"{directory}/{name}_x.npy", x)
+        if name in INT_CASES:
+            np.save(f"{directory}/{name}_xq.npy",
+                    rng.integers(-127, 128, (m, k)).astype(np.int8))
+            np.save(f"{directory}/{name}_xs.npy",
+                    rng.uniform(0.001, 0.05, (m, k // block))
+                    .astype(np.float32))
         if bits == 4:
             nibbles = (codes & 15).astype(np.uint8)
             data = (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).view(np.int8)
@@ -66,7 +84,40 @@ def generate(directory):
             np.save(f"{directory}/{name}_zp.npy", points.astype(np.int8))
 
 
+def fused(a, b, c):
+    """fma(a, b, c) in f32, rounded once."""
+    return round_f32(Fraction(float(a)) * Fraction(float(b)) +
+                     Fraction(float(c)))
+
+
+def expected_integer(directory, name):
+    m, n, k, block, bits, signed, zp, _, contract = INT_CASES[name]
+    xq = np.load(f"{directory}/{name}_xq.npy").astype(np.int64)
+    xs = np.load(f"{directory}/{name}_xs.npy").astype(np.float32)
+    codes = np.load(f"{directory}/{name}_codes.npy").astype(np.int64)
+    scales = np.load(f"{directory}/{name}_scales.npy").astype(np.float32)
+    if zp:
+        points = np.load(f"{directory}/{name}_zp.npy").astype(np.int64)
+        if not signed:
+            points &= (1 << bits) - 1
+        codes = codes - np.repeat(points, block, axis=1)
+    y = np.zeros((m, n), np.float32)
+    for i in range(m):
+        for j in range(n):
+            acc = np.float32(0)
+            for kb in range(k // block):
+                part = slice(kb * block, (kb + 1) * block)
+                isum = np.float32(int(np.dot(xq[i, part], codes[j, part])))
+                scale = np.float32(xs[i, kb] * scales[j, kb])
+                acc = (fused(isum, scale, acc) if contract else
+                       np.float32(acc + np.float32(isum * scale)))
+            y[i, j] = acc
+    return y
+
+
 def expected(directory, name):
+    if name in INT_CASES:
+        return expected_integer(directory, name)
     m, n, k, block, bits, signed, zp, _, contract = CASES[name]
     x = np.load(f"{directory}/{name}_x.npy")
     codes = np.load(f"{directory}/{name}_codes.npy").astype(np.int64)

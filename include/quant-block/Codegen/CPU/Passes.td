@@ -154,9 +154,37 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
            /*default=*/"65536",
            "Products with fewer multiply-adds (M * N * K) stay on one "
            "thread">,
+    Option<"x86Vnni", "x86-avx512-vnni", "bool", /*default=*/"false",
+           "accumulate(i32) products: sum the int8 code products 64 at a "
+           "time as unsigned-by-signed byte contractions, which "
+           "--quant-block-cpu-x86-dot-products makes AVX512-VNNI's vpdpbusd "
+           "(the code then runs only on hosts with AVX512-VNNI and "
+           "AVX512BW). The block sums are exact either way, so the bits do "
+           "not change">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark with the reason on every quant_block.matmul that "
            "gets no kernel">,
+  ];
+}
+
+def CPUX86DotProducts : Pass<"quant-block-cpu-x86-dot-products",
+                              "func::FuncOp"> {
+  let summary = "Turn byte dot products into AVX512-VNNI vpdpbusd";
+  let description = [{
+    Rewrites every `vector.contract` that adds, to each lane of a
+    `vector<16xi32>` accumulator, the sum of four products of zero-extended
+    bytes (`arith.extui` of `vector<16x4xi8>`) and sign-extended bytes
+    (`arith.extsi`), into `llvm.call_intrinsic
+    "llvm.x86.avx512.vpdpbusd.512"`, which LLVM does not form by itself.
+    The sums of four byte products fit in i32, so the result is exactly the
+    contraction's. The code then needs a host with AVX512-VNNI and
+    AVX512BW. --quant-block-cpu-matmul-kernels emits such contractions with
+    `x86-avx512-vnni`; the CPU pipeline runs this pass after bufferization
+    (buffer deallocation refuses llvm.call_intrinsic, whose memory effects
+    are unknown).
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
   ];
 }
 

@@ -1,0 +1,72 @@
+//===- AdaptPipelineTest.cpp - quant-run's pipeline for the target --------===//
+//
+// adaptPipelineToTarget gives the CPU pipeline x86-avx512-vnni=true exactly
+// when the JIT's target has AVX512-VNNI and AVX512BW and the user did not
+// set the option, and leaves every other pipeline alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Runner/JitCompiler.h"
+
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir::quant_block::runner;
+
+namespace {
+
+/// A target machine for `cpu` + `features`, or null when the host cannot
+/// execute its code (createTargetMachine refuses it).
+std::unique_ptr<llvm::TargetMachine> makeTarget(const char *cpu,
+                                                const char *features) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  JitCompileOptions options;
+  options.targetCPU = cpu;
+  options.targetFeatures = features;
+  auto target = createTargetMachine(options);
+  if (!target) {
+    llvm::consumeError(target.takeError());
+    return nullptr;
+  }
+  return std::move(*target);
+}
+
+TEST(AdaptPipelineToTarget, AddsVnniForTargetsThatHaveIt) {
+  std::unique_ptr<llvm::TargetMachine> target =
+      makeTarget("x86-64-v4", "+avx512vnni");
+  if (!target)
+    GTEST_SKIP() << "the host cannot execute x86-64-v4 + avx512vnni code";
+  EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *target),
+            "quant-block-cpu-pipeline{x86-avx512-vnni=true}");
+  EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline{parallel=false}",
+                                  *target),
+            "quant-block-cpu-pipeline{x86-avx512-vnni=true parallel=false}");
+  // The user's own setting wins.
+  EXPECT_EQ(adaptPipelineToTarget(
+                "quant-block-cpu-pipeline{x86-avx512-vnni=false}", *target),
+            "quant-block-cpu-pipeline{x86-avx512-vnni=false}");
+  // Other pipelines are not touched.
+  EXPECT_EQ(adaptPipelineToTarget("quant-block-spirv-pipeline", *target),
+            "quant-block-spirv-pipeline");
+  EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline-x", *target),
+            "quant-block-cpu-pipeline-x");
+}
+
+TEST(AdaptPipelineToTarget, LeavesTargetsWithoutVnniAlone) {
+  std::unique_ptr<llvm::TargetMachine> target = makeTarget("x86-64-v3", "");
+  if (!target)
+    GTEST_SKIP() << "the host cannot execute x86-64-v3 code";
+  EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *target),
+            "quant-block-cpu-pipeline");
+  // AVX-512 without VNNI is not enough.
+  std::unique_ptr<llvm::TargetMachine> v4 = makeTarget("x86-64-v4", "");
+  if (v4)
+    EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *v4),
+              "quant-block-cpu-pipeline");
+}
+
+} // namespace
