@@ -137,8 +137,9 @@ TARGETS = {
 target = lit_config.params.get("target", "host")
 if target == "host":
     tools += ["quant-run", "mlir-runner"]
-    # quant-run compiles accumulate(i32) kernels with AVX512-VNNI on such
-    # hosts (tests that check it was used require this feature).
+    # quant-run compiles accumulate(i32) kernels with AVX512-VNNI and leaves
+    # f16 -> f32 extensions to F16C on such hosts (tests that check it
+    # require these features).
     try:
         with open("/proc/cpuinfo") as cpuinfo:
             for line in cpuinfo:
@@ -146,6 +147,8 @@ if target == "host":
                     flags = set(line.split(":", 1)[1].split())
                     if {"avx512_vnni", "avx512bw"} <= flags:
                         config.available_features.add("x86-avx512-vnni")
+                    if "f16c" in flags:
+                        config.available_features.add("x86-f16c")
                     break
     except OSError:
         pass

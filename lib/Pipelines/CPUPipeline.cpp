@@ -65,7 +65,9 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
   halfWidth.targetTypeStr = "f32";
   pm.addNestedPass<func::FuncOp>(
       arith::createArithEmulateUnsupportedFloats(halfWidth));
-  pm.addNestedPass<func::FuncOp>(createExpandFloatConversions());
+  ExpandFloatConversionsOptions conversions;
+  conversions.nativeF16Extension = options.x86F16c;
+  pm.addNestedPass<func::FuncOp>(createExpandFloatConversions(conversions));
   if (options.vectorize && options.parallel) {
     // The threads' scf.forall loops (parallel=true in the vectorizer).
     pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());

@@ -240,21 +240,27 @@ std::string mlir::quant_block::runner::adaptPipelineToTarget(
     StringRef pipeline, const llvm::TargetMachine &targetMachine) {
   StringRef cpuPipeline = "quant-block-cpu-pipeline";
   StringRef trimmed = pipeline.trim();
-  if (!trimmed.starts_with(cpuPipeline) || trimmed.contains("x86-avx512-vnni"))
+  if (!trimmed.starts_with(cpuPipeline))
     return pipeline.str();
   StringRef rest = trimmed.drop_front(cpuPipeline.size());
-  if (!rest.empty() && !rest.starts_with("{"))
+  if (!rest.empty() && (!rest.starts_with("{") || !rest.ends_with("}")))
     return pipeline.str();
+  StringRef given = rest.empty() ? rest : rest.drop_front().drop_back();
   const llvm::MCSubtargetInfo *subtarget = targetMachine.getMCSubtargetInfo();
-  if (!subtarget->checkFeatures("+avx512vnni,+avx512bw"))
+  // (option, the target features it needs); options the user set win.
+  std::pair<StringRef, StringRef> targetOptions[] = {
+      {"x86-avx512-vnni", "+avx512vnni,+avx512bw"},
+      {"x86-f16c", "+f16c"},
+  };
+  std::string added;
+  for (auto [option, features] : targetOptions)
+    if (!given.contains(option) && subtarget->checkFeatures(features))
+      added += (option + "=true ").str();
+  if (added.empty())
     return pipeline.str();
-  if (rest.empty())
-    return (cpuPipeline + "{x86-avx512-vnni=true}").str();
-  if (!rest.ends_with("}"))
-    return pipeline.str();
-  return (cpuPipeline + "{x86-avx512-vnni=true " +
-          rest.drop_front().drop_back() + "}")
-      .str();
+  if (given.empty())
+    added.pop_back();
+  return (cpuPipeline + "{" + added + given + "}").str();
 }
 
 Expected<std::unique_ptr<ExecutionEngine>>

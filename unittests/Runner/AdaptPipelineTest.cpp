@@ -1,8 +1,9 @@
 //===- AdaptPipelineTest.cpp - quant-run's pipeline for the target --------===//
 //
 // adaptPipelineToTarget gives the CPU pipeline x86-avx512-vnni=true exactly
-// when the JIT's target has AVX512-VNNI and AVX512BW and the user did not
-// set the option, and leaves every other pipeline alone.
+// when the JIT's target has AVX512-VNNI and AVX512BW, x86-f16c=true when it
+// has F16C, unless the user set them, and leaves every other pipeline
+// alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,14 +42,15 @@ TEST(AdaptPipelineToTarget, AddsVnniForTargetsThatHaveIt) {
   if (!target)
     GTEST_SKIP() << "the host cannot execute x86-64-v4 + avx512vnni code";
   EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *target),
-            "quant-block-cpu-pipeline{x86-avx512-vnni=true}");
+            "quant-block-cpu-pipeline{x86-avx512-vnni=true x86-f16c=true}");
   EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline{parallel=false}",
                                   *target),
-            "quant-block-cpu-pipeline{x86-avx512-vnni=true parallel=false}");
+            "quant-block-cpu-pipeline{x86-avx512-vnni=true x86-f16c=true "
+            "parallel=false}");
   // The user's own setting wins.
   EXPECT_EQ(adaptPipelineToTarget(
                 "quant-block-cpu-pipeline{x86-avx512-vnni=false}", *target),
-            "quant-block-cpu-pipeline{x86-avx512-vnni=false}");
+            "quant-block-cpu-pipeline{x86-f16c=true x86-avx512-vnni=false}");
   // Other pipelines are not touched.
   EXPECT_EQ(adaptPipelineToTarget("quant-block-spirv-pipeline", *target),
             "quant-block-spirv-pipeline");
@@ -61,11 +63,16 @@ TEST(AdaptPipelineToTarget, LeavesTargetsWithoutVnniAlone) {
   if (!target)
     GTEST_SKIP() << "the host cannot execute x86-64-v3 code";
   EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *target),
-            "quant-block-cpu-pipeline");
+            "quant-block-cpu-pipeline{x86-f16c=true}");
   // AVX-512 without VNNI is not enough.
   std::unique_ptr<llvm::TargetMachine> v4 = makeTarget("x86-64-v4", "");
   if (v4)
     EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *v4),
+              "quant-block-cpu-pipeline{x86-f16c=true}");
+  // x86-64-v2 has neither.
+  std::unique_ptr<llvm::TargetMachine> v2 = makeTarget("x86-64-v2", "");
+  if (v2)
+    EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *v2),
               "quant-block-cpu-pipeline");
 }
 

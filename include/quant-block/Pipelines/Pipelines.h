@@ -146,6 +146,13 @@ struct CPUPipelineOptions
                      "AVX512-VNNI and AVX512BW. quant-run sets it when its "
                      "target has both"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> x86F16c{
+      *this, "x86-f16c",
+      llvm::cl::desc("The target has F16C: f16 -> f32 extensions are left to "
+                     "LLVM (vcvtph2ps, the same bits as the integer "
+                     "expansion). quant-run sets it when its target has "
+                     "F16C"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> reportUnvectorized{
       *this, "report-unvectorized",
       llvm::cl::desc("Emit a remark, with the reason, for every linalg op "

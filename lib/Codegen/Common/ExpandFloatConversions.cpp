@@ -224,12 +224,17 @@ struct ExpandTruncation : public OpRewritePattern<arith::TruncFOp> {
 };
 
 struct ExpandExtension : public OpRewritePattern<arith::ExtFOp> {
-  using OpRewritePattern::OpRewritePattern;
+  ExpandExtension(MLIRContext *ctx, bool nativeF16Extension)
+      : OpRewritePattern(ctx), nativeF16Extension(nativeF16Extension) {}
 
   LogicalResult matchAndRewrite(arith::ExtFOp op,
                                 PatternRewriter &rewriter) const override {
     if (!isHalfWidth(op.getIn().getType()) || !isSingleOrDouble(op.getType()))
       return rewriter.notifyMatchFailure(op, "not bf16/f16 to f32/f64");
+    if (nativeF16Extension &&
+        getElementTypeOrSelf(op.getIn().getType()).isF16() &&
+        getElementTypeOrSelf(op.getType()).isF32())
+      return rewriter.notifyMatchFailure(op, "left to F16C");
     BitBuilder bb(rewriter, op.getLoc(), op.getType());
     Value bits =
         arith::ExtUIOp::create(rewriter, op.getLoc(), bb.i32(),
@@ -242,14 +247,20 @@ struct ExpandExtension : public OpRewritePattern<arith::ExtFOp> {
       rewriter.replaceOpWithNewOp<arith::ExtFOp>(op, op.getType(), single);
     return success();
   }
+
+private:
+  bool nativeF16Extension;
 };
 
 struct ExpandFloatConversionsPass
     : public quant_block::impl::ExpandFloatConversionsBase<
           ExpandFloatConversionsPass> {
+  using ExpandFloatConversionsBase::ExpandFloatConversionsBase;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ExpandTruncation, ExpandExtension>(&getContext());
+    patterns.add<ExpandTruncation>(&getContext());
+    patterns.add<ExpandExtension>(&getContext(), nativeF16Extension);
     // Only these rewrites (PatternDriver.h). The patterns create no op they
     // match (only f64 <-> f32 conversions), so they converge at once.
     if (failed(quant_block::applyOnlyPatterns(getOperation(),

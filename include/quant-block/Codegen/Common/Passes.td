@@ -83,9 +83,22 @@ def ExpandFloatConversions : Pass<"quant-block-expand-float-conversions",
     A `truncf` with an explicit rounding mode other than to-nearest-even is
     left alone. It runs on scalars and vectors (after bufferization and
     vectorization) as well as on tensors.
+
+    With `native-f16-extension`, `arith.extf` from f16 to f32 is left to
+    LLVM, for targets known to have F16C (`vcvtph2ps`, one instruction per
+    16 values): that conversion is exact, keeps subnormals and makes a
+    signalling NaN quiet exactly as the integer expansion does, so the bits
+    do not change (quant-run sets the CPU pipeline's `x86-f16c` for such
+    targets). Without F16C LLVM would call a libgcc builtin, so the option
+    must not be set for them.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+  ];
+  let options = [
+    Option<"nativeF16Extension", "native-f16-extension", "bool",
+           /*default=*/"false",
+           "Leave f16 -> f32 extensions to LLVM (targets with F16C only)">,
   ];
 }
 
