@@ -71,7 +71,7 @@ def print_table(header, rows):
 
 def print_peer(reports, peer):
     threads = sorted({t for times in peer.values() for t in times})
-    header = ["kernel (cold, 1 thread)", "min ms", "ggml case"]
+    header = ["kernel (cold)", "threads", "min ms", "ggml case"]
     for t in threads:
         header += [f"ggml {t}T ms", f"ggml {t}T / ours"]
     rows = []
@@ -80,7 +80,8 @@ def print_peer(reports, peer):
         if not r.get("cold") or key not in peer:
             continue
         ours = r["min_seconds"] * 1e3
-        row = [r["entry"], f"{ours:.3f}",
+        row = [r["entry"], str(r["cold"].get("threads", 1)),
+               f"{ours:.3f}",
                f"{key[0]} {key[1]}x{key[2]} M={key[3]}"]
         for t in threads:
             theirs = peer[key].get(t)
@@ -128,7 +129,8 @@ def main():
     print("(cold): calls rotate over copies of the weights (>= 8 x the "
           "last-level cache), GB/s = weight bytes (packed data + scales + "
           "zero points) / min time, read GB/s = read-only bandwidth over "
-          "the copies, 1 thread")
+          "the copies with the kernel's threads (OMP_NUM_THREADS for code "
+          "with OpenMP loops)")
     print_table(header, list(rows))
     if peer is not None:
         print_peer(reports, peer)

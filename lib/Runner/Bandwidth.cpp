@@ -24,10 +24,13 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <thread>
+#include <vector>
 
 using namespace mlir::quant_block::runner;
 
@@ -128,25 +131,87 @@ static uint64_t sumWords(const char *begin, const char *end) {
   return sum;
 }
 
+namespace {
+/// Lets `threads` threads start each piece together: a generation counter
+/// that the last thread to arrive advances (they spin; the pieces last
+/// milliseconds).
+class SpinBarrier {
+public:
+  explicit SpinBarrier(unsigned threads) : threads(threads) {}
+  void wait() {
+    unsigned generation = this->generation.load();
+    if (arrived.fetch_add(1) + 1 == threads) {
+      arrived.store(0);
+      this->generation.fetch_add(1);
+      return;
+    }
+    while (this->generation.load() == generation)
+      std::this_thread::yield();
+  }
+
+private:
+  const unsigned threads;
+  std::atomic<unsigned> arrived{0};
+  std::atomic<unsigned> generation{0};
+};
+} // namespace
+
 double mlir::quant_block::runner::measureReadBandwidth(
     llvm::ArrayRef<std::pair<const char *, size_t>> regions,
-    unsigned repetitions, uint64_t pieceBytes) {
-  double best = 1e30;
+    unsigned repetitions, uint64_t pieceBytes, unsigned threads) {
   pieceBytes = std::max<uint64_t>(pieceBytes, 64);
-  for (unsigned rep = 0; rep < std::max(repetitions, 1u); ++rep) {
-    for (auto [data, size] : regions) {
-      for (size_t begin = 0; begin < size; begin += pieceBytes) {
-        size_t end = std::min<size_t>(begin + pieceBytes, size);
-        auto start = std::chrono::steady_clock::now();
-        readSink = sumWords(data + begin, data + end);
-        double seconds = secondsSince(start);
-        // Pieces too small to time say nothing about the memory.
-        if (end - begin >= 4096)
-          best = std::min(best, seconds / (end - begin));
-      }
+  threads = std::max(threads, 1u);
+  // Every piece, in order: each thread sums its share of it, and the piece
+  // is timed from the barrier all threads leave to the one they all reach.
+  std::vector<std::pair<const char *, size_t>> pieces;
+  for (unsigned rep = 0; rep < std::max(repetitions, 1u); ++rep)
+    for (auto [data, size] : regions)
+      for (size_t begin = 0; begin < size; begin += pieceBytes)
+        pieces.emplace_back(data + begin,
+                            std::min<size_t>(pieceBytes, size - begin));
+  SpinBarrier barrier(threads);
+  std::vector<uint64_t> sums(threads);
+  auto work = [&](unsigned thread) {
+    for (auto [data, size] : pieces) {
+      barrier.wait();
+      size_t share = (size / threads + 63) / 64 * 64;
+      size_t begin = std::min<size_t>(size, thread * share);
+      size_t end = std::min<size_t>(size, begin + share);
+      sums[thread] += sumWords(data + begin, data + end);
+      barrier.wait();
     }
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned thread = 1; thread < threads; ++thread)
+    helpers.emplace_back(work, thread);
+  double best = 1e30;
+  for (auto [data, size] : pieces) {
+    barrier.wait();
+    auto start = std::chrono::steady_clock::now();
+    size_t share = (size / threads + 63) / 64 * 64;
+    sums[0] += sumWords(data, data + std::min<size_t>(size, share));
+    barrier.wait();
+    double seconds = secondsSince(start);
+    // Pieces too small to time say nothing about the memory.
+    if (size >= 4096)
+      best = std::min(best, seconds / size);
   }
+  for (std::thread &helper : helpers)
+    helper.join();
+  for (uint64_t sum : sums)
+    readSink += sum;
   return best < 1e30 ? 1.0 / best / 1e9 : 0;
+}
+
+unsigned mlir::quant_block::runner::getOpenMPThreadCount() {
+  if (const char *value = std::getenv("OMP_NUM_THREADS")) {
+    unsigned count = 0;
+    if (!llvm::StringRef(value).split(',').first.trim().getAsInteger(10,
+                                                                     count) &&
+        count > 0)
+      return count;
+  }
+  return std::max(std::thread::hardware_concurrency(), 1u);
 }
 
 uint64_t mlir::quant_block::runner::getLastLevelCacheBytes(uint64_t fallback) {

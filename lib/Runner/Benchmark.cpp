@@ -119,8 +119,10 @@ void mlir::quant_block::runner::printBenchmarkReport(
   }
   if (report.cold) {
     os << "  read bandwidth:   " << llvm::format("%.2f", report.cold->readGBps)
-       << " GB/s (read-only sum over the weight copies, 1 thread, just "
-          "before and after the calls)\n";
+       << " GB/s (read-only sum over the weight copies, "
+       << report.cold->readThreads
+       << (report.cold->readThreads == 1 ? " thread" : " threads")
+       << ", just before and after the calls)\n";
     os << "  read ratio:       " << llvm::format("%.3f", report.getReadRatio())
        << " (throughput / read bandwidth)\n";
   }
@@ -158,7 +160,7 @@ mlir::quant_block::runner::toJSON(const BenchmarkReport &report) {
         {"set_bytes", static_cast<int64_t>(report.cold->setBytes)},
         {"copies", static_cast<int64_t>(report.cold->copies)},
         {"read_gbps", report.cold->readGBps},
-        {"threads", 1},
+        {"threads", report.cold->readThreads},
     };
     object["read_ratio"] = report.getReadRatio();
   }

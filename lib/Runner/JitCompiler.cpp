@@ -200,9 +200,7 @@ StringRef mlir::quant_block::runner::getDefaultOpenMPLibrary() {
 #endif
 }
 
-/// Whether the lowered module has OpenMP ops, which translate to calls into
-/// the OpenMP runtime (__kmpc_fork_call, ...).
-static bool usesOpenMP(ModuleOp module) {
+bool mlir::quant_block::runner::usesOpenMP(ModuleOp module) {
   WalkResult result = module.walk([](Operation *op) {
     return op->getName().getDialectNamespace() == "omp"
                ? WalkResult::interrupt()

@@ -2,7 +2,9 @@
 // inputs of at least 64 KiB) totalling 8 x the last-level cache (given here
 // with --benchmark-cold-llc-mib, so the test does not depend on the host),
 // the bytes moved are the weights', and the read-only bandwidth is measured
-// over the copies. The figures depend on the machine; the fields do not.
+// over the copies, with as many threads as the compiled code runs on (its
+// OpenMP loops: OMP_NUM_THREADS; 1 without them). The figures depend on the
+// machine; the fields do not.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python -c "import numpy as np, sys; d = sys.argv[1]; r = np.random.default_rng(0); np.save(d + '/x.npy', r.standard_normal((1, 512)).astype(np.float32)); np.save(d + '/data.npy', r.integers(-128, 128, (256, 256), dtype=np.int8)); np.save(d + '/scales.npy', r.uniform(0.01, 0.1, (256, 16)).astype(np.float32))" %t
 // RUN: quant-run %s -e gemv --quantized-as-parts -i %t/x.npy -i %t/data.npy -i %t/scales.npy -o %t/y.npy --benchmark=3 --benchmark-cold --benchmark-cold-llc-mib=1 --bandwidth-mib=0 --benchmark-json=%t/cold.json | FileCheck %s
@@ -11,11 +13,15 @@
 // CHECK-NEXT:   cold weights:     calls rotate over 128 copies of 65.54 kB (8.39 MB, >= 8 x the 1.05 MB last-level cache)
 // CHECK-NEXT:   allocator:
 // CHECK-NEXT:   throughput:       {{[0-9.]+}} GB/s (bytes moved / min time)
-// CHECK-NEXT:   read bandwidth:   {{[0-9.]+}} GB/s (read-only sum over the weight copies, 1 thread, just before and after the calls)
+// CHECK-NEXT:   read bandwidth:   {{[0-9.]+}} GB/s (read-only sum over the weight copies, {{[0-9]+}} thread{{s?}}, just before and after the calls)
 // CHECK-NEXT:   read ratio:       {{[0-9.]+}} (throughput / read bandwidth)
 
 // RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); c = r['cold']; print(sorted(c), c['copies'], c['set_bytes'], c['llc_bytes'], r['bytes'], c['read_gbps'] > 0, 'read_ratio' in r)" %t/cold.json | FileCheck %s --check-prefix=JSON
 // JSON: ['copies', 'llc_bytes', 'read_gbps', 'set_bytes', 'threads'] 128 65536 1048576 65536 True True
+// RUN: env OMP_NUM_THREADS=3 quant-run %s -e gemv --quantized-as-parts -i %t/x.npy -i %t/data.npy -i %t/scales.npy --benchmark=1 --benchmark-cold --benchmark-cold-llc-mib=1 --bandwidth-mib=0 | FileCheck %s --check-prefix=THREADS
+// THREADS: read bandwidth: {{[0-9.]+}} GB/s (read-only sum over the weight copies, 3 threads,
+// RUN: quant-run %s -e gemv --pipeline='quant-block-cpu-pipeline{parallel=false}' --quantized-as-parts -i %t/x.npy -i %t/data.npy -i %t/scales.npy --benchmark=1 --benchmark-cold --benchmark-cold-llc-mib=1 --bandwidth-mib=0 | FileCheck %s --check-prefix=ONE
+// ONE: read bandwidth: {{[0-9.]+}} GB/s (read-only sum over the weight copies, 1 thread,
 
 // Without an input of at least 64 KiB there is nothing to keep cold.
 // RUN: not quant-run %s -e small -i %t/x.npy --benchmark=1 --benchmark-cold 2>&1 | FileCheck %s --check-prefix=SMALL

@@ -352,12 +352,14 @@ makeColdCopies(llvm::ArrayRef<NpyArray> inputs, ColdBenchmark &cold) {
   return result;
 }
 
-static double measureColdReadBandwidth(const ColdCopies &copies) {
+static double measureColdReadBandwidth(const ColdCopies &copies,
+                                       unsigned threads) {
   std::vector<std::pair<const char *, size_t>> regions;
   for (const std::vector<NpyArray> &set : copies.copies)
     for (const NpyArray &array : set)
       regions.emplace_back(array.buffer.data(), array.getByteSize());
-  return measureReadBandwidth(regions, /*repetitions=*/2);
+  return measureReadBandwidth(regions, /*repetitions=*/2,
+                              /*pieceBytes=*/16 << 20, threads);
 }
 
 /// Times --benchmark calls (the first call was the warm-up), measures the
@@ -365,7 +367,8 @@ static double measureColdReadBandwidth(const ColdCopies &copies) {
 static Error benchmark(const EntrySignature &signature, PackedCall &call,
                        void (*function)(void **),
                        llvm::ArrayRef<NpyArray> inputs, uint64_t inputBytes,
-                       uint64_t outputBytes, bool cachingAllocator) {
+                       uint64_t outputBytes, bool cachingAllocator,
+                       bool threaded) {
   BenchmarkReport report;
   report.entry = signature.name;
   report.inputBytes = inputBytes;
@@ -397,7 +400,9 @@ static Error benchmark(const EntrySignature &signature, PackedCall &call,
     llvm::Expected<ColdCopies> copies = makeColdCopies(inputs, cold);
     if (!copies)
       return copies.takeError();
-    cold.readGBps = measureColdReadBandwidth(*copies);
+    // As many threads as the compiled code runs on.
+    cold.readThreads = threaded ? getOpenMPThreadCount() : 1;
+    cold.readGBps = measureColdReadBandwidth(*copies, cold.readThreads);
     unsigned next = 0;
     auto useNextCopy = [&] {
       for (auto [j, index] : llvm::enumerate(copies->weightInputs))
@@ -411,7 +416,8 @@ static Error benchmark(const EntrySignature &signature, PackedCall &call,
           call.freeResults();
           useNextCopy();
         });
-    cold.readGBps = std::max(cold.readGBps, measureColdReadBandwidth(*copies));
+    cold.readGBps = std::max(
+        cold.readGBps, measureColdReadBandwidth(*copies, cold.readThreads));
     report.cold = cold;
     if (!report.bytesOverridden)
       report.bytes = cold.setBytes;
@@ -534,7 +540,8 @@ int main(int argc, char **argv) {
 
   if (benchmarkCalls > 0)
     if (Error err = benchmark(*signature, call, *function, *inputs, inputBytes,
-                              outputBytes, compileOptions.cachingAllocator))
+                              outputBytes, compileOptions.cachingAllocator,
+                              usesOpenMP(*module)))
       return fail(std::move(err));
   return 0;
 }

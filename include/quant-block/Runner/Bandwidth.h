@@ -52,13 +52,20 @@ measureMemoryBandwidth(uint64_t bufferBytes, unsigned repetitions,
 
 /// The read-only bandwidth as a memory-bound kernel that streams its weights
 /// and writes little sees it: a sum over `regions` (pointer, size), which
-/// together should be far larger than the last-level cache, on one thread,
-/// `repetitions` passes, each region timed in pieces of at most
-/// `pieceBytes`; the fastest piece counts (GB/s of bytes read). The cold
-/// benchmark passes the copies of the weights it rotates over.
+/// together should be far larger than the last-level cache, on `threads`
+/// threads (each piece split between them, as the kernels split their
+/// output rows), `repetitions` passes, each region timed in pieces of at
+/// most `pieceBytes`; the fastest piece counts (GB/s of bytes read). The
+/// cold benchmark passes the copies of the weights it rotates over.
 double
 measureReadBandwidth(llvm::ArrayRef<std::pair<const char *, size_t>> regions,
-                     unsigned repetitions, uint64_t pieceBytes = 16 << 20);
+                     unsigned repetitions, uint64_t pieceBytes = 16 << 20,
+                     unsigned threads = 1);
+
+/// The threads an OpenMP program uses here: the first number of
+/// OMP_NUM_THREADS when it is set and valid, otherwise the hardware
+/// threads (libomp's default).
+unsigned getOpenMPThreadCount();
 
 /// The size of the last-level cache as Linux reports it
 /// (/sys/devices/system/cpu/cpu0/cache/index3/size, e.g. "32768K"), or

@@ -36,8 +36,11 @@ struct ColdBenchmark {
   /// points).
   uint64_t setBytes = 0;
   unsigned copies = 0;
-  /// Best read-only bandwidth over the copies, 1 thread, in GB/s.
+  /// Best read-only bandwidth over the copies, in GB/s, measured with
+  /// `readThreads` threads (the compiled code's: OMP_NUM_THREADS for code
+  /// with OpenMP loops, else 1).
   double readGBps = 0;
+  unsigned readThreads = 1;
 };
 
 struct BenchmarkReport {
