@@ -22,6 +22,9 @@ config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%src_root", config.quant_block_src_root))
 config.substitutions.append(("%quant_block_libs", config.quant_block_lib_dir))
 config.substitutions.append(("%llvm_lib_dir", config.llvm_lib_dir))
+config.substitutions.append(("%llvm_tools_dir", config.llvm_tools_dir))
+config.substitutions.append(
+    ("%quant_opt", os.path.join(config.quant_block_tools_dir, "quant-opt")))
 # The OpenMP runtime that code with the CPU pipeline's threads calls.
 config.libomp = os.path.join(config.llvm_lib_dir, "libomp.so")
 config.substitutions.append(("%libomp", config.libomp))
