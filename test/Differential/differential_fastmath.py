@@ -93,8 +93,8 @@ def draw_case(rng, index):
 def draw_kernel_case(rng, index):
     """A product --quant-block-cpu-matmul-kernels covers (transposed 4- or
     8-bit integer weight in blocks [1, B], B a multiple of 32, f32 / f16 /
-    bf16 scales, no or integer zero points, f32 activations and result,
-    reassoc), with the tile shapes it chooses between: M not a multiple of
+    bf16 scales, no or integer zero points, or MXFP4; f32 activations and
+    result, reassoc; or int8 activations and accumulate(i32)), with the tile shapes it chooses between: M not a multiple of
     8, N not a multiple of 4, several blocks per K step, and K steps of
     fewer blocks than the unrolled maximum."""
     cancel = rng.random() < 0.5
@@ -102,14 +102,20 @@ def draw_kernel_case(rng, index):
     n = choice(rng, [1, 3, 4, 5, 8, 12, 16])
     k_block = choice(rng, [32, 64, 128])
     k = k_block * 2 * int(rng.integers(1, 4))
-    storage = choice(rng, ["i4", "ui4", "i8", "ui8"])
-    zero_point = storage if rng.random() < 0.4 else None
-    scheme = Scheme(storage, "f32", (1, k_block),
-                    choice(rng, ["f32", "f16", "bf16"]), zero_point)
+    storage = choice(rng, ["i4", "ui4", "i8", "ui8", "f4E2M1FN"])
+    if storage == "f4E2M1FN":
+        # MXFP4: E8M0 scales per 32.
+        k_block = 32
+        k = k_block * 2 * int(rng.integers(1, 5))
+        scheme = Scheme(storage, "f32", (1, k_block), "f8E8M0FNU")
+    else:
+        zero_point = storage if rng.random() < 0.4 else None
+        scheme = Scheme(storage, "f32", (1, k_block),
+                        choice(rng, ["f32", "f16", "bf16"]), zero_point)
     sshape = scheme.scale_shape([n, k])
     scales = dm.random_scales(rng, sshape, scheme.scale, storage)
     zero_points = None
-    if zero_point:
+    if scheme.zero_point:
         lo, hi = scheme.qrange
         zero_points = rng.integers(lo, hi + 1, sshape)
     codes = dm.random_codes(rng, [n, k], scheme)
@@ -126,7 +132,7 @@ def draw_kernel_case(rng, index):
                 out_shape=[m, n], cancel=cancel, propagate=None,
                 flags=choice(rng, ["reassoc", "reassoc,contract", "fast"]),
                 lhs_method=None)
-    if rng.random() < 0.4:
+    if storage != "f4E2M1FN" and rng.random() < 0.4:
         # int8 activations, accumulate(i32): the kernels keep exact block
         # sums (any flags, the strict order included).
         case.update(integer=True, acc="i32", lhs_method="absmax",

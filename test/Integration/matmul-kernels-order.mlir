@@ -13,6 +13,8 @@
 // strict order over the blocks; quant-run compiles them with AVX512-VNNI
 // where the target has it (here, on such a host; the -Dtarget reruns for
 // x86-64-v2/v3/v4 compile the generic vector code), with the same bits.
+// MXFP4 (E2M1 codes decoded in the registers, E8M0 scales, one of them the
+// f32 subnormal 2^-127) sums in the 4-bit order.
 // Every function must have been given a kernel.
 // REQUIRES: libomp
 // RUN: quant-opt %s --quant-block-cpu-pipeline --mlir-print-ir-after=quant-block-cpu-matmul-kernels --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNEL
@@ -29,6 +31,8 @@
 // KERNEL-LABEL: func.func @i8zp_i8act(
 // KERNEL: math.fma
 // KERNEL-LABEL: func.func @u4_i8act(
+// KERNEL-LABEL: func.func @mxfp4(
+// KERNEL: math.fma
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/Inputs/matmul_kernels_order.py gen %t
@@ -40,7 +44,8 @@
 // RUN: quant-run %s -e i4_i8act --quantized-as-parts -i %t/i4_i8act_xq.npy -i %t/i4_i8act_xs.npy -i %t/i4_i8act_data.npy -i %t/i4_i8act_scales.npy -o %t/i4_i8act.npy
 // RUN: quant-run %s -e i8zp_i8act --quantized-as-parts -i %t/i8zp_i8act_xq.npy -i %t/i8zp_i8act_xs.npy -i %t/i8zp_i8act_data.npy -i %t/i8zp_i8act_scales.npy -i %t/i8zp_i8act_zp.npy -o %t/i8zp_i8act.npy
 // RUN: quant-run %s -e u4_i8act --quantized-as-parts -i %t/u4_i8act_xq.npy -i %t/u4_i8act_xs.npy -i %t/u4_i8act_data.npy -i %t/u4_i8act_scales.npy -o %t/u4_i8act.npy
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i4_i8act i8zp_i8act u4_i8act | FileCheck %s
+// RUN: quant-run %s -e mxfp4 --quantized-as-parts -i %t/mxfp4_x.npy -i %t/mxfp4_data.npy -i %t/mxfp4_scales.npy -o %t/mxfp4.npy
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i4_i8act i8zp_i8act u4_i8act mxfp4 | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
 // CHECK-NEXT: u4: bit-exact
@@ -49,6 +54,7 @@
 // CHECK-NEXT: i4_i8act: bit-exact
 // CHECK-NEXT: i8zp_i8act: bit-exact
 // CHECK-NEXT: u4_i8act: bit-exact
+// CHECK-NEXT: mxfp4: bit-exact
 
 !w4zp = !quant_block.tensor<96x256, #quant_block.scheme<i4 : f32, block = [1, 64], scale = f16, zero_point = i4>>
 // quant-run cannot pass i4 zero points: they come as i8 and are narrowed.
@@ -98,5 +104,11 @@ func.func @i8zp_i8act(%xq: tensor<3x192xi8>, %xs: tensor<3x3xf32>, %w: !w8zp) ->
 func.func @u4_i8act(%xq: tensor<2x256xi8>, %xs: tensor<2x2xf32>, %w: !wu4a) -> tensor<2x8xf32> {
   %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<2x256xi8>, tensor<2x2xf32> to !a2x256
   %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<reassoc,contract> : !a2x256, !wu4a -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+!wmx = !quant_block.tensor<8x128, #quant_block.scheme<mxfp4>>
+func.func @mxfp4(%x: tensor<2x128xf32>, %w: !wmx) -> tensor<2x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<2x128xf32>, !wmx -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
 }

@@ -84,15 +84,6 @@ func.func @block16(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
 
 // -----
 
-!w = !quant_block.tensor<8x64, #quant_block.scheme<mxfp4>>
-func.func @mxfp4(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the weight's storage is not a 4- or 8-bit integer}}
-  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
-  return %y : tensor<1x8xf32>
-}
-
-// -----
-
 !w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], zero_point = f16>>
 func.func @float_zero_points(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
   // expected-remark @below {{no register-tiled kernel: the zero points are floats}}
@@ -150,4 +141,33 @@ func.func @dynamic_m(%x: tensor<?x64xf32>, %w: !w) -> tensor<?x8xf32> {
 func.func @i8act(%x: !a, %w: !w) -> tensor<1x16xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x16xf32>
   return %y : tensor<1x16xf32>
+}
+
+// -----
+
+// MXFP4: E8M0 scales decoded from their bits (code 0 the f32 subnormal
+// 2^-127, 0xFF NaN), E2M1 codes from the nibbles by integer arithmetic.
+// CHECK-LABEL: func.func @mxfp4(
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} : !quant_block.tensor<{{.*}}> to tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>
+// CHECK: arith.bitcast {{.*}} : vector<2xf8E8M0FNU> to vector<2xi8>
+// CHECK: arith.select
+// CHECK: arith.bitcast {{.*}} : vector<2xi32> to vector<2xf32>
+// CHECK: arith.cmpi ult
+// CHECK: arith.bitcast {{.*}} : vector<16xi32> to vector<16xf32>
+// CHECK: math.fma
+// CHECK-NOT: quant_block.matmul
+!w = !quant_block.tensor<8x64, #quant_block.scheme<mxfp4>>
+func.func @mxfp4(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @nvfp4(
+!w = !quant_block.tensor<8x64, #quant_block.scheme<nvfp4>>
+func.func @nvfp4(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
+  // expected-remark @below {{no register-tiled kernel: the weight's storage is not a 4- or 8-bit integer (or E2M1 with E8M0 scales and f32 activations)}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
 }

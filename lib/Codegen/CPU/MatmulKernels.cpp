@@ -61,6 +61,8 @@ struct KernelPlan {
   /// Integer block sums with AVX512-VNNI's vpdpbusd, 64 products at once
   /// (pairs of chunks).
   bool vnni;
+  /// MXFP4 weights: E2M1 codes, E8M0 scales.
+  bool e2m1;
 };
 
 /// The largest of `candidates` (descending) that divides `value`.
@@ -113,15 +115,21 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   SchemeAttr scheme = weight.getScheme();
   if (weight.getRank() != 2 || !weight.hasStaticShape())
     return std::string("the weight is not a static rank-2 tensor");
-  if (!scheme.hasIntegerStorage() ||
-      (scheme.getStorageBitWidth() != 4 && scheme.getStorageBitWidth() != 8))
-    return std::string("the weight's storage is not a 4- or 8-bit integer");
-  if (scheme.hasMXScale() || scheme.getOuter())
+  // MXFP4 (E2M1 codes, E8M0 scales) with f32 activations.
+  plan.e2m1 = isa<Float4E2M1FNType>(scheme.getStorageType()) &&
+              isa<Float8E8M0FNUType>(scheme.getScaleType()) && !plan.integer;
+  if (!plan.e2m1 &&
+      (!scheme.hasIntegerStorage() ||
+       (scheme.getStorageBitWidth() != 4 && scheme.getStorageBitWidth() != 8)))
+    return std::string("the weight's storage is not a 4- or 8-bit integer "
+                       "(or E2M1 with E8M0 scales and f32 activations)");
+  if ((scheme.hasMXScale() && !plan.e2m1) || scheme.getOuter())
     return std::string("the weight has an MX or outer scale");
   if (!scheme.getExpressedType().isF32())
     return std::string("the expressed type is not f32");
   Type scaleType = scheme.getScaleType();
-  if (!scaleType.isF32() && !scaleType.isF16() && !scaleType.isBF16())
+  if (!plan.e2m1 && !scaleType.isF32() && !scaleType.isF16() &&
+      !scaleType.isBF16())
     return std::string("the scales are not f32, f16 or bf16");
   Type zeroPointType = scheme.getZeroPointType();
   if (zeroPointType && !isa<IntegerType>(zeroPointType))
@@ -136,7 +144,8 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   plan.blockSize = block[1];
   plan.numBlocks = k / block[1];
   plan.storageBits = scheme.getStorageBitWidth();
-  plan.signedStorage = scheme.isSignedStorage();
+  // E2M1 codes are unpacked as unsigned nibbles and decoded.
+  plan.signedStorage = !plan.e2m1 && scheme.isSignedStorage();
   plan.hasZeroPoints = zeroPointType != nullptr;
   plan.signedZeroPoints =
       zeroPointType && !cast<IntegerType>(zeroPointType).isUnsigned();
@@ -222,6 +231,8 @@ private:
                                                       Value firstBlock);
   std::pair<Value, Value> decodeChunk(Value data, Value row, Value chunk,
                                       Value scale, Value zeroPoint);
+  Value decodeE8M0(Value codes);
+  Value decodeE2M1(Value codes);
   SmallVector<Value> readStepScales(Value scales, Value firstRow,
                                     int64_t numRows, Value firstBlock);
   Value readZeroPoint(Value zeroPoints, Value row, Value block);
@@ -327,15 +338,67 @@ std::pair<Value, Value> KernelEmitter::decodeChunkCodes(Value data, Value row,
   return {first, second};
 }
 
+/// A vector of E8M0 scale codes as f32, as quant_block.dequantize
+/// converts them: 2^(c - 127) is the f32 whose exponent field is c; code 0
+/// is the f32 subnormal 2^-127 and 0xFF is NaN.
+Value KernelEmitter::decodeE8M0(Value codes) {
+  auto type = cast<VectorType>(codes.getType());
+  auto i8Type = type.clone(b.getI8Type());
+  auto i32Type = type.clone(b.getI32Type());
+  auto splat = [&](int64_t value) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(i32Type, b.getI32IntegerAttr(value)));
+  };
+  Value c = arith::ExtUIOp::create(
+      b, loc, i32Type, arith::BitcastOp::create(b, loc, i8Type, codes));
+  Value bits = arith::ShLIOp::create(b, loc, c, splat(23));
+  Value isZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, splat(0));
+  bits = arith::SelectOp::create(b, loc, isZero, splat(0x00400000), bits);
+  Value isNaN =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, splat(0xFF));
+  bits = arith::SelectOp::create(b, loc, isNaN, splat(0x7FC00000), bits);
+  return arith::BitcastOp::create(b, loc, type.clone(b.getF32Type()), bits);
+}
+
+/// E2M1 codes (in i32 lanes, 0..15) as f32, exactly: for a magnitude code
+/// m >= 2 (exponent e = m >> 1 >= 1, mantissa m & 1) the f32 bits are
+/// (e + 126) << 23 | (m & 1) << 22 = (m + 252) << 22; m = 1 is 0.5, m = 0
+/// is 0; bit 3 is the sign.
+Value KernelEmitter::decodeE2M1(Value codes) {
+  auto i32Type = cast<VectorType>(codes.getType());
+  auto splat = [&](int64_t value) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(i32Type, b.getI32IntegerAttr(value)));
+  };
+  Value magnitude = arith::AndIOp::create(b, loc, codes, splat(7));
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, codes, splat(8)), splat(28));
+  Value normal = arith::ShLIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, magnitude, splat(252)), splat(22));
+  Value isHalf = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       magnitude, splat(1));
+  Value small =
+      arith::SelectOp::create(b, loc, isHalf, splat(0x3F000000), splat(0));
+  Value isSmall = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        magnitude, splat(2));
+  Value bits = arith::OrIOp::create(
+      b, loc, arith::SelectOp::create(b, loc, isSmall, small, normal), sign);
+  return arith::BitcastOp::create(b, loc, i32Type.clone(b.getF32Type()), bits);
+}
+
 /// The two halves of a chunk (as decodeChunkCodes) dequantized as
-/// quant_block.dequantize does: f32(q - zp) * scale.
+/// quant_block.dequantize does: f32(q - zp) * scale, or for E2M1 codes the
+/// decoded value times the scale.
 std::pair<Value, Value> KernelEmitter::decodeChunk(Value data, Value row,
                                                    Value chunk, Value scale,
                                                    Value zeroPoint) {
   auto f32Type = VectorType::get({kLanes}, b.getF32Type());
   auto [first, second] = decodeChunkCodes(data, row, chunk, zeroPoint);
   auto dequantize = [&](Value code) -> Value {
-    Value value = arith::SIToFPOp::create(b, loc, f32Type, code);
+    Value value =
+        plan.e2m1 ? decodeE2M1(code)
+                  : arith::SIToFPOp::create(b, loc, f32Type, code).getResult();
     return arith::MulFOp::create(b, loc, value, scale);
   };
   return {dequantize(first), dequantize(second)};
@@ -370,7 +433,9 @@ SmallVector<Value> KernelEmitter::readStepScales(Value scales, Value firstRow,
   SmallVector<Value> result;
   for (int64_t r = 0; r < numRows; ++r) {
     Value s = read(scales, stepType, {add(firstRow, r), firstBlock});
-    if (!scaleType.isF32())
+    if (isa<Float8E8M0FNUType>(scaleType))
+      s = decodeE8M0(s);
+    else if (!scaleType.isF32())
       s = arith::ExtFOp::create(b, loc, stepF32, s);
     result.push_back(s);
   }

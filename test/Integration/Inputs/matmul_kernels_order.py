@@ -40,6 +40,14 @@ CASES = {
 }
 
 
+# MXFP4 products (E2M1 codes, E8M0 scales per 32), f32 activations.
+MX_CASES = {
+    # name: (M, N, K, contract)
+    "mxfp4": (2, 8, 128, True),
+}
+E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
+
+
 def round_f32(value):
     """The f32 nearest to the rational `value`, ties to even."""
     guess = np.float32(float(value))
@@ -115,19 +123,42 @@ def expected_integer(directory, name):
     return y
 
 
-def expected(directory, name):
-    if name in INT_CASES:
-        return expected_integer(directory, name)
-    m, n, k, block, bits, signed, zp, _, contract = CASES[name]
+def generate_mx(directory):
+    rng = np.random.default_rng(20261126)
+    for name, (m, n, k, _) in MX_CASES.items():
+        codes = rng.integers(0, 16, (n, k))
+        nibbles = codes.astype(np.uint8)
+        np.save(f"{directory}/{name}_data.npy",
+                (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).view(np.int8))
+        np.save(f"{directory}/{name}_codes.npy", codes)
+        # Shared exponents around 2^0, and code 0 (the f32 subnormal
+        # 2^-127) in one block.
+        scales = rng.integers(120, 131, (n, k // 32)).astype(np.uint8)
+        scales[0, 0] = 0
+        np.save(f"{directory}/{name}_scales.npy", scales)
+        np.save(f"{directory}/{name}_x.npy",
+                rng.standard_normal((m, k)).astype(np.float32))
+
+
+def expected_mx(directory, name):
+    m, n, k, contract = MX_CASES[name]
     x = np.load(f"{directory}/{name}_x.npy")
-    codes = np.load(f"{directory}/{name}_codes.npy").astype(np.int64)
-    scales = np.load(f"{directory}/{name}_scales.npy").astype(np.float32)
-    if zp:
-        points = np.load(f"{directory}/{name}_zp.npy").astype(np.int64)
-        if not signed:
-            points &= (1 << bits) - 1
-        codes = codes - np.repeat(points, block, axis=1)
-    w = codes.astype(np.float32) * np.repeat(scales, block, axis=1)
+    codes = np.load(f"{directory}/{name}_codes.npy")
+    exponents = np.load(f"{directory}/{name}_scales.npy").astype(np.int64)
+    scales = np.where(exponents == 0, np.float32(2.0 ** -127),
+                      np.ldexp(np.float32(1), exponents - 127)).astype(
+                          np.float32)
+    values = np.array([(-1 if c & 8 else 1) * E2M1[c & 7]
+                       for c in codes.ravel()],
+                      np.float32).reshape(codes.shape)
+    w = values * np.repeat(scales, 32, axis=1)
+    return ordered_sum(x, w, 4, contract)
+
+
+def ordered_sum(x, w, bits, contract):
+    """The kernels' float order (module docstring)."""
+    m, k = x.shape
+    n = w.shape[0]
     lanes = np.arange(16)
     y = np.zeros((m, n), np.float32)
     for i in range(m):
@@ -141,10 +172,8 @@ def expected(directory, name):
                 for index in halves:
                     a, b = x[i, index], w[j, index]
                     if contract:
-                        acc = np.array([round_f32(
-                            Fraction(float(a[l])) * Fraction(float(b[l])) +
-                            Fraction(float(acc[l]))) for l in lanes],
-                            np.float32)
+                        acc = np.array([fused(a[l], b[l], acc[l])
+                                        for l in lanes], np.float32)
                     else:
                         acc = acc + a * b
             width = 16
@@ -155,9 +184,28 @@ def expected(directory, name):
     return y
 
 
+def expected(directory, name):
+    if name in INT_CASES:
+        return expected_integer(directory, name)
+    if name in MX_CASES:
+        return expected_mx(directory, name)
+    m, n, k, block, bits, signed, zp, _, contract = CASES[name]
+    x = np.load(f"{directory}/{name}_x.npy")
+    codes = np.load(f"{directory}/{name}_codes.npy").astype(np.int64)
+    scales = np.load(f"{directory}/{name}_scales.npy").astype(np.float32)
+    if zp:
+        points = np.load(f"{directory}/{name}_zp.npy").astype(np.int64)
+        if not signed:
+            points &= (1 << bits) - 1
+        codes = codes - np.repeat(points, block, axis=1)
+    w = codes.astype(np.float32) * np.repeat(scales, block, axis=1)
+    return ordered_sum(x, w, bits, contract)
+
+
 def main():
     if sys.argv[1] == "gen":
         generate(sys.argv[2])
+        generate_mx(sys.argv[2])
         return 0
     directory, failed = sys.argv[2], False
     for name in sys.argv[3:]:

@@ -133,9 +133,17 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     Covered: `transpose_rhs` with a rank-2 weight of static shape, 4- or
     8-bit integer storage (signed or unsigned) in blocks `[1, B]` with `B` a
     multiple of 32 that divides K, f32 / f16 / bf16 scales, no or integer
-    zero points, expressed type f32; an f32 lhs of rank 2 and
-    `accumulate(f32)`; `inhibit`. Other products keep the generic lowering
-    (--convert-quant-block-to-linalg, then --quant-block-cpu-vectorize).
+    zero points, expressed type f32, `inhibit`, and either an f32 lhs of
+    rank 2 with `accumulate(f32)` and `reassoc`, or an i8 lhs (dynamically
+    quantized activations, blocks of the same size) with `accumulate(i32)`
+    and any flags. MXFP4 weights (E2M1 codes decoded with integer
+    arithmetic, E8M0 scales) are covered with an f32 lhs. `accumulate(i32)`
+    products keep exact i32 block sums (the weight codes plus 2^(w-1),
+    non-negative, times the activation codes, minus 2^(w-1) + zero point
+    times the activation block sum) and the f32 sum over the blocks in
+    order, one lane per weight row, so their bits are the contract's.
+    Other products keep the generic lowering (--convert-quant-block-to-linalg,
+    then --quant-block-cpu-vectorize); `report` says why for each.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
