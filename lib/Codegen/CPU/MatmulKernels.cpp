@@ -209,6 +209,17 @@ private:
     return arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(type, b.getI32IntegerAttr(value)));
   }
+  /// `acc + x * y`: one fused multiply-add with `contract` (math.fma is
+  /// llvm.fma, fused on every host, a libcall where the host has no FMA;
+  /// vector.fma would be llvm.fmuladd, which LLVM fuses or not depending on
+  /// the target), else a rounded product and a rounded sum. No fast-math
+  /// flags, so LLVM keeps the order.
+  Value multiplyAdd(Value x, Value y, Value acc) {
+    if (plan.contract)
+      return math::FmaOp::create(b, loc, x, y, acc);
+    return arith::AddFOp::create(b, loc, acc,
+                                 arith::MulFOp::create(b, loc, x, y));
+  }
   Value read(Value source, VectorType type, ValueRange indices) {
     SmallVector<bool> inBounds(type.getRank(), true);
     return vector::TransferReadOp::create(b, loc, type, source, indices,
@@ -492,18 +503,8 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
         Value x1 = read(lhs, f32Vector, {m, add(k0, kLanes)});
         for (int64_t r = 0; r < plan.tileN; ++r) {
           Value &a = acc[i * plan.tileN + r];
-          for (auto [x, w] : {std::pair(x0, weights[r].first),
-                              std::pair(x1, weights[r].second)}) {
-            if (plan.contract) {
-              // math.fma is llvm.fma, fused on every host (a libcall where
-              // the host has no FMA); vector.fma would be llvm.fmuladd,
-              // which LLVM fuses or not depending on the target.
-              a = math::FmaOp::create(b, loc, x, w, a);
-            } else {
-              Value product = arith::MulFOp::create(b, loc, x, w);
-              a = arith::AddFOp::create(b, loc, a, product);
-            }
-          }
+          a = multiplyAdd(x0, weights[r].first, a);
+          a = multiplyAdd(x1, weights[r].second, a);
         }
       }
     }
@@ -666,18 +667,25 @@ KernelEmitter::emitBiasedBlockSums(Value lhsData, Value data, Value n0,
     auto dot = [&](Value acc, Value weights, Value activations) -> Value {
       return buildUnsignedBySignedDot(b, loc, acc, weights, activations);
     };
+    // The tile's weight rows, and one activation row, of a pair of chunks.
+    auto decodeRows = [&](Value pair) {
+      SmallVector<Value> weights;
+      for (int64_t r = 0; r < plan.tileN; ++r)
+        weights.push_back(decodePair(add(n0, r), pair));
+      return weights;
+    };
+    auto readActivations = [&](int64_t i, Value pair) {
+      return read(lhsData, wideBytes, {add(m0, i), mul(pair, 2 * kChunk)});
+    };
     int64_t chunksPerBlock = plan.blockSize / kChunk;
     if (chunksPerBlock == 1) {
       // A pair of chunks is two blocks: lanes 0-7 and 8-15.
       for (int64_t j = 0; j < plan.blocksPerStep; j += 2) {
         Value pair =
             arith::DivUIOp::create(b, loc, add(firstBlock, j), index(2));
-        SmallVector<Value> weights;
-        for (int64_t r = 0; r < plan.tileN; ++r)
-          weights.push_back(decodePair(add(n0, r), pair));
+        SmallVector<Value> weights = decodeRows(pair);
         for (int64_t i = 0; i < plan.tileM; ++i) {
-          Value x =
-              read(lhsData, wideBytes, {add(m0, i), mul(pair, 2 * kChunk)});
+          Value x = readActivations(i, pair);
           SmallVector<Value> sums;
           for (int64_t r = 0; r < plan.tileN; ++r)
             sums.push_back(dot(zeroSum, weights[r], x));
@@ -698,12 +706,9 @@ KernelEmitter::emitBiasedBlockSums(Value lhsData, Value data, Value n0,
       SmallVector<Value> sums(plan.tileM * plan.tileN, zeroSum);
       for (int64_t p = 0; p < pairsPerBlock; ++p) {
         Value pair = add(mul(add(firstBlock, j), pairsPerBlock), p);
-        SmallVector<Value> weights;
-        for (int64_t r = 0; r < plan.tileN; ++r)
-          weights.push_back(decodePair(add(n0, r), pair));
+        SmallVector<Value> weights = decodeRows(pair);
         for (int64_t i = 0; i < plan.tileM; ++i) {
-          Value x =
-              read(lhsData, wideBytes, {add(m0, i), mul(pair, 2 * kChunk)});
+          Value x = readActivations(i, pair);
           for (int64_t r = 0; r < plan.tileN; ++r) {
             Value &sum = sums[i * plan.tileN + r];
             sum = dot(sum, weights[r], x);
@@ -818,13 +823,7 @@ KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
           vector::ExtractOp::create(b, loc, activationScales[i],
                                     ArrayRef<int64_t>{j}));
       Value scale = arith::MulFOp::create(b, loc, activationScale, rowScales);
-      Value &a = acc[i];
-      if (plan.contract) {
-        a = math::FmaOp::create(b, loc, blockSumsF32, scale, a);
-      } else {
-        Value product = arith::MulFOp::create(b, loc, blockSumsF32, scale);
-        a = arith::AddFOp::create(b, loc, a, product);
-      }
+      acc[i] = multiplyAdd(blockSumsF32, scale, acc[i]);
     }
   }
   return acc;

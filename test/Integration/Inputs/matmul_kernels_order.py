@@ -98,10 +98,8 @@ def fused(a, b, c):
                      Fraction(float(c)))
 
 
-def expected_integer(directory, name):
-    m, n, k, block, bits, signed, zp, _, contract = INT_CASES[name]
-    xq = np.load(f"{directory}/{name}_xq.npy").astype(np.int64)
-    xs = np.load(f"{directory}/{name}_xs.npy").astype(np.float32)
+def load_weight(directory, name, block, bits, signed, zp):
+    """The centered weight codes (q - zp) and the f32 scales of a case."""
     codes = np.load(f"{directory}/{name}_codes.npy").astype(np.int64)
     scales = np.load(f"{directory}/{name}_scales.npy").astype(np.float32)
     if zp:
@@ -109,6 +107,14 @@ def expected_integer(directory, name):
         if not signed:
             points &= (1 << bits) - 1
         codes = codes - np.repeat(points, block, axis=1)
+    return codes, scales
+
+
+def expected_integer(directory, name):
+    m, n, k, block, bits, signed, zp, _, contract = INT_CASES[name]
+    xq = np.load(f"{directory}/{name}_xq.npy").astype(np.int64)
+    xs = np.load(f"{directory}/{name}_xs.npy").astype(np.float32)
+    codes, scales = load_weight(directory, name, block, bits, signed, zp)
     y = np.zeros((m, n), np.float32)
     for i in range(m):
         for j in range(n):
@@ -191,13 +197,7 @@ def expected(directory, name):
         return expected_mx(directory, name)
     m, n, k, block, bits, signed, zp, _, contract = CASES[name]
     x = np.load(f"{directory}/{name}_x.npy")
-    codes = np.load(f"{directory}/{name}_codes.npy").astype(np.int64)
-    scales = np.load(f"{directory}/{name}_scales.npy").astype(np.float32)
-    if zp:
-        points = np.load(f"{directory}/{name}_zp.npy").astype(np.int64)
-        if not signed:
-            points &= (1 << bits) - 1
-        codes = codes - np.repeat(points, block, axis=1)
+    codes, scales = load_weight(directory, name, block, bits, signed, zp)
     w = codes.astype(np.float32) * np.repeat(scales, block, axis=1)
     return ordered_sum(x, w, bits, contract)
 
