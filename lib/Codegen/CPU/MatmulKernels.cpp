@@ -1,11 +1,20 @@
 //===- MatmulKernels.cpp - register-tiled quantized matrix products -------===//
 //
-// --quant-block-cpu-matmul-kernels: a reassociated quant_block.matmul with a
-// transposed block-quantized weight becomes vector code on tensors whose
-// accumulators stay in registers for the whole K loop. The generic lowering
-// (one linalg.generic vectorized along k) keeps its partial sums in memory,
-// reads each activation once per output and multiplies and adds separately;
-// this is the kernel a decode step spends its time in.
+// --quant-block-cpu-matmul-kernels: a quant_block.matmul with a transposed
+// block-quantized weight (reassociated with f32 activations, or with int8
+// activations and accumulate(i32) in any order) becomes vector code on
+// tensors whose accumulators stay in registers for the whole K loop. The
+// generic lowering (one linalg.generic vectorized along k) keeps its partial
+// sums in memory, reads each activation once per output and multiplies and
+// adds separately; this is the kernel a decode step spends its time in.
+//
+// Layout of the code: planKernel decides whether a product is covered and
+// how it is tiled (KernelPlan); KernelEmitter::emit writes the activation
+// preparation (de-interleaving for 4-bit weights, block sums of int8
+// codes), the loop over weight-row tiles (scf.forall with threads), the
+// loop over activation-row tiles, and the K loop whose body is emitKStep
+// (float) or emitIntegerKStep (integer; its byte products come from
+// emitBiasedBlockSums, generic or vpdpbusd-shaped).
 //
 //===----------------------------------------------------------------------===//
 
