@@ -1,6 +1,7 @@
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="report=true" --verify-diagnostics | FileCheck %s
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="parallel=true parallel-min-iterations=1" 2>/dev/null | FileCheck %s --check-prefix=PAR
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="x86-avx512-vnni=true" 2>/dev/null | FileCheck %s --check-prefix=VNNI
+// RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="prefetch=false" 2>/dev/null | FileCheck %s --check-prefix=NOPF
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-pipeline="x86-avx512-vnni=true" 2>/dev/null | FileCheck %s --check-prefix=DOT
 
 // An int4 GEMV with f16 scales: the weight's lowered parts, the activations
@@ -15,6 +16,11 @@
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: vector.transfer_read {{.*}} : tensor<8x8xf16>, vector<8xf16>
 // CHECK: arith.extf {{.*}} : vector<8xf16> to vector<8xf32>
+// The next tile's 128 bytes of this K step (8 blocks of 16 bytes) in two
+// cache lines per row, row clamped to the last one (7):
+// CHECK: arith.minui %{{.*}}, %c7 : index
+// CHECK: memref.prefetch %{{.*}}[%{{.*}}, %{{.*}}], read, locality<2>, data : memref<8x128xi8, strided<[?, ?], offset: ?>>
+// CHECK: memref.prefetch
 // CHECK: arith.extsi {{.*}} : vector<16xi8> to vector<16xi32>
 // CHECK: arith.shli
 // CHECK: arith.shrsi
@@ -22,6 +28,9 @@
 // CHECK: arith.mulf
 // CHECK: math.fma
 // CHECK-NOT: quant_block.matmul
+// NOPF-LABEL: func.func @gemv_i4(
+// NOPF-NOT: memref.prefetch
+// NOPF: return
 // PAR-LABEL: func.func @gemv_i4(
 // PAR: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<1x8xf32>)
 // PAR: tensor.parallel_insert_slice {{.*}} [1, 4] [1, 1] : tensor<1x4xf32> into tensor<1x8xf32>

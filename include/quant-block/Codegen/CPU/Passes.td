@@ -125,6 +125,13 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     fast-math flags, so LLVM keeps this order: the bits depend on neither the
     host's vector width nor the thread count.
 
+    With `prefetch` (default), each K step also prefetches the weight bytes
+    that the next tile of rows reads in the same step (the last row is
+    clamped): the weights stream from DRAM once per call, and the hardware
+    prefetchers alone left the cold kernels at half the read bandwidth
+    (4096 x 4096 int4, one thread, cold: 1.68 -> 1.11 ms with f32
+    activations, 1.20 -> 0.89 ms with int8 activations).
+
     With `parallel`, the weight-row tiles of a product with at least
     `parallel-min-iterations` multiply-adds are the iterations of an
     `scf.forall` (OpenMP threads in the CPU pipeline); every output is summed
@@ -147,7 +154,9 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
     "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",
@@ -169,6 +178,9 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
            "(the code then runs only on hosts with AVX512-VNNI and "
            "AVX512BW). The block sums are exact either way, so the bits do "
            "not change">,
+    Option<"prefetch", "prefetch", "bool", /*default=*/"true",
+           "In each K step, prefetch (memref.prefetch, into L2) the weight "
+           "bytes the next tile of rows will read in that step">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark with the reason on every quant_block.matmul that "
            "gets no kernel">,
