@@ -52,6 +52,8 @@ constexpr int64_t kLanes = 16;
 constexpr int64_t kChunk = 2 * kLanes;
 /// Chunks unrolled per iteration of the K loop (code size vs. loop overhead).
 constexpr int64_t kMaxUnrolledChunks = 8;
+/// The most bytes per weight row a K step prefetches for the next tile.
+constexpr int64_t kMaxPrefetchBytesPerStep = 256;
 
 /// A product the kernel covers, with its tiling.
 struct KernelPlan {
@@ -488,10 +490,13 @@ Value KernelEmitter::readZeroPoint(Value zeroPoints, Value row, Value block) {
 /// the hardware prefetchers alone left the cold kernels at half the read
 /// bandwidth. Rows past the last are clamped to it.
 void KernelEmitter::prefetchNextTile(Value n0, Value firstBlock) {
-  if (!weightBuffer)
-    return;
   int64_t blockBytes = plan.blockSize * plan.storageBits / 8;
   int64_t stepBytes = plan.blocksPerStep * blockBytes;
+  // A step of one huge block (per-channel scales: all of K) would issue all
+  // of a row's prefetches at once, more than the line fill buffers take:
+  // measured slower hot and cold, so such products go without.
+  if (!weightBuffer || stepBytes > kMaxPrefetchBytesPerStep)
+    return;
   Value start = mul(firstBlock, blockBytes);
   Value lastRow = index(plan.n - 1);
   for (int64_t r = 0; r < plan.tileN; ++r) {
