@@ -66,14 +66,16 @@ TEST(AdaptPipelineToTarget, LeavesTargetsWithoutVnniAlone) {
             "quant-block-cpu-pipeline{x86-f16c=true}");
   // AVX-512 without VNNI is not enough.
   std::unique_ptr<llvm::TargetMachine> v4 = makeTarget("x86-64-v4", "");
-  if (v4)
+  if (v4) {
     EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *v4),
               "quant-block-cpu-pipeline{x86-f16c=true}");
+  }
   // x86-64-v2 has neither.
   std::unique_ptr<llvm::TargetMachine> v2 = makeTarget("x86-64-v2", "");
-  if (v2)
+  if (v2) {
     EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *v2),
               "quant-block-cpu-pipeline");
+  }
 }
 
 } // namespace
