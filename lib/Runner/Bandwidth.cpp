@@ -171,13 +171,18 @@ double mlir::quant_block::runner::measureReadBandwidth(
                             std::min<size_t>(pieceBytes, size - begin));
   SpinBarrier barrier(threads);
   std::vector<uint64_t> sums(threads);
+  // Thread `thread`'s share of a piece: whole cache lines, the last share
+  // shorter.
+  auto sumShare = [&](unsigned thread, const char *data, size_t size) {
+    size_t share = (size / threads + 63) / 64 * 64;
+    size_t begin = std::min<size_t>(size, thread * share);
+    size_t end = std::min<size_t>(size, begin + share);
+    sums[thread] += sumWords(data + begin, data + end);
+  };
   auto work = [&](unsigned thread) {
     for (auto [data, size] : pieces) {
       barrier.wait();
-      size_t share = (size / threads + 63) / 64 * 64;
-      size_t begin = std::min<size_t>(size, thread * share);
-      size_t end = std::min<size_t>(size, begin + share);
-      sums[thread] += sumWords(data + begin, data + end);
+      sumShare(thread, data, size);
       barrier.wait();
     }
   };
@@ -188,8 +193,7 @@ double mlir::quant_block::runner::measureReadBandwidth(
   for (auto [data, size] : pieces) {
     barrier.wait();
     auto start = std::chrono::steady_clock::now();
-    size_t share = (size / threads + 63) / 64 * 64;
-    sums[0] += sumWords(data, data + std::min<size_t>(size, share));
+    sumShare(0, data, size);
     barrier.wait();
     double seconds = secondsSince(start);
     // Pieces too small to time say nothing about the memory.

@@ -472,17 +472,15 @@ SmallVector<Value> KernelEmitter::readStepScales(Value scales, Value firstRow,
   return result;
 }
 
-/// The zero point of `block` of weight row `row`, extended to i32 and
-/// broadcast to a vector (read as a scalar: sub-byte zero points are one
-/// per byte in memory, which vector transfers would read bit-packed).
+/// The zero point of `block` of weight row `row`, extended to i32 (read as
+/// a scalar: sub-byte zero points are one per byte in memory, which vector
+/// transfers would read bit-packed).
 Value KernelEmitter::readZeroPoint(Value zeroPoints, Value row, Value block) {
-  auto i32Vector = VectorType::get({kLanes}, b.getI32Type());
   Value zp =
       tensor::ExtractOp::create(b, loc, zeroPoints, ValueRange{row, block});
-  zp = plan.signedZeroPoints
-           ? arith::ExtSIOp::create(b, loc, b.getI32Type(), zp).getResult()
-           : arith::ExtUIOp::create(b, loc, b.getI32Type(), zp).getResult();
-  return vector::BroadcastOp::create(b, loc, i32Vector, zp);
+  if (plan.signedZeroPoints)
+    return arith::ExtSIOp::create(b, loc, b.getI32Type(), zp);
+  return arith::ExtUIOp::create(b, loc, b.getI32Type(), zp);
 }
 
 /// Prefetches (into L2) the bytes that the next tile of weight rows will
@@ -533,7 +531,10 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
                                           ArrayRef<int64_t>{j});
       scale.push_back(vector::BroadcastOp::create(b, loc, f32Vector, s));
       zeroPoint.push_back(
-          zeroPoints ? readZeroPoint(zeroPoints, add(n0, r), block) : Value());
+          zeroPoints ? vector::BroadcastOp::create(
+                           b, loc, VectorType::get({kLanes}, b.getI32Type()),
+                           readZeroPoint(zeroPoints, add(n0, r), block))
+                     : Value());
     }
     for (int64_t c = 0; c < chunksPerBlock; ++c) {
       Value chunk = add(mul(block, chunksPerBlock), c);
@@ -840,15 +841,8 @@ KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
     Value offsets = vector::BroadcastOp::create(b, loc, rowI32, bias);
     if (zeroPoints) {
       SmallVector<Value> points;
-      for (int64_t r = 0; r < plan.tileN; ++r) {
-        Value zp = tensor::ExtractOp::create(b, loc, zeroPoints,
-                                             ValueRange{add(n0, r), block});
-        points.push_back(
-            plan.signedZeroPoints
-                ? arith::ExtSIOp::create(b, loc, b.getI32Type(), zp).getResult()
-                : arith::ExtUIOp::create(b, loc, b.getI32Type(), zp)
-                      .getResult());
-      }
+      for (int64_t r = 0; r < plan.tileN; ++r)
+        points.push_back(readZeroPoint(zeroPoints, add(n0, r), block));
       offsets = arith::AddIOp::create(
           b, loc, offsets,
           vector::FromElementsOp::create(b, loc, rowI32, points));
