@@ -86,12 +86,21 @@ for _m in (8, 32):
 KERNELS["linear_int4_g32_f16_fast_n11008"] = _int4_g32_f16(1, 11008)
 KERNELS["linear_int4_g32_f16_i8act_n11008"] = _int4_g32_f16(1, 11008)
 
-# MXFP4 (FP4 E2M1 codes, E8M0 scales per 32) and int8 per-channel GEMVs.
+# MXFP4 (FP4 E2M1 codes, E8M0 scales per 32), NVFP4 and int8 per-channel
+# GEMVs.
 KERNELS["linear_mxfp4_fast"] = (
     ["--quantized-as-parts"],
     [("x", lambda r: normal(r, (1, 4096))),
      ("data", lambda r: random_bytes(r, (4096, 2048), np.int8)),
      ("scales", lambda r: e8m0(r, (4096, 128)))])
+# NVFP4: E2M1 codes, E4M3 scales per 16 (codes 0x30-0x3F: 0.5 to 0.94),
+# one f32 outer scale.
+KERNELS["linear_nvfp4_fast"] = (
+    ["--quantized-as-parts"],
+    [("x", lambda r: normal(r, (1, 4096))),
+     ("data", lambda r: random_bytes(r, (4096, 2048), np.int8)),
+     ("scales", lambda r: r.integers(0x30, 0x40, (4096, 256), dtype=np.uint8)),
+     ("outer", lambda r: np.full((1, 1), 0.01, np.float32))])
 KERNELS["linear_int8_channel_fast"] = (
     ["--quantized-as-parts"],
     [("x", lambda r: normal(r, (1, 4096))),

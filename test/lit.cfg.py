@@ -19,6 +19,8 @@ config.test_exec_root = os.path.join(config.quant_block_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%conformance", config.conformance_dir))
 config.substitutions.append(("%python", config.python_executable))
+# The C compiler CMake found: tests that build small C drivers use it.
+config.substitutions.append(("%host_cc", config.host_cc))
 config.substitutions.append(("%src_root", config.quant_block_src_root))
 config.substitutions.append(("%quant_block_libs", config.quant_block_lib_dir))
 config.substitutions.append(("%llvm_lib_dir", config.llvm_lib_dir))

@@ -35,6 +35,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../cold.h"
+
 struct ggml_context;
 struct ggml_tensor;
 struct ggml_cgraph;
@@ -64,38 +66,6 @@ size_t ggml_row_size(int type, int64_t ne);
 void ggml_cpu_init(void);
 int ggml_graph_compute_with_ctx(struct ggml_context *ctx,
                                 struct ggml_cgraph *graph, int n_threads);
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static volatile uint64_t sink;
-
-/* Best read-only GB/s over `count` regions of `bytes` each. */
-static double read_bandwidth(char **regions, int count, size_t bytes) {
-  double best = 1e30;
-  const size_t piece = 16u << 20;
-  for (int rep = 0; rep < 2; ++rep)
-    for (int r = 0; r < count; ++r)
-      for (size_t begin = 0; begin + 4096 <= bytes; begin += piece) {
-        size_t end = begin + piece < bytes ? begin + piece : bytes;
-        end -= (end - begin) % 8;
-        double start = now();
-        uint64_t sum = 0;
-        for (size_t i = begin; i < end; i += 8) {
-          uint64_t word;
-          memcpy(&word, regions[r] + i, 8);
-          sum += word;
-        }
-        sink = sum;
-        double seconds = (now() - start) / (end - begin);
-        if (seconds < best)
-          best = seconds;
-      }
-  return 1.0 / best / 1e9;
-}
 
 int main(int argc, char **argv) {
   if (argc != 8) {
@@ -129,9 +99,7 @@ int main(int argc, char **argv) {
   for (int64_t i = 0; i < n * k; ++i)
     w[i] = (float)rand() / RAND_MAX - 0.5f;
   size_t weightBytes = (size_t)n * ggml_row_size(type, k);
-  int copies = (int)((8 * llc + weightBytes - 1) / weightBytes);
-  if (copies < 2)
-    copies = 2;
+  int copies = cold_copies(weightBytes, llc);
   size_t perCopy = weightBytes + 4 * (size_t)(n * m) + (2u << 20);
   struct ggml_init_params params = {perCopy * (size_t)copies + (64u << 20),
                                     NULL, false};
@@ -164,16 +132,16 @@ int main(int argc, char **argv) {
   /* Warm-up on the last copy, then the read pass, then the calls from the
    * first copy (evicted by the later ones). */
   ggml_graph_compute_with_ctx(ctx, graphs[copies - 1], threads);
-  double read = read_bandwidth(regions, copies, weightBytes);
+  double read = cold_read_bandwidth(regions, copies, weightBytes);
   double best = 1e30;
   for (int i = 0; i < calls; ++i) {
-    double start = now();
+    double start = cold_now();
     ggml_graph_compute_with_ctx(ctx, graphs[i % copies], threads);
-    double seconds = now() - start;
+    double seconds = cold_now() - start;
     if (seconds < best)
       best = seconds;
   }
-  double after = read_bandwidth(regions, copies, weightBytes);
+  double after = cold_read_bandwidth(regions, copies, weightBytes);
   if (after > read)
     read = after;
   double gbps = weightBytes / best / 1e9;

@@ -7,6 +7,8 @@ executed, against the numpy reference (python/quant_block/reference.py):
   accumulate(i32) at M = 1, 8 and 32;
 * linear_mxfp4_fast: FP4 E2M1 weights with E8M0 scales per 32 (MXFP4),
   transpose_rhs, f32 activations, fastmath<fast>, M = 1;
+* linear_nvfp4_fast: FP4 E2M1 weights with E4M3 scales per 16 and an f32
+  outer scale (NVFP4), transpose_rhs, f32 activations, fastmath<fast>, M = 1;
 * linear_int8_channel_fast: int8 weights with one f32 scale per output row,
   transpose_rhs, f32 activations, fastmath<fast>, M = 1.
 
@@ -36,6 +38,7 @@ N, K = 32, 256
 
 INT4_G32_F16 = Scheme("i4", "f32", (1, 32), "f16")
 MXFP4 = Scheme("f4E2M1FN", "f32", (1, 32), "f8E8M0FNU")
+NVFP4 = Scheme("f4E2M1FN", "f32", (1, 16), "f8E4M3FN", outer="f32")
 INT8_CHANNEL = Scheme("i8", "f32", (1, -1), "f32")
 I8_ACTIVATIONS = Scheme("i8", "f32", (1, 32), "f32")
 
@@ -48,6 +51,7 @@ KINDS = [
     ("int4_g32_f16_i8act", INT4_G32_F16, 8, True),
     ("int4_g32_f16_i8act", INT4_G32_F16, 32, True),
     ("mxfp4", MXFP4, 1, False),
+    ("nvfp4", NVFP4, 1, False),
     ("int8_channel", INT8_CHANNEL, 1, False),
 ]
 
@@ -62,9 +66,13 @@ def make_case(rng, index, scheme, m, integer, flags, cancel):
         x[:, K // 2:] = -x[:, :K // 2]
         codes = fm.mirror_k(codes, 1, True)
         scales = fm.mirror_k(scales, 1, scales.shape[1] > 1)
+    outer_scales = None
+    if scheme.outer:
+        outer_scales = np.full(scheme.outer_shape(w_shape), 0.37, np.float32)
     case = dict(index=index, integer=integer, transpose=True, x=x,
                 w_scheme=scheme, w_codes=codes,
-                w_params=reference.Params(scales, None), out_shape=[m, N],
+                w_params=reference.Params(scales, None, outer_scales),
+                out_shape=[m, N],
                 cancel=cancel, propagate=None, flags=flags, acc="f32",
                 lhs_method=None)
     if integer:

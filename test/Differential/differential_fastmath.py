@@ -93,21 +93,35 @@ def draw_case(rng, index):
 def draw_kernel_case(rng, index):
     """A product --quant-block-cpu-matmul-kernels covers (transposed 4- or
     8-bit integer weight in blocks [1, B], B a multiple of 32, f32 / f16 /
-    bf16 scales, no or integer zero points, or MXFP4; f32 activations and
-    result, reassoc; or int8 activations and accumulate(i32)), with the tile shapes it chooses between: M not a multiple of
-    8, N not a multiple of 4, several blocks per K step, and K steps of
-    fewer blocks than the unrolled maximum."""
+    bf16 scales, no or integer zero points; MXFP4; NVFP4 (blocks of 16, E4M3
+    scales, an f32 outer scale) and 4-bit integers in blocks of 16; f32
+    activations and result, reassoc; or int8 activations and
+    accumulate(i32)), with the tile shapes it chooses between: M not a
+    multiple of 8, N not a multiple of 4, several blocks per K step, and K
+    steps of fewer blocks than the unrolled maximum."""
     cancel = rng.random() < 0.5
     m = choice(rng, [1, 1, 2, 3, 8, 16])
     n = choice(rng, [1, 3, 4, 5, 8, 12, 16])
     k_block = choice(rng, [32, 64, 128])
     k = k_block * 2 * int(rng.integers(1, 4))
-    storage = choice(rng, ["i4", "ui4", "i8", "ui8", "f4E2M1FN"])
+    storage = choice(rng, ["i4", "ui4", "i8", "ui8", "f4E2M1FN", "nvfp4",
+                           "i4-block16"])
     if storage == "f4E2M1FN":
         # MXFP4: E8M0 scales per 32.
         k_block = 32
         k = k_block * 2 * int(rng.integers(1, 5))
         scheme = Scheme(storage, "f32", (1, k_block), "f8E8M0FNU")
+    elif storage == "nvfp4":
+        k_block, storage = 16, "f4E2M1FN"
+        k = 32 * int(rng.integers(1, 9))
+        scheme = Scheme(storage, "f32", (1, k_block), "f8E4M3FN",
+                        outer="f32")
+    elif storage == "i4-block16":
+        # Blocks of 16 with 4-bit integers: no zero points.
+        k_block, storage = 16, choice(rng, ["i4", "ui4"])
+        k = 32 * int(rng.integers(1, 9))
+        scheme = Scheme(storage, "f32", (1, k_block),
+                        choice(rng, ["f32", "f16", "f8E4M3FN"]))
     else:
         zero_point = storage if rng.random() < 0.4 else None
         scheme = Scheme(storage, "f32", (1, k_block),
@@ -118,6 +132,10 @@ def draw_kernel_case(rng, index):
     if scheme.zero_point:
         lo, hi = scheme.qrange
         zero_points = rng.integers(lo, hi + 1, sshape)
+    outer_scales = None
+    if scheme.outer:
+        outer_scales = np.asarray(
+            rng.uniform(0.01, 2.0, scheme.outer_shape([n, k])), np.float32)
     codes = dm.random_codes(rng, [n, k], scheme)
     x = (rng.standard_normal([m, k]) * 2).astype(np.float32)
     if cancel:
@@ -128,11 +146,13 @@ def draw_kernel_case(rng, index):
                        mirror_k(zero_points, 1, True))
     case = dict(index=index, integer=False, transpose=True, x=x,
                 w_scheme=scheme, w_codes=codes,
-                w_params=reference.Params(scales, zero_points), acc="f32",
+                w_params=reference.Params(scales, zero_points, outer_scales),
+                acc="f32",
                 out_shape=[m, n], cancel=cancel, propagate=None,
                 flags=choice(rng, ["reassoc", "reassoc,contract", "fast"]),
                 lhs_method=None)
-    if storage != "f4E2M1FN" and rng.random() < 0.4:
+    if (storage != "f4E2M1FN" and k_block % 32 == 0 and
+            scheme.scale != "f8E4M3FN" and rng.random() < 0.4):
         # int8 activations, accumulate(i32): the kernels keep exact block
         # sums (any flags, the strict order included).
         case.update(integer=True, acc="i32", lhs_method="absmax",

@@ -267,6 +267,11 @@ def emit(case):
         z = f.const(params.zero_points, scheme.zero_point)
         operands += (f" zero_points({z} : "
                      f"{harness.tensor(sshape, scheme.zero_point)})")
+    if scheme.outer:
+        oshape = scheme.outer_shape(shape)
+        o = f.const(params.outer_scales, scheme.outer)
+        operands += (f" outer_scales({o} : "
+                     f"{harness.tensor(oshape, scheme.outer)})")
     w = f.fresh("w")
     f.add(f"{w} = quant_block.pack {d} {operands} : "
           f"{harness.tensor(shape, scheme.storage)} -> {wtype}")

@@ -14,7 +14,10 @@
 // where the target has it (here, on such a host; the -Dtarget reruns for
 // x86-64-v2/v3/v4 compile the generic vector code), with the same bits.
 // MXFP4 (E2M1 codes decoded in the registers, E8M0 scales, one of them the
-// f32 subnormal 2^-127) sums in the 4-bit order.
+// f32 subnormal 2^-127) sums in the 4-bit order; so do NVFP4 (blocks of 16,
+// E4M3 scales with a subnormal, a zero and a negative one, the f32 outer
+// scale applied to each block scale), int4 with E4M3 and outer scales, and
+// uint4 in blocks of 16.
 // Every function must have been given a kernel.
 // REQUIRES: libomp
 // RUN: quant-opt %s --quant-block-cpu-pipeline --mlir-print-ir-after=quant-block-cpu-matmul-kernels --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNEL
@@ -33,6 +36,12 @@
 // KERNEL-LABEL: func.func @u4_i8act(
 // KERNEL-LABEL: func.func @mxfp4(
 // KERNEL: math.fma
+// KERNEL-LABEL: func.func @nvfp4(
+// KERNEL: math.fma
+// KERNEL-LABEL: func.func @i4_e4m3(
+// KERNEL-NOT: math.fma
+// KERNEL-LABEL: func.func @u4_b16(
+// KERNEL: math.fma
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/Inputs/matmul_kernels_order.py gen %t
@@ -45,7 +54,10 @@
 // RUN: quant-run %s -e i8zp_i8act --quantized-as-parts -i %t/i8zp_i8act_xq.npy -i %t/i8zp_i8act_xs.npy -i %t/i8zp_i8act_data.npy -i %t/i8zp_i8act_scales.npy -i %t/i8zp_i8act_zp.npy -o %t/i8zp_i8act.npy
 // RUN: quant-run %s -e u4_i8act --quantized-as-parts -i %t/u4_i8act_xq.npy -i %t/u4_i8act_xs.npy -i %t/u4_i8act_data.npy -i %t/u4_i8act_scales.npy -o %t/u4_i8act.npy
 // RUN: quant-run %s -e mxfp4 --quantized-as-parts -i %t/mxfp4_x.npy -i %t/mxfp4_data.npy -i %t/mxfp4_scales.npy -o %t/mxfp4.npy
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i4_i8act i8zp_i8act u4_i8act mxfp4 | FileCheck %s
+// RUN: quant-run %s -e nvfp4 --quantized-as-parts -i %t/nvfp4_x.npy -i %t/nvfp4_data.npy -i %t/nvfp4_scales.npy -i %t/nvfp4_outer.npy -o %t/nvfp4.npy
+// RUN: quant-run %s -e i4_e4m3 --quantized-as-parts -i %t/i4_e4m3_x.npy -i %t/i4_e4m3_data.npy -i %t/i4_e4m3_scales.npy -i %t/i4_e4m3_outer.npy -o %t/i4_e4m3.npy
+// RUN: quant-run %s -e u4_b16 --quantized-as-parts -i %t/u4_b16_x.npy -i %t/u4_b16_data.npy -i %t/u4_b16_scales.npy -o %t/u4_b16.npy
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i4_i8act i8zp_i8act u4_i8act mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
 // CHECK-NEXT: u4: bit-exact
@@ -55,6 +67,9 @@
 // CHECK-NEXT: i8zp_i8act: bit-exact
 // CHECK-NEXT: u4_i8act: bit-exact
 // CHECK-NEXT: mxfp4: bit-exact
+// CHECK-NEXT: nvfp4: bit-exact
+// CHECK-NEXT: i4_e4m3: bit-exact
+// CHECK-NEXT: u4_b16: bit-exact
 
 !w4zp = !quant_block.tensor<96x256, #quant_block.scheme<i4 : f32, block = [1, 64], scale = f16, zero_point = i4>>
 // quant-run cannot pass i4 zero points: they come as i8 and are narrowed.
@@ -110,5 +125,23 @@ func.func @u4_i8act(%xq: tensor<2x256xi8>, %xs: tensor<2x2xf32>, %w: !wu4a) -> t
 !wmx = !quant_block.tensor<8x128, #quant_block.scheme<mxfp4>>
 func.func @mxfp4(%x: tensor<2x128xf32>, %w: !wmx) -> tensor<2x8xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<2x128xf32>, !wmx -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+!wnv = !quant_block.tensor<12x256, #quant_block.scheme<nvfp4>>
+func.func @nvfp4(%x: tensor<3x256xf32>, %w: !wnv) -> tensor<3x12xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<3x256xf32>, !wnv -> tensor<3x12xf32>
+  return %y : tensor<3x12xf32>
+}
+
+!wi4e4m3 = !quant_block.tensor<16x256, #quant_block.scheme<i4 : f32, block = [1, 64], scale = f8E4M3FN, outer = <f32>>>
+func.func @i4_e4m3(%x: tensor<1x256xf32>, %w: !wi4e4m3) -> tensor<1x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x256xf32>, !wi4e4m3 -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+!wu4b16 = !quant_block.tensor<8x128, #quant_block.scheme<ui4 : f32, block = [1, 16], scale = f16>>
+func.func @u4_b16(%x: tensor<2x128xf32>, %w: !wu4b16) -> tensor<2x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc,contract> : tensor<2x128xf32>, !wu4b16 -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
 }

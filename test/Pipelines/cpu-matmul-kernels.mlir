@@ -84,10 +84,38 @@ func.func @not_transposed(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
 
 // -----
 
-!w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 16]>>
-func.func @block16(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K}}
+!w = !quant_block.tensor<8x96, #quant_block.scheme<i4 : f32, block = [1, 48]>>
+func.func @block48(%x: tensor<1x96xf32>, %w: !w) -> tensor<1x8xf32> {
+  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K (or [1, 16] for 4-bit storage without zero points, K a multiple of 32, f32 activations)}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x96xf32>, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 16], zero_point = i4>>
+func.func @block16_zero_points(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
+  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K (or [1, 16] for 4-bit storage without zero points, K a multiple of 32, f32 activations)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, outer = <f16>>>
+func.func @f16_outer_scale(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
+  // expected-remark @below {{no register-tiled kernel: the outer scale is not one f32 for the tensor (or the product accumulates in i32)}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f8E4M3FN>>
+!a = !quant_block.tensor<1x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @e4m3_scales_i32(%x: !a, %w: !w) -> tensor<1x8xf32> {
+  // expected-remark @below {{no register-tiled kernel: the scales are not f32, f16 or bf16 (or E4M3, or E8M0 for E2M1 codes, with f32 activations)}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }
 
@@ -154,13 +182,12 @@ func.func @i8act(%x: !a, %w: !w) -> tensor<1x16xf32> {
 
 // -----
 
-// MXFP4: E8M0 scales decoded from their bits (code 0 the f32 subnormal
-// 2^-127, 0xFF NaN), E2M1 codes from the nibbles by integer arithmetic.
+// MXFP4: E8M0 scales extended as vectors (--quant-block-expand-narrow-floats
+// decodes them from their bits later), E2M1 codes from the nibbles by
+// integer arithmetic.
 // CHECK-LABEL: func.func @mxfp4(
 // CHECK: builtin.unrealized_conversion_cast %{{.*}} : !quant_block.tensor<{{.*}}> to tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>
-// CHECK: arith.bitcast {{.*}} : vector<2xf8E8M0FNU> to vector<2xi8>
-// CHECK: arith.select
-// CHECK: arith.bitcast {{.*}} : vector<2xi32> to vector<2xf32>
+// CHECK: arith.extf {{.*}} : vector<2xf8E8M0FNU> to vector<2xf32>
 // CHECK: arith.cmpi ult
 // CHECK: arith.bitcast {{.*}} : vector<16xi32> to vector<16xf32>
 // CHECK: math.fma
@@ -173,10 +200,21 @@ func.func @mxfp4(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
 
 // -----
 
+// NVFP4: blocks of 16, half a chunk: the E4M3 scales of a step times the
+// per-tensor outer scale (one rounding, as dequantize), then each chunk's
+// two scales spread over lanes 0-7 and 8-15 of both halves.
 // CHECK-LABEL: func.func @nvfp4(
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} : !quant_block.tensor<{{.*}}> to tensor<8x32xi8>, tensor<8x4xf8E4M3FN>, tensor<1x1xf32>
+// CHECK: arith.extf {{.*}} : vector<4xf8E4M3FN> to vector<4xf32>
+// CHECK: %[[OUTER:.+]] = tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<1x1xf32>
+// CHECK: %[[OUTERV:.+]] = vector.broadcast %[[OUTER]] : f32 to vector<4xf32>
+// CHECK: arith.mulf %{{.*}}, %[[OUTERV]] : vector<4xf32>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1] : vector<4xf32>, vector<4xf32>
+// CHECK: math.fma
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3] : vector<4xf32>, vector<4xf32>
+// CHECK-NOT: quant_block.matmul
 !w = !quant_block.tensor<8x64, #quant_block.scheme<nvfp4>>
 func.func @nvfp4(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the weight's storage is not a 4- or 8-bit integer (or E2M1 with E8M0 scales and f32 activations)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }

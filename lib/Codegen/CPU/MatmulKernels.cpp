@@ -74,8 +74,12 @@ struct KernelPlan {
   /// Integer block sums with AVX512-VNNI's vpdpbusd, 64 products at once
   /// (pairs of chunks).
   bool vnni;
-  /// MXFP4 weights: E2M1 codes, E8M0 scales.
+  /// FP4 weights: E2M1 codes (MXFP4 with E8M0 scales, NVFP4 with E4M3
+  /// scales and an outer scale).
   bool e2m1;
+  /// A per-tensor f32 outer scale (NVFP4): each block's scale is
+  /// f32(scale) * outer, rounded to f32, as quant_block.dequantize does.
+  bool hasOuter = false;
   /// Prefetch the next tile's weight bytes during each K step.
   bool prefetch;
 };
@@ -130,30 +134,47 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   SchemeAttr scheme = weight.getScheme();
   if (weight.getRank() != 2 || !weight.hasStaticShape())
     return std::string("the weight is not a static rank-2 tensor");
-  // MXFP4 (E2M1 codes, E8M0 scales) with f32 activations.
-  plan.e2m1 = isa<Float4E2M1FNType>(scheme.getStorageType()) &&
-              isa<Float8E8M0FNUType>(scheme.getScaleType()) && !plan.integer;
+  // FP4 (E2M1 codes: MXFP4, NVFP4) with f32 activations.
+  plan.e2m1 = isa<Float4E2M1FNType>(scheme.getStorageType()) && !plan.integer;
   if (!plan.e2m1 &&
       (!scheme.hasIntegerStorage() ||
        (scheme.getStorageBitWidth() != 4 && scheme.getStorageBitWidth() != 8)))
     return std::string("the weight's storage is not a 4- or 8-bit integer "
-                       "(or E2M1 with E8M0 scales and f32 activations)");
-  if ((scheme.hasMXScale() && !plan.e2m1) || scheme.getOuter())
-    return std::string("the weight has an MX or outer scale");
+                       "(or E2M1 with f32 activations)");
+  if (scheme.hasMXScale() && !plan.e2m1)
+    return std::string("the weight has an MX scale and integer storage");
+  // Only a per-tensor f32 outer scale (NVFP4's), and only where the float
+  // path multiplies each block's scale anyway.
+  if (OuterScaleAttr outer = scheme.getOuter()) {
+    if (plan.integer || !outer.getBlockShape().empty() || outer.getMinType() ||
+        !outer.getScaleType().isF32())
+      return std::string("the outer scale is not one f32 for the tensor (or "
+                         "the product accumulates in i32)");
+    plan.hasOuter = true;
+  }
   if (!scheme.getExpressedType().isF32())
     return std::string("the expressed type is not f32");
   Type scaleType = scheme.getScaleType();
-  if (!plan.e2m1 && !scaleType.isF32() && !scaleType.isF16() &&
-      !scaleType.isBF16())
-    return std::string("the scales are not f32, f16 or bf16");
+  if (!scaleType.isF32() && !scaleType.isF16() && !scaleType.isBF16() &&
+      !(!plan.integer && isa<Float8E4M3FNType>(scaleType)) &&
+      !(plan.e2m1 && isa<Float8E8M0FNUType>(scaleType)))
+    return std::string("the scales are not f32, f16 or bf16 (or E4M3, or "
+                       "E8M0 for E2M1 codes, with f32 activations)");
   Type zeroPointType = scheme.getZeroPointType();
   if (zeroPointType && !isa<IntegerType>(zeroPointType))
     return std::string("the zero points are floats");
   SmallVector<int64_t> block = weight.getEffectiveBlockShape();
   int64_t n = weight.getShape()[0], k = weight.getShape()[1];
-  if (block[0] != 1 || block[1] % kChunk != 0 || k % block[1] != 0)
+  // Blocks of 16 (NVFP4's) are half a chunk: 4-bit storage, f32
+  // activations, no zero points, an even number of blocks.
+  bool halfChunkBlocks = block[1] == kChunk / 2 && !plan.integer &&
+                         scheme.getStorageBitWidth() == 4 && !zeroPointType &&
+                         k % kChunk == 0;
+  if (block[0] != 1 ||
+      (!halfChunkBlocks && (block[1] % kChunk != 0 || k % block[1] != 0)))
     return std::string("the blocks are not [1, B] with B a multiple of 32 "
-                       "that divides K");
+                       "that divides K (or [1, 16] for 4-bit storage without "
+                       "zero points, K a multiple of 32, f32 activations)");
   plan.n = n;
   plan.k = k;
   plan.blockSize = block[1];
@@ -168,7 +189,8 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
       arith::bitEnumContainsAll(flags, arith::FastMathFlags::contract);
   // At most 16 accumulators: half the registers of AVX-512, leaving room
   // for the unpacked weight chunks and the activations.
-  int64_t chunksPerBlock = plan.blockSize / kChunk;
+  int64_t chunksPerBlock = std::max<int64_t>(plan.blockSize / kChunk, 1);
+  int64_t blocksPerChunk = std::max<int64_t>(kChunk / plan.blockSize, 1);
   // vpdpbusd takes two chunks at once: two blocks of 32, or one block of a
   // multiple of 64.
   plan.vnni =
@@ -191,9 +213,11 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
     candidates.push_back(c);
   plan.tileN = largestDivisor(n, candidates);
   SmallVector<int64_t> steps;
-  for (int64_t c = std::max<int64_t>(kMaxUnrolledChunks / chunksPerBlock, 1);
+  for (int64_t c = std::max<int64_t>(
+           kMaxUnrolledChunks * blocksPerChunk / chunksPerBlock, 1);
        c >= 1; --c)
-    if (!plan.vnni || chunksPerBlock != 1 || c % 2 == 0)
+    if ((!plan.vnni || chunksPerBlock != 1 || c % 2 == 0) &&
+        c % blocksPerChunk == 0)
       steps.push_back(c);
   plan.blocksPerStep = largestDivisor(plan.numBlocks, steps);
   return std::nullopt;
@@ -256,8 +280,8 @@ private:
                                                       Value n0, Value m0,
                                                       Value firstBlock);
   std::pair<Value, Value> decodeChunk(Value data, Value row, Value chunk,
-                                      Value scale, Value zeroPoint);
-  Value decodeE8M0(Value codes);
+                                      std::pair<Value, Value> scales,
+                                      Value zeroPoint);
   Value decodeE2M1(Value codes);
   SmallVector<Value> readStepScales(Value scales, Value firstRow,
                                     int64_t numRows, Value firstBlock);
@@ -368,29 +392,6 @@ std::pair<Value, Value> KernelEmitter::decodeChunkCodes(Value data, Value row,
   return {first, second};
 }
 
-/// A vector of E8M0 scale codes as f32, as quant_block.dequantize
-/// converts them: 2^(c - 127) is the f32 whose exponent field is c; code 0
-/// is the f32 subnormal 2^-127 and 0xFF is NaN.
-Value KernelEmitter::decodeE8M0(Value codes) {
-  auto type = cast<VectorType>(codes.getType());
-  auto i8Type = type.clone(b.getI8Type());
-  auto i32Type = type.clone(b.getI32Type());
-  auto splat = [&](int64_t value) -> Value {
-    return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(i32Type, b.getI32IntegerAttr(value)));
-  };
-  Value c = arith::ExtUIOp::create(
-      b, loc, i32Type, arith::BitcastOp::create(b, loc, i8Type, codes));
-  Value bits = arith::ShLIOp::create(b, loc, c, splat(23));
-  Value isZero =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, splat(0));
-  bits = arith::SelectOp::create(b, loc, isZero, splat(0x00400000), bits);
-  Value isNaN =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, splat(0xFF));
-  bits = arith::SelectOp::create(b, loc, isNaN, splat(0x7FC00000), bits);
-  return arith::BitcastOp::create(b, loc, type.clone(b.getF32Type()), bits);
-}
-
 /// E2M1 codes (in i32 lanes, 0..15) as f32, exactly: for a magnitude code
 /// m >= 2 (exponent e = m >> 1 >= 1, mantissa m & 1) the f32 bits are
 /// (e + 126) << 23 | (m & 1) << 22 = (m + 252) << 22; m = 1 is 0.5, m = 0
@@ -419,19 +420,19 @@ Value KernelEmitter::decodeE2M1(Value codes) {
 
 /// The two halves of a chunk (as decodeChunkCodes) dequantized as
 /// quant_block.dequantize does: f32(q - zp) * scale, or for E2M1 codes the
-/// decoded value times the scale.
-std::pair<Value, Value> KernelEmitter::decodeChunk(Value data, Value row,
-                                                   Value chunk, Value scale,
-                                                   Value zeroPoint) {
+/// decoded value times the scale; `scales` has a vector for each half.
+std::pair<Value, Value>
+KernelEmitter::decodeChunk(Value data, Value row, Value chunk,
+                           std::pair<Value, Value> scales, Value zeroPoint) {
   auto f32Type = VectorType::get({kLanes}, b.getF32Type());
   auto [first, second] = decodeChunkCodes(data, row, chunk, zeroPoint);
-  auto dequantize = [&](Value code) -> Value {
+  auto dequantize = [&](Value code, Value scale) -> Value {
     Value value =
         plan.e2m1 ? decodeE2M1(code)
                   : arith::SIToFPOp::create(b, loc, f32Type, code).getResult();
     return arith::MulFOp::create(b, loc, value, scale);
   };
-  return {dequantize(first), dequantize(second)};
+  return {dequantize(first, scales.first), dequantize(second, scales.second)};
 }
 
 /// The sum of the lanes of `vector` in a fixed halving tree.
@@ -453,7 +454,8 @@ Value KernelEmitter::sumLanes(Value vector) {
 
 /// The scales of blocks [firstBlock, firstBlock + blocksPerStep) of rows
 /// [firstRow, firstRow + numRows), one f32 vector per row (converted
-/// exactly).
+/// exactly: --quant-block-expand-narrow-floats decodes E8M0 and E4M3
+/// vectors as dequantize decodes each scale).
 SmallVector<Value> KernelEmitter::readStepScales(Value scales, Value firstRow,
                                                  int64_t numRows,
                                                  Value firstBlock) {
@@ -463,9 +465,7 @@ SmallVector<Value> KernelEmitter::readStepScales(Value scales, Value firstRow,
   SmallVector<Value> result;
   for (int64_t r = 0; r < numRows; ++r) {
     Value s = read(scales, stepType, {add(firstRow, r), firstBlock});
-    if (isa<Float8E8M0FNUType>(scaleType))
-      s = decodeE8M0(s);
-    else if (!scaleType.isF32())
+    if (!scaleType.isF32())
       s = arith::ExtFOp::create(b, loc, stepF32, s);
     result.push_back(s);
   }
@@ -520,8 +520,55 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
   auto f32Vector = VectorType::get({kLanes}, b.getF32Type());
   SmallVector<Value> stepScales =
       readStepScales(scales, n0, plan.tileN, firstBlock);
+  if (plan.hasOuter) {
+    // s_eff = f32(scale) * outer, rounded once (docs/Numerics.md).
+    Value outerScales = parts[plan.hasZeroPoints ? 3 : 2];
+    SmallVector<Value> origin(
+        cast<RankedTensorType>(outerScales.getType()).getRank(), index(0));
+    Value outer = vector::BroadcastOp::create(
+        b, loc, cast<VectorType>(stepScales.front().getType()),
+        tensor::ExtractOp::create(b, loc, outerScales, origin));
+    for (Value &s : stepScales)
+      s = arith::MulFOp::create(b, loc, s, outer);
+  }
   prefetchNextTile(n0, firstBlock);
   SmallVector<Value> acc(accumulators.begin(), accumulators.end());
+  // The products of chunk `chunk` with the decoded weights of the tile's
+  // rows, into the accumulators.
+  auto accumulateChunk = [&](Value chunk,
+                             ArrayRef<std::pair<Value, Value>> weights) {
+    Value k0 = mul(chunk, kChunk);
+    for (int64_t i = 0; i < plan.tileM; ++i) {
+      Value m = add(m0, i);
+      Value x0 = read(lhs, f32Vector, {m, k0});
+      Value x1 = read(lhs, f32Vector, {m, add(k0, kLanes)});
+      for (int64_t r = 0; r < plan.tileN; ++r) {
+        Value &a = acc[i * plan.tileN + r];
+        a = multiplyAdd(x0, weights[r].first, a);
+        a = multiplyAdd(x1, weights[r].second, a);
+      }
+    }
+  };
+  if (plan.blockSize < kChunk) {
+    // Blocks of 16 with 4-bit storage: both halves of chunk c (its even and
+    // its odd elements) have block 2c in lanes 0-7 and block 2c + 1 in
+    // lanes 8-15.
+    Value firstChunk = arith::DivUIOp::create(b, loc, firstBlock, index(2));
+    for (int64_t c = 0; c < plan.blocksPerStep / 2; ++c) {
+      SmallVector<int64_t> lanes(kLanes / 2, 2 * c);
+      lanes.append(kLanes / 2, 2 * c + 1);
+      Value chunk = add(firstChunk, c);
+      SmallVector<std::pair<Value, Value>> weights;
+      for (int64_t r = 0; r < plan.tileN; ++r) {
+        Value scale = vector::ShuffleOp::create(b, loc, stepScales[r],
+                                                stepScales[r], lanes);
+        weights.push_back(
+            decodeChunk(data, add(n0, r), chunk, {scale, scale}, Value()));
+      }
+      accumulateChunk(chunk, weights);
+    }
+    return acc;
+  }
   int64_t chunksPerBlock = plan.blockSize / kChunk;
   for (int64_t j = 0; j < plan.blocksPerStep; ++j) {
     Value block = add(firstBlock, j);
@@ -540,19 +587,9 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
       Value chunk = add(mul(block, chunksPerBlock), c);
       SmallVector<std::pair<Value, Value>> weights;
       for (int64_t r = 0; r < plan.tileN; ++r)
-        weights.push_back(
-            decodeChunk(data, add(n0, r), chunk, scale[r], zeroPoint[r]));
-      Value k0 = mul(chunk, kChunk);
-      for (int64_t i = 0; i < plan.tileM; ++i) {
-        Value m = add(m0, i);
-        Value x0 = read(lhs, f32Vector, {m, k0});
-        Value x1 = read(lhs, f32Vector, {m, add(k0, kLanes)});
-        for (int64_t r = 0; r < plan.tileN; ++r) {
-          Value &a = acc[i * plan.tileN + r];
-          a = multiplyAdd(x0, weights[r].first, a);
-          a = multiplyAdd(x1, weights[r].second, a);
-        }
-      }
+        weights.push_back(decodeChunk(data, add(n0, r), chunk,
+                                      {scale[r], scale[r]}, zeroPoint[r]));
+      accumulateChunk(chunk, weights);
     }
   }
   return acc;

@@ -24,11 +24,12 @@ namespace mlir::quant_block {
 using namespace mlir;
 using namespace mlir::quant_block;
 
-/// The f32 `value` as `type` (f16, bf16, f32, f64); exact for the decoded
-/// value of any narrow float that `type` can hold (arith.extf only widens).
+/// The f32 `value` as `type` (f16, bf16, f32, f64, or vectors of them);
+/// exact for the decoded value of any narrow float that `type` can hold
+/// (arith.extf only widens).
 static Value convertDecoded(OpBuilder &b, Location loc, Value value,
                             Type type) {
-  unsigned width = type.getIntOrFloatBitWidth();
+  unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
   if (width == 32)
     return value;
   if (width > 32)
@@ -44,8 +45,9 @@ struct ExpandNarrowFloatExtension : public OpRewritePattern<arith::ExtFOp> {
   LogicalResult matchAndRewrite(arith::ExtFOp op,
                                 PatternRewriter &rewriter) const override {
     Value in = op.getIn();
-    if (!isNarrowFloatType(in.getType()) || isa<ShapedType>(in.getType()))
-      return rewriter.notifyMatchFailure(op, "not a narrow float scalar");
+    if (!isNarrowFloatType(in.getType()) || isa<TensorType>(in.getType()))
+      return rewriter.notifyMatchFailure(op,
+                                         "not a narrow float scalar or vector");
     Value value = emitNarrowFloatToF32(rewriter, op.getLoc(), in);
     // Every value of these types is exact in the (wider) result type too.
     rewriter.replaceOp(
@@ -79,7 +81,7 @@ struct ExpandNarrowFloatsPass
       anyLeft = true;
       if (isa<arith::ExtFOp>(op)) {
         op->emitOpError() << "on " << narrow
-                          << " is expanded on scalars only; run "
+                          << " is expanded on scalars and vectors only; run "
                              "--convert-elementwise-to-linalg first";
         return;
       }

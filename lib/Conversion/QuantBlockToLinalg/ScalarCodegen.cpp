@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::quant_block;
@@ -343,13 +344,41 @@ static Value constI32(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
 }
 
-/// The code as an i32 (bitcasting float-typed codes to integers first).
+/// `element` in the shape of `like`: the vector type of that shape for a
+/// vector, `element` itself for a scalar. The decoders below are
+/// elementwise, so that vector code (the CPU matmul kernels) decodes a
+/// vector of codes to the same bits as the linalg lowering decodes each.
+static Type shapedLike(Type like, Type element) {
+  if (auto vector = dyn_cast<VectorType>(like))
+    return vector.clone(element);
+  return element;
+}
+
+/// The constant `value` of type shapedLike(like, its type), splat for a
+/// vector.
+static Value constantLike(OpBuilder &b, Location loc, Type like,
+                          TypedAttr value) {
+  Type type = shapedLike(like, value.getType());
+  if (auto vector = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(vector, value));
+  return arith::ConstantOp::create(b, loc, value);
+}
+
+/// The code as i32 (bitcasting float-typed codes to integers first), in
+/// the shape of the code.
 static Value codeToI32(OpBuilder &b, Location loc, Value code) {
   Type type = code.getType();
-  if (isa<FloatType>(type))
+  Type element = getElementTypeOrSelf(type);
+  if (isa<FloatType>(element))
     code = arith::BitcastOp::create(
-        b, loc, b.getIntegerType(type.getIntOrFloatBitWidth()), code);
-  return extendInteger(b, loc, code, b.getI32Type(), /*isSigned=*/false);
+        b, loc,
+        shapedLike(type, b.getIntegerType(element.getIntOrFloatBitWidth())),
+        code);
+  Type i32 = shapedLike(type, b.getI32Type());
+  if (code.getType() == i32)
+    return code;
+  return arith::ExtUIOp::create(b, loc, i32, code);
 }
 
 Value mlir::quant_block::detail::emitDecodeOCPFloat(OpBuilder &b, Location loc,
@@ -358,16 +387,24 @@ Value mlir::quant_block::detail::emitDecodeOCPFloat(OpBuilder &b, Location loc,
   numerics::FloatFormatKind kind;
   const numerics::FloatFormatInfo &info = getFormatInfo(storageType, &kind);
   unsigned m = info.mantissaBits, w = info.bitWidth;
-  Type f32 = b.getF32Type();
+  Type like = code.getType();
+  Type f32 = shapedLike(like, b.getF32Type());
+  Type i32 = shapedLike(like, b.getI32Type());
+  auto intConst = [&](int64_t v) -> Value {
+    return constantLike(b, loc, like, b.getI32IntegerAttr(v));
+  };
+  auto f32Const = [&](float v) -> Value {
+    return constantLike(b, loc, like, b.getF32FloatAttr(v));
+  };
   Value c = codeToI32(b, loc, code);
   // Only the low w bits are the code (a packed lane may carry sign copies).
-  c = arith::AndIOp::create(b, loc, c, constI32(b, loc, (1 << w) - 1));
+  c = arith::AndIOp::create(b, loc, c, intConst((1 << w) - 1));
   Value magnitudeCode =
-      arith::AndIOp::create(b, loc, c, constI32(b, loc, (1 << (w - 1)) - 1));
+      arith::AndIOp::create(b, loc, c, intConst((1 << (w - 1)) - 1));
   // The sign goes straight into the f32 sign bit, so -0.0 stays -0.0.
   Value signBit = arith::AndIOp::create(
-      b, loc, arith::ShLIOp::create(b, loc, c, constI32(b, loc, 32 - w)),
-      constI32(b, loc, int32_t(0x80000000u)));
+      b, loc, arith::ShLIOp::create(b, loc, c, intConst(32 - w)),
+      intConst(int32_t(0x80000000u)));
   // Normal codes: the exponent and mantissa fields, moved to the top of the
   // f32 fields and rebiased by an integer add, are the f32 bit pattern of
   // the value (every value of these formats is a normal f32).
@@ -375,29 +412,22 @@ Value mlir::quant_block::detail::emitDecodeOCPFloat(OpBuilder &b, Location loc,
       b, loc, f32,
       arith::AddIOp::create(
           b, loc,
-          arith::ShLIOp::create(b, loc, magnitudeCode,
-                                constI32(b, loc, 23 - int(m))),
-          constI32(b, loc, (127 - info.bias) << 23)));
+          arith::ShLIOp::create(b, loc, magnitudeCode, intConst(23 - int(m))),
+          intConst((127 - info.bias) << 23)));
   // Subnormal codes (exponent field 0): mantissa * 2^(1 - bias - m), exact.
   // Computed as a float product rather than built from bits because the
   // bit pattern would be an f32 subnormal only in the rebias step.
   Value subnormal = arith::MulFOp::create(
       b, loc, arith::SIToFPOp::create(b, loc, f32, magnitudeCode),
-      arith::ConstantOp::create(
-          b, loc, b.getF32FloatAttr(std::ldexp(1.0f, 1 - info.bias - int(m)))));
-  Value isSubnormal =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, magnitudeCode,
-                            constI32(b, loc, 1 << m));
+      f32Const(std::ldexp(1.0f, 1 - info.bias - int(m))));
+  Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            magnitudeCode, intConst(1 << m));
   Value magnitude =
       arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
   Value value = arith::BitcastOp::create(
       b, loc, f32,
       arith::OrIOp::create(
-          b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), magnitude),
-          signBit));
-  auto f32Const = [&](float v) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-  };
+          b, loc, arith::BitcastOp::create(b, loc, i32, magnitude), signBit));
   if (info.hasNaN) {
     int32_t maxMagnitude = (1 << (w - 1)) - 1;
     Value isNaN;
@@ -406,20 +436,18 @@ Value mlir::quant_block::detail::emitDecodeOCPFloat(OpBuilder &b, Location loc,
       int32_t infMagnitude = maxMagnitude & ~((1 << m) - 1);
       Value isInf =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, magnitudeCode,
-                                constI32(b, loc, infMagnitude));
+                                intConst(infMagnitude));
       Value isNegative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                               signBit, constI32(b, loc, 0));
+                                               signBit, intConst(0));
       Value inf = arith::SelectOp::create(
           b, loc, isNegative, f32Const(-INFINITY), f32Const(INFINITY));
       value = arith::SelectOp::create(b, loc, isInf, inf, value);
-      isNaN =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
-                                magnitudeCode, constI32(b, loc, infMagnitude));
+      isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                    magnitudeCode, intConst(infMagnitude));
     } else {
       // E4M3FN: only S.1111.111 is NaN.
-      isNaN =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, magnitudeCode,
-                                constI32(b, loc, maxMagnitude));
+      isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                    magnitudeCode, intConst(maxMagnitude));
     }
     value = arith::SelectOp::create(b, loc, isNaN, f32Const(NAN), value);
   }
@@ -497,26 +525,30 @@ Value mlir::quant_block::detail::emitEncodeOCPFloat(OpBuilder &b, Location loc,
 
 Value mlir::quant_block::detail::emitScaleToF32(OpBuilder &b, Location loc,
                                                 Value scale) {
-  Type type = scale.getType();
-  Type f32 = b.getF32Type();
+  Type like = scale.getType();
+  Type type = getElementTypeOrSelf(like);
+  Type f32 = shapedLike(like, b.getF32Type());
   if (isa<Float8E8M0FNUType>(type)) {
     // 2^(c - 127) is the f32 whose exponent field is c; code 0 is the f32
     // subnormal 2^-127 and 0xFF is NaN.
+    auto intConst = [&](int64_t v) -> Value {
+      return constantLike(b, loc, like, b.getI32IntegerAttr(v));
+    };
     Value c = codeToI32(b, loc, scale);
-    Value bits = arith::ShLIOp::create(b, loc, c, constI32(b, loc, 23));
-    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c,
-                                         constI32(b, loc, 0));
-    bits = arith::SelectOp::create(b, loc, isZero, constI32(b, loc, 0x00400000),
-                                   bits);
+    Value bits = arith::ShLIOp::create(b, loc, c, intConst(23));
+    Value isZero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, intConst(0));
+    bits = arith::SelectOp::create(b, loc, isZero, intConst(0x00400000), bits);
     Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c,
-                                        constI32(b, loc, 0xFF));
-    bits = arith::SelectOp::create(b, loc, isNaN, constI32(b, loc, 0x7FC00000),
-                                   bits);
+                                        intConst(0xFF));
+    bits = arith::SelectOp::create(b, loc, isNaN, intConst(0x7FC00000), bits);
     return arith::BitcastOp::create(b, loc, f32, bits);
   }
   if (isOCPFloatStorageType(type))
     return emitDecodeOCPFloat(b, loc, scale, type);
-  return convertFloat(b, loc, scale, f32);
+  if (like == type)
+    return convertFloat(b, loc, scale, f32);
+  return type.isF32() ? scale : arith::ExtFOp::create(b, loc, f32, scale);
 }
 
 Value mlir::quant_block::detail::codeToStorage(OpBuilder &b, Location loc,

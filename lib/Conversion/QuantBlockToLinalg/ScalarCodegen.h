@@ -74,7 +74,8 @@ bool hasUnsignedZeroPoints(SchemeAttr scheme);
 /// Decodes an OCP narrow-float code (an integer holding the code in its low
 /// bits) of `storageType` (f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN, f4E2M1FN)
 /// into f32 exactly, by bit manipulation: sign, exponent and mantissa fields,
-/// the (sub)normal significand times a power of two built from bits.
+/// the (sub)normal significand times a power of two built from bits. `code`
+/// may be a vector: the result is then the vector of f32 values.
 Value emitDecodeOCPFloat(OpBuilder &b, Location loc, Value code,
                          Type storageType);
 
@@ -89,7 +90,8 @@ Value emitEncodeOCPFloat(OpBuilder &b, Location loc, Value value,
 /// or an f8 type whose bits the code is).
 Value codeToStorage(OpBuilder &b, Location loc, Value code, Type storageType);
 
-/// Converts a stored scale (f32, f16, bf16, f8E8M0FNU, f8E4M3FN) to f32.
+/// Converts a stored scale (f32, f16, bf16, f8E8M0FNU, f8E4M3FN) to f32; a
+/// vector of scales to a vector of f32.
 Value emitScaleToF32(OpBuilder &b, Location loc, Value scale);
 
 /// Reinterprets a tensor with another element signedness (or returns it

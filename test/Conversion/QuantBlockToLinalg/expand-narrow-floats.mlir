@@ -1,5 +1,5 @@
-// --quant-block-expand-narrow-floats: scalar extensions from the narrow
-// float types become the exact integer decoding dequantize uses; anything
+// --quant-block-expand-narrow-floats: scalar and vector extensions from the
+// narrow float types become the exact integer decoding dequantize uses; anything
 // else on them is an error at the op.
 // RUN: quant-opt %s --split-input-file --quant-block-expand-narrow-floats --verify-diagnostics | FileCheck %s
 
@@ -24,6 +24,27 @@ func.func @e8m0_to_f32(%x: f8E8M0FNU) -> f32 {
   return %y : f32
 }
 
+// Vectors decode lane by lane with vector ops (the CPU matmul kernels'
+// E4M3 and E8M0 scales).
+// CHECK-LABEL: func.func @e4m3_vector_to_f32(
+// CHECK-NOT: arith.extf
+// CHECK: arith.bitcast %{{.+}} : vector<16xf8E4M3FN> to vector<16xi8>
+// CHECK: arith.extui %{{.+}} : vector<16xi8> to vector<16xi32>
+// CHECK: arith.select %{{.+}}, %{{.+}}, %{{.+}} : vector<16xi1>, vector<16xf32>
+// CHECK-NOT: arith.extf
+func.func @e4m3_vector_to_f32(%x: vector<16xf8E4M3FN>) -> vector<16xf32> {
+  %y = arith.extf %x : vector<16xf8E4M3FN> to vector<16xf32>
+  return %y : vector<16xf32>
+}
+
+// CHECK-LABEL: func.func @e8m0_vector_to_f64(
+// CHECK: arith.shli %{{.+}}, %{{.+}} : vector<4xi32>
+// CHECK: arith.extf %{{.+}} : vector<4xf32> to vector<4xf64>
+func.func @e8m0_vector_to_f64(%x: vector<4xf8E8M0FNU>) -> vector<4xf64> {
+  %y = arith.extf %x : vector<4xf8E8M0FNU> to vector<4xf64>
+  return %y : vector<4xf64>
+}
+
 // -----
 
 func.func @arithmetic(%x: f6E2M3FN, %y: f6E2M3FN) -> f6E2M3FN {
@@ -35,7 +56,7 @@ func.func @arithmetic(%x: f6E2M3FN, %y: f6E2M3FN) -> f6E2M3FN {
 // -----
 
 func.func @tensor_extension(%x: tensor<8xf4E2M1FN>) -> tensor<8xf32> {
-  // expected-error @+1 {{'arith.extf' op on 'tensor<8xf4E2M1FN>' is expanded on scalars only; run --convert-elementwise-to-linalg first}}
+  // expected-error @+1 {{'arith.extf' op on 'tensor<8xf4E2M1FN>' is expanded on scalars and vectors only; run --convert-elementwise-to-linalg first}}
   %y = arith.extf %x : tensor<8xf4E2M1FN> to tensor<8xf32>
   return %y : tensor<8xf32>
 }

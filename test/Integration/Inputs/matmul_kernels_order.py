@@ -47,6 +47,27 @@ MX_CASES = {
 }
 E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
 
+# 4-bit weights with f8E4M3FN block scales and a per-tensor f32 outer scale
+# (NVFP4: E2M1 in blocks of 16; s_eff = f32(scale) * outer rounded to f32,
+# then q * s_eff), or blocks of 16 with f16 scales; f32 activations.
+SCALED_CASES = {
+    # name: (M, N, K, block, storage, scale, outer, contract)
+    "nvfp4": (3, 12, 256, 16, "e2m1", "e4m3", True, True),
+    "i4_e4m3": (1, 16, 256, 64, "i4", "e4m3", True, False),
+    "u4_b16": (2, 8, 128, 16, "u4", np.float16, False, True),
+}
+
+
+def decode_e4m3(code):
+    """The value of an f8E4M3FN code (no infinities; S.1111.111 is NaN)."""
+    sign = -1.0 if code & 0x80 else 1.0
+    exponent, mantissa = (code >> 3) & 15, code & 7
+    if exponent == 15 and mantissa == 7:
+        return float("nan")
+    if exponent == 0:
+        return sign * mantissa * 2.0 ** -9
+    return sign * (1 + mantissa / 8) * 2.0 ** (exponent - 7)
+
 
 def round_f32(value):
     """The f32 nearest to the rational `value`, ties to even."""
@@ -146,6 +167,52 @@ def generate_mx(directory):
                 rng.standard_normal((m, k)).astype(np.float32))
 
 
+def generate_scaled(directory):
+    rng = np.random.default_rng(20261127)
+    for name, (m, n, k, block, storage, scale, outer, _) in \
+            SCALED_CASES.items():
+        lo, hi = (-8, 7) if storage == "i4" else (0, 15)
+        codes = rng.integers(lo, hi + 1, (n, k))
+        nibbles = (codes & 15).astype(np.uint8)
+        np.save(f"{directory}/{name}_data.npy",
+                (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).view(np.int8))
+        np.save(f"{directory}/{name}_codes.npy", codes)
+        if scale == "e4m3":
+            # Normal codes around 1, one subnormal (3 x 2^-9), one zero and
+            # one negative scale.
+            scales = rng.integers(0x20, 0x48, (n, k // block)).astype(np.uint8)
+            scales[0, :3] = [0x03, 0x00, 0xB8]
+        else:
+            scales = rng.uniform(0.01, 0.2, (n, k // block)).astype(scale)
+        np.save(f"{directory}/{name}_scales.npy", scales)
+        if outer:
+            np.save(f"{directory}/{name}_outer.npy",
+                    np.array([[0.0371]], np.float32))
+        np.save(f"{directory}/{name}_x.npy",
+                rng.standard_normal((m, k)).astype(np.float32))
+
+
+def expected_scaled(directory, name):
+    m, n, k, block, storage, scale, outer, contract = SCALED_CASES[name]
+    x = np.load(f"{directory}/{name}_x.npy")
+    codes = np.load(f"{directory}/{name}_codes.npy")
+    scales = np.load(f"{directory}/{name}_scales.npy")
+    if scale == "e4m3":
+        scales = np.array([decode_e4m3(int(c)) for c in scales.ravel()],
+                          np.float32).reshape(scales.shape)
+    scales = scales.astype(np.float32)
+    if outer:
+        scales = scales * np.load(f"{directory}/{name}_outer.npy")[0, 0]
+    if storage == "e2m1":
+        values = np.array([(-1 if c & 8 else 1) * E2M1[c & 7]
+                           for c in codes.ravel()],
+                          np.float32).reshape(codes.shape)
+    else:
+        values = codes.astype(np.float32)
+    w = values * np.repeat(scales, block, axis=1)
+    return ordered_sum(x, w, 4, contract)
+
+
 def expected_mx(directory, name):
     m, n, k, contract = MX_CASES[name]
     x = np.load(f"{directory}/{name}_x.npy")
@@ -195,6 +262,8 @@ def expected(directory, name):
         return expected_integer(directory, name)
     if name in MX_CASES:
         return expected_mx(directory, name)
+    if name in SCALED_CASES:
+        return expected_scaled(directory, name)
     m, n, k, block, bits, signed, zp, _, contract = CASES[name]
     x = np.load(f"{directory}/{name}_x.npy")
     codes, scales = load_weight(directory, name, block, bits, signed, zp)
@@ -206,6 +275,7 @@ def main():
     if sys.argv[1] == "gen":
         generate(sys.argv[2])
         generate_mx(sys.argv[2])
+        generate_scaled(sys.argv[2])
         return 0
     directory, failed = sys.argv[2], False
     for name in sys.argv[3:]:

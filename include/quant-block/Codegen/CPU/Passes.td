@@ -144,8 +144,13 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     zero points, expressed type f32, `inhibit`, and either an f32 lhs of
     rank 2 with `accumulate(f32)` and `reassoc`, or an i8 lhs (dynamically
     quantized activations, blocks of the same size) with `accumulate(i32)`
-    and any flags. MXFP4 weights (E2M1 codes decoded with integer
-    arithmetic, E8M0 scales) are covered with an f32 lhs. `accumulate(i32)`
+    and any flags. With an f32 lhs also: FP4 E2M1 weights (codes decoded
+    with integer arithmetic) with E8M0 scales (MXFP4) or any of the scale
+    types below; f8E4M3FN scales and a per-tensor f32 outer scale (each
+    block's scale times the outer one, rounded once, as dequantize does);
+    and 4-bit weights in blocks `[1, 16]` without zero points (NVFP4's
+    blocks: the two blocks of a chunk of 32 fill lanes 0-7 and 8-15 of
+    both of its halves). `accumulate(i32)`
     products keep exact i32 block sums (the weight codes plus 2^(w-1),
     non-negative, times the activation codes, minus 2^(w-1) + zero point
     times the activation block sum) and the f32 sum over the blocks in

@@ -35,14 +35,16 @@ def FuseElementwise : Pass<"quant-block-fuse-elementwise", "func::FuncOp"> {
 }
 
 def ExpandNarrowFloats : Pass<"quant-block-expand-narrow-floats"> {
-  let summary = "Expand extensions from FP8 / FP6 / FP4 / E8M0 scalars exactly";
+  let summary = "Expand extensions from FP8 / FP6 / FP4 / E8M0 values exactly";
   let description = [{
     LLVM has no FP8, FP6, FP4 or E8M0 arithmetic, and MLIR 22 lowers
     conversions from most of them nowhere (a leftover `arith.extf` fails
     only later, in the LLVM translation). This pass rewrites every scalar
-    `arith.extf` from f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN, f4E2M1FN and
-    f8E8M0FNU into the exact integer decoding the quant_block lowering uses
-    (every value of these types is exact in f32), then reports every other
+    or vector `arith.extf` from f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN,
+    f4E2M1FN and f8E8M0FNU into the exact integer decoding the quant_block
+    lowering uses (every value of these types is exact in f32; a vector is
+    decoded lane by lane with vector ops, as the CPU matmul kernels read
+    E4M3 and E8M0 scales), then reports every other
     arith or math op on them (a truncation, which would need a rounding and
     saturation rule, or arithmetic) as an error at the op: such conversions
     belong in `quant_block.quantize`, whose scheme defines both. Tensor ops

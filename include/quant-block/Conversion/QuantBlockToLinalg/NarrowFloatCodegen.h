@@ -20,8 +20,9 @@ namespace mlir::quant_block {
 /// f8E8M0FNU.
 bool isNarrowFloatType(Type type);
 
-/// The f32 value of `value`, a scalar of a narrow float type, decoded with
-/// integer arithmetic (every value of these types is exact in f32).
+/// The f32 value of `value`, a scalar or vector of a narrow float type,
+/// decoded with integer arithmetic (every value of these types is exact in
+/// f32); a vector gives the vector of f32 values.
 Value emitNarrowFloatToF32(OpBuilder &b, Location loc, Value value);
 
 } // namespace mlir::quant_block
