@@ -142,9 +142,10 @@ TARGETS = {
 target = lit_config.params.get("target", "host")
 if target == "host":
     tools += ["quant-run", "mlir-runner"]
-    # quant-run compiles accumulate(i32) kernels with AVX512-VNNI and leaves
-    # f16 -> f32 extensions to F16C on such hosts (tests that check it
-    # require these features).
+    # quant-run compiles accumulate(i32) kernels with AVX512-VNNI, decodes
+    # 4-bit weight codes with AVX-512 table lookups and leaves f16 -> f32
+    # extensions to F16C on such hosts (tests that check it require these
+    # features).
     try:
         with open("/proc/cpuinfo") as cpuinfo:
             for line in cpuinfo:
@@ -152,6 +153,8 @@ if target == "host":
                     flags = set(line.split(":", 1)[1].split())
                     if {"avx512_vnni", "avx512bw"} <= flags:
                         config.available_features.add("x86-avx512-vnni")
+                    if "avx512f" in flags:
+                        config.available_features.add("x86-avx512")
                     if "f16c" in flags:
                         config.available_features.add("x86-f16c")
                     break

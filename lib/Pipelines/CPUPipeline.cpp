@@ -47,6 +47,8 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
   // After bufferization: buffer deallocation refuses the intrinsic calls.
   if (options.vectorize && options.matmulKernels && options.x86Vnni)
     pm.addNestedPass<func::FuncOp>(createCPUX86DotProducts());
+  if (options.vectorize && options.matmulKernels && options.x86Avx512)
+    pm.addNestedPass<func::FuncOp>(createCPUX86TableLookups());
 
   if (options.vectorize) {
     pm.addNestedPass<func::FuncOp>(createCPUFlattenVectors());
@@ -99,6 +101,7 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
     CPUMatmulKernelsOptions kernels;
     kernels.parallel = options.parallel;
     kernels.x86Vnni = options.x86Vnni;
+    kernels.x86Avx512 = options.x86Avx512;
     pm.addNestedPass<func::FuncOp>(createCPUMatmulKernels(kernels));
   }
   buildFrontHalfLoweringStage(pm, frontHalf);

@@ -234,6 +234,15 @@ mlir::quant_block::runner::lowerAndCompile(ModuleOp module,
   return lowerAndCompile(module, llvm::ArrayRef(signature), options);
 }
 
+/// Whether the pipeline options `given` ("a=1 b c=x") set `option` (a whole
+/// name: x86-avx512 is not set by x86-avx512-vnni=false).
+static bool setsOption(StringRef given, StringRef option) {
+  SmallVector<StringRef> words;
+  given.split(words, ' ', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  return llvm::any_of(
+      words, [&](StringRef word) { return word.split('=').first == option; });
+}
+
 std::string mlir::quant_block::runner::adaptPipelineToTarget(
     StringRef pipeline, const llvm::TargetMachine &targetMachine) {
   StringRef cpuPipeline = "quant-block-cpu-pipeline";
@@ -248,11 +257,12 @@ std::string mlir::quant_block::runner::adaptPipelineToTarget(
   // (option, the target features it needs); options the user set win.
   std::pair<StringRef, StringRef> targetOptions[] = {
       {"x86-avx512-vnni", "+avx512vnni,+avx512bw"},
+      {"x86-avx512", "+avx512f"},
       {"x86-f16c", "+f16c"},
   };
   std::string added;
   for (auto [option, features] : targetOptions)
-    if (!given.contains(option) && subtarget->checkFeatures(features))
+    if (!setsOption(given, option) && subtarget->checkFeatures(features))
       added += (option + "=true ").str();
   if (added.empty())
     return pipeline.str();

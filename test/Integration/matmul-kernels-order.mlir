@@ -17,7 +17,9 @@
 // f32 subnormal 2^-127) sums in the 4-bit order; so do NVFP4 (blocks of 16,
 // E4M3 scales with a subnormal, a zero and a negative one, the f32 outer
 // scale applied to each block scale), int4 with E4M3 and outer scales, and
-// uint4 in blocks of 16.
+// uint4 in blocks of 16. 4-bit codes without zero points are decoded by
+// vpermps table lookups where quant-run's target has AVX512F (here, on such
+// a host) and by integer arithmetic in the x86-64-v2/v3 reruns: same bits.
 // Every function must have been given a kernel.
 // REQUIRES: libomp
 // RUN: quant-opt %s --quant-block-cpu-pipeline --mlir-print-ir-after=quant-block-cpu-matmul-kernels --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNEL

@@ -2,6 +2,8 @@
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="parallel=true parallel-min-iterations=1" 2>/dev/null | FileCheck %s --check-prefix=PAR
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="x86-avx512-vnni=true" 2>/dev/null | FileCheck %s --check-prefix=VNNI
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="prefetch=false" 2>/dev/null | FileCheck %s --check-prefix=NOPF
+// RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="x86-avx512=true" 2>/dev/null | FileCheck %s --check-prefix=LOOKUP
+// RUN: quant-opt %s --split-input-file --quant-block-cpu-pipeline="x86-avx512=true" 2>/dev/null | FileCheck %s --check-prefix=VPERMPS
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-pipeline="x86-avx512-vnni=true" 2>/dev/null | FileCheck %s --check-prefix=DOT
 
 // An int4 GEMV with f16 scales: the weight's lowered parts, the activations
@@ -9,6 +11,16 @@
 // the row tiles (4 rows), the K loop carrying 4 accumulators of 16 lanes,
 // scales read as one vector per K step and converted, nibbles unpacked with
 // shifts, fused multiply-adds with `contract`.
+// With x86-avx512 the int4 nibbles (unsigned, as stored) index the table of
+// their two's-complement values; 8-bit storage and zero points keep the
+// integer decoding.
+// LOOKUP-LABEL: func.func @gemv_i4(
+// LOOKUP: arith.constant dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00, -8.000000e+00, -7.000000e+00, -6.000000e+00, -5.000000e+00, -4.000000e+00, -3.000000e+00, -2.000000e+00, -1.000000e+00]> : tensor<16xf32>
+// LOOKUP: arith.extui {{.*}} : vector<16xi8> to vector<16xi32>
+// LOOKUP: vector.gather
+// LOOKUP-LABEL: func.func @gemm_u8_zp(
+// LOOKUP-NOT: vector.gather
+// LOOKUP: arith.sitofp
 // CHECK-LABEL: func.func @gemv_i4(
 // CHECK: builtin.unrealized_conversion_cast %{{.*}} : !quant_block.tensor<{{.*}}> to tensor<8x128xi8>, tensor<8x8xf16>
 // CHECK: vector.shuffle {{.*}} [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 1, 3, 5
@@ -185,6 +197,17 @@ func.func @i8act(%x: !a, %w: !w) -> tensor<1x16xf32> {
 // MXFP4: E8M0 scales extended as vectors (--quant-block-expand-narrow-floats
 // decodes them from their bits later), E2M1 codes from the nibbles by
 // integer arithmetic.
+// With x86-avx512, the E2M1 codes are looked up in the table of their
+// values (vpermps in the pipeline) instead.
+// LOOKUP-LABEL: func.func @mxfp4(
+// LOOKUP: %[[TABLE:.+]] = arith.constant dense<[0.000000e+00, 5.000000e-01, 1.000000e+00, 1.500000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 6.000000e+00, -0.000000e+00, -5.000000e-01, -1.000000e+00, -1.500000e+00, -2.000000e+00, -3.000000e+00, -4.000000e+00, -6.000000e+00]> : tensor<16xf32>
+// LOOKUP: vector.gather %[[TABLE]][%{{.*}}] [%{{.*}}], %{{.*}}, %{{.*}} : tensor<16xf32>, vector<16xi32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// LOOKUP-NOT: arith.cmpi ult
+// LOOKUP: math.fma
+// VPERMPS-LABEL: llvm.func @mxfp4(
+// VPERMPS: llvm.call_intrinsic "llvm.x86.avx512.permvar.sf.512"
+// VPERMPS-NOT: llvm.intr.masked.gather
+// VPERMPS-LABEL: llvm.func @nvfp4(
 // CHECK-LABEL: func.func @mxfp4(
 // CHECK: builtin.unrealized_conversion_cast %{{.*}} : !quant_block.tensor<{{.*}}> to tensor<8x32xi8>, tensor<8x2xf8E8M0FNU>
 // CHECK: arith.extf {{.*}} : vector<2xf8E8M0FNU> to vector<2xf32>

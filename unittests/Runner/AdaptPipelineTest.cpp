@@ -1,9 +1,9 @@
 //===- AdaptPipelineTest.cpp - quant-run's pipeline for the target --------===//
 //
 // adaptPipelineToTarget gives the CPU pipeline x86-avx512-vnni=true exactly
-// when the JIT's target has AVX512-VNNI and AVX512BW, x86-f16c=true when it
-// has F16C, unless the user set them, and leaves every other pipeline
-// alone.
+// when the JIT's target has AVX512-VNNI and AVX512BW, x86-avx512=true when
+// it has AVX512F, x86-f16c=true when it has F16C, unless the user set them,
+// and leaves every other pipeline alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,15 +42,22 @@ TEST(AdaptPipelineToTarget, AddsVnniForTargetsThatHaveIt) {
   if (!target)
     GTEST_SKIP() << "the host cannot execute x86-64-v4 + avx512vnni code";
   EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *target),
-            "quant-block-cpu-pipeline{x86-avx512-vnni=true x86-f16c=true}");
+            "quant-block-cpu-pipeline{x86-avx512-vnni=true x86-avx512=true "
+            "x86-f16c=true}");
   EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline{parallel=false}",
                                   *target),
-            "quant-block-cpu-pipeline{x86-avx512-vnni=true x86-f16c=true "
-            "parallel=false}");
-  // The user's own setting wins.
+            "quant-block-cpu-pipeline{x86-avx512-vnni=true x86-avx512=true "
+            "x86-f16c=true parallel=false}");
+  // The user's own setting wins, and an option's name is matched whole
+  // (x86-avx512-vnni=false does not set x86-avx512).
   EXPECT_EQ(adaptPipelineToTarget(
                 "quant-block-cpu-pipeline{x86-avx512-vnni=false}", *target),
-            "quant-block-cpu-pipeline{x86-f16c=true x86-avx512-vnni=false}");
+            "quant-block-cpu-pipeline{x86-avx512=true x86-f16c=true "
+            "x86-avx512-vnni=false}");
+  EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline{x86-avx512=false}",
+                                  *target),
+            "quant-block-cpu-pipeline{x86-avx512-vnni=true x86-f16c=true "
+            "x86-avx512=false}");
   // Other pipelines are not touched.
   EXPECT_EQ(adaptPipelineToTarget("quant-block-spirv-pipeline", *target),
             "quant-block-spirv-pipeline");
@@ -64,11 +71,11 @@ TEST(AdaptPipelineToTarget, LeavesTargetsWithoutVnniAlone) {
     GTEST_SKIP() << "the host cannot execute x86-64-v3 code";
   EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *target),
             "quant-block-cpu-pipeline{x86-f16c=true}");
-  // AVX-512 without VNNI is not enough.
+  // AVX-512 without VNNI: vpermps, not vpdpbusd.
   std::unique_ptr<llvm::TargetMachine> v4 = makeTarget("x86-64-v4", "");
   if (v4) {
     EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *v4),
-              "quant-block-cpu-pipeline{x86-f16c=true}");
+              "quant-block-cpu-pipeline{x86-avx512=true x86-f16c=true}");
   }
   // x86-64-v2 has neither.
   std::unique_ptr<llvm::TargetMachine> v2 = makeTarget("x86-64-v2", "");

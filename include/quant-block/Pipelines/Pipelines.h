@@ -146,6 +146,13 @@ struct CPUPipelineOptions
                      "AVX512-VNNI and AVX512BW. quant-run sets it when its "
                      "target has both"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> x86Avx512{
+      *this, "x86-avx512",
+      llvm::cl::desc("With matmul-kernels: FP4 E2M1 weights are decoded by "
+                     "a table lookup with AVX-512's vpermps (the same bits); "
+                     "the code needs a host with AVX512F. quant-run sets it "
+                     "when its target has AVX512F"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> x86F16c{
       *this, "x86-f16c",
       llvm::cl::desc("The target has F16C: f16 -> f32 extensions are left to "

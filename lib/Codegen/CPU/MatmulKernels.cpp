@@ -21,6 +21,7 @@
 #include "quant-block/Codegen/CPU/Passes.h"
 
 #include "DotProducts.h"
+#include "TableLookups.h"
 
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
@@ -80,6 +81,10 @@ struct KernelPlan {
   /// A per-tensor f32 outer scale (NVFP4): each block's scale is
   /// f32(scale) * outer, rounded to f32, as quant_block.dequantize does.
   bool hasOuter = false;
+  /// 4-bit codes without zero points (E2M1, int4, uint4) decoded by a
+  /// 16-entry table lookup of their f32 values (vpermps with
+  /// --quant-block-cpu-x86-table-lookups) instead of integer arithmetic.
+  bool lookupCodes = false;
   /// Prefetch the next tile's weight bytes during each K step.
   bool prefetch;
 };
@@ -283,6 +288,7 @@ private:
                                       std::pair<Value, Value> scales,
                                       Value zeroPoint);
   Value decodeE2M1(Value codes);
+  Value lookUpCodes(Value nibbles);
   SmallVector<Value> readStepScales(Value scales, Value firstRow,
                                     int64_t numRows, Value firstBlock);
   Value readZeroPoint(Value zeroPoints, Value row, Value block);
@@ -350,7 +356,8 @@ std::pair<Value, Value> KernelEmitter::decodeChunkCodes(Value data, Value row,
                                                         bool biased) {
   auto bytesType = VectorType::get({kLanes}, b.getI8Type());
   auto i32Type = VectorType::get({kLanes}, b.getI32Type());
-  bool isSigned = plan.signedStorage && !biased;
+  // Table lookups take the nibbles as they are (0..15).
+  bool isSigned = plan.signedStorage && !biased && !plan.lookupCodes;
   auto load = [&](Value column) -> Value {
     Value bytes = read(data, bytesType, {row, column});
     if (biased && plan.signedStorage) {
@@ -392,10 +399,25 @@ std::pair<Value, Value> KernelEmitter::decodeChunkCodes(Value data, Value row,
   return {first, second};
 }
 
-/// E2M1 codes (in i32 lanes, 0..15) as f32, exactly: for a magnitude code
-/// m >= 2 (exponent e = m >> 1 >= 1, mantissa m & 1) the f32 bits are
-/// (e + 126) << 23 | (m & 1) << 22 = (m + 252) << 22; m = 1 is 0.5, m = 0
-/// is 0; bit 3 is the sign.
+/// 4-bit codes (nibbles in i32 lanes, 0..15) as their f32 values, by a
+/// lookup in the table of the 16 values of the storage type: E2M1, or the
+/// nibble as an unsigned or two's-complement integer. Exact.
+Value KernelEmitter::lookUpCodes(Value nibbles) {
+  static constexpr float kE2M1[] = {0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,
+                                    4.0f,  6.0f,  -0.0f, -0.5f, -1.0f, -1.5f,
+                                    -2.0f, -3.0f, -4.0f, -6.0f};
+  float table[16];
+  for (int code = 0; code < 16; ++code)
+    table[code] = plan.e2m1            ? kE2M1[code]
+                  : plan.signedStorage ? float(code < 8 ? code : code - 16)
+                                       : float(code);
+  return buildTableLookup(b, loc, table, nibbles);
+}
+
+/// E2M1 codes (in i32 lanes, 0..15) as f32, exactly, by integer
+/// arithmetic: for a magnitude code m >= 2 (exponent e = m >> 1 >= 1,
+/// mantissa m & 1) the f32 bits are (e + 126) << 23 | (m & 1) << 22 =
+/// (m + 252) << 22; m = 1 is 0.5, m = 0 is 0; bit 3 is the sign.
 Value KernelEmitter::decodeE2M1(Value codes) {
   auto i32Type = cast<VectorType>(codes.getType());
   auto splat = [&](int64_t value) -> Value {
@@ -428,8 +450,10 @@ KernelEmitter::decodeChunk(Value data, Value row, Value chunk,
   auto [first, second] = decodeChunkCodes(data, row, chunk, zeroPoint);
   auto dequantize = [&](Value code, Value scale) -> Value {
     Value value =
-        plan.e2m1 ? decodeE2M1(code)
-                  : arith::SIToFPOp::create(b, loc, f32Type, code).getResult();
+        plan.lookupCodes ? lookUpCodes(code)
+        : plan.e2m1
+            ? decodeE2M1(code)
+            : arith::SIToFPOp::create(b, loc, f32Type, code).getResult();
     return arith::MulFOp::create(b, loc, value, scale);
   };
   return {dequantize(first, scales.first), dequantize(second, scales.second)};
@@ -1028,6 +1052,8 @@ struct CPUMatmulKernelsPass
           op.emitRemark() << "no register-tiled kernel: " << *whyNot;
         continue;
       }
+      plan.lookupCodes = x86Avx512 && plan.storageBits == 4 && !plan.integer &&
+                         !plan.hasZeroPoints;
       OpBuilder b(op);
       Location loc = op.getLoc();
       SmallVector<Type> partTypes;

@@ -184,6 +184,13 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
            "(the code then runs only on hosts with AVX512-VNNI and "
            "AVX512BW). The block sums are exact either way, so the bits do "
            "not change">,
+    Option<"x86Avx512", "x86-avx512", "bool", /*default=*/"false",
+           "FP4 E2M1 weights: decode the codes by a 16-entry table lookup "
+           "(a vector.gather from a constant table, which "
+           "--quant-block-cpu-x86-table-lookups makes AVX-512's vpermps; "
+           "the code then runs only on hosts with AVX512F) instead of "
+           "integer arithmetic. The table holds the exact values, so the "
+           "bits do not change">,
     Option<"prefetch", "prefetch", "bool", /*default=*/"true",
            "In each K step, prefetch (memref.prefetch, into L2) the weight "
            "bytes the next tile of rows will read in that step">,
@@ -210,6 +217,29 @@ def CPUX86DotProducts : Pass<"quant-block-cpu-x86-dot-products",
     are unknown).
   }];
   let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+  ];
+}
+
+def CPUX86TableLookups : Pass<"quant-block-cpu-x86-table-lookups",
+                               "func::FuncOp"> {
+  let summary = "Turn 16-entry f32 table lookups into AVX-512 vpermps";
+  let description = [{
+    Rewrites every `vector.gather` of a `vector<16xf32>` from a constant
+    16-element f32 global (`memref.get_global`), at offset 0, with an
+    all-true mask and `vector<16xi32>` indices, into `llvm.call_intrinsic
+    "llvm.x86.avx512.permvar.sf.512"` on the table as a constant vector:
+    one `vpermps` instead of a gather, which LLVM does not form by itself.
+    `vpermps` reads the low four bits of each index; the rewrite is exact
+    for indices 0 to 15, the only ones the gather may have (a larger index
+    would read past the table). The code then needs a host with AVX512F.
+    --quant-block-cpu-matmul-kernels emits such lookups with `x86-avx512`
+    (E2M1 codes); the CPU pipeline runs this pass after bufferization
+    (buffer deallocation refuses llvm.call_intrinsic, whose memory effects
+    are unknown).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
     "::mlir::LLVM::LLVMDialect",
   ];
 }
