@@ -36,6 +36,8 @@
 // KERNEL-LABEL: func.func @i8zp_i8act(
 // KERNEL: math.fma
 // KERNEL-LABEL: func.func @u4_i8act(
+// KERNEL-LABEL: func.func @i4_i8act_m8(
+// KERNEL-LABEL: func.func @u4zp_i8act_m4(
 // KERNEL-LABEL: func.func @mxfp4(
 // KERNEL: math.fma
 // KERNEL-LABEL: func.func @nvfp4(
@@ -59,7 +61,9 @@
 // RUN: quant-run %s -e nvfp4 --quantized-as-parts -i %t/nvfp4_x.npy -i %t/nvfp4_data.npy -i %t/nvfp4_scales.npy -i %t/nvfp4_outer.npy -o %t/nvfp4.npy
 // RUN: quant-run %s -e i4_e4m3 --quantized-as-parts -i %t/i4_e4m3_x.npy -i %t/i4_e4m3_data.npy -i %t/i4_e4m3_scales.npy -i %t/i4_e4m3_outer.npy -o %t/i4_e4m3.npy
 // RUN: quant-run %s -e u4_b16 --quantized-as-parts -i %t/u4_b16_x.npy -i %t/u4_b16_data.npy -i %t/u4_b16_scales.npy -o %t/u4_b16.npy
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i4_i8act i8zp_i8act u4_i8act mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
+// RUN: quant-run %s -e i4_i8act_m8 --quantized-as-parts -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_data.npy -i %t/i4_i8act_m8_scales.npy -o %t/i4_i8act_m8.npy
+// RUN: quant-run %s -e u4zp_i8act_m4 -i %t/u4zp_i8act_m4_xq.npy -i %t/u4zp_i8act_m4_xs.npy -i %t/u4zp_i8act_m4_data.npy -i %t/u4zp_i8act_m4_scales.npy -i %t/u4zp_i8act_m4_zp.npy -o %t/u4zp_i8act_m4.npy
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
 // CHECK-NEXT: u4: bit-exact
@@ -68,6 +72,8 @@
 // CHECK-NEXT: i4_i8act: bit-exact
 // CHECK-NEXT: i8zp_i8act: bit-exact
 // CHECK-NEXT: u4_i8act: bit-exact
+// CHECK-NEXT: i4_i8act_m8: bit-exact
+// CHECK-NEXT: u4zp_i8act_m4: bit-exact
 // CHECK-NEXT: mxfp4: bit-exact
 // CHECK-NEXT: nvfp4: bit-exact
 // CHECK-NEXT: i4_e4m3: bit-exact
@@ -122,6 +128,25 @@ func.func @u4_i8act(%xq: tensor<2x256xi8>, %xs: tensor<2x2xf32>, %w: !wu4a) -> t
   %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<2x256xi8>, tensor<2x2xf32> to !a2x256
   %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<reassoc,contract> : !a2x256, !wu4a -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
+}
+
+!a8x256 = !quant_block.tensor<8x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!w4m8 = !quant_block.tensor<32x256, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @i4_i8act_m8(%xq: tensor<8x256xi8>, %xs: tensor<8x8xf32>, %w: !w4m8) -> tensor<8x32xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<8x256xi8>, tensor<8x8xf32> to !a8x256
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a8x256, !w4m8 -> tensor<8x32xf32>
+  return %y : tensor<8x32xf32>
+}
+
+// uint4 zero points come as i8 and are narrowed, as for @i4_zp.
+!a4x256 = !quant_block.tensor<4x256, #quant_block.scheme<i8 : f32, block = [1, 64]>>
+!wu4zp = !quant_block.tensor<16x256, #quant_block.scheme<ui4 : f32, block = [1, 64], zero_point = ui4>>
+func.func @u4zp_i8act_m4(%xq: tensor<4x256xi8>, %xs: tensor<4x4xf32>, %data: tensor<16x128xi8>, %scales: tensor<16x4xf32>, %zp8: tensor<16x4xi8>) -> tensor<4x16xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<4x256xi8>, tensor<4x4xf32> to !a4x256
+  %zp = arith.trunci %zp8 : tensor<16x4xi8> to tensor<16x4xi4>
+  %w = builtin.unrealized_conversion_cast %data, %scales, %zp : tensor<16x128xi8>, tensor<16x4xf32>, tensor<16x4xi4> to !wu4zp
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<reassoc,contract> : !a4x256, !wu4zp -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
 }
 
 !wmx = !quant_block.tensor<8x128, #quant_block.scheme<mxfp4>>

@@ -165,9 +165,8 @@ func.func @dynamic_m(%x: tensor<?x64xf32>, %w: !w) -> tensor<?x8xf32> {
 // weight codes plus 8 (non-negative, so LLVM multiplies 16-bit halves),
 // corrected by 8 times the activation block sums, added across the lanes
 // with a transposed tree of shuffles, then scaled per block, one lane per
-// weight row, in block order. With x86-avx512-vnni the byte products are
-// contractions of 64 bytes that --quant-block-cpu-x86-dot-products makes
-// vpdpbusd, and a tile has 8 weight rows.
+// weight row, in block order. With x86-avx512-vnni and N a multiple of 16,
+// one weight row per lane (@i8act_rows below).
 // CHECK-LABEL: func.func @i8act(
 // CHECK: builtin.unrealized_conversion_cast %{{.*}} : !quant_block.tensor<{{.*}}> to tensor<16x64xi8>, tensor<16x4xf16>
 // CHECK: builtin.unrealized_conversion_cast %{{.*}} : !quant_block.tensor<{{.*}}> to tensor<1x128xi8>, tensor<1x4xf32>
@@ -180,16 +179,54 @@ func.func @dynamic_m(%x: tensor<?x64xf32>, %w: !w) -> tensor<?x8xf32> {
 // CHECK-NOT: math.fma
 // CHECK: arith.addf {{.*}} : vector<4xf32>
 // CHECK-NOT: quant_block.matmul
-// VNNI-LABEL: func.func @i8act(
-// VNNI: scf.for {{.*}} -> (vector<8xf32>)
-// VNNI: vector.contract {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "reduction"], kind = #vector.kind<add>} %{{.*}}, %{{.*}}, %{{.*}} : vector<16x4xi32>, vector<16x4xi32> into vector<16xi32>
-// DOT-LABEL: llvm.func @i8act(
-// DOT: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
 !w = !quant_block.tensor<16x128, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
 !a = !quant_block.tensor<1x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 func.func @i8act(%x: !a, %w: !w) -> tensor<1x16xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x16xf32>
   return %y : tensor<1x16xf32>
+}
+
+// -----
+
+// With x86-avx512-vnni and N not a multiple of 16 (or 8-bit storage): the
+// byte products are contractions of 64 bytes that
+// --quant-block-cpu-x86-dot-products makes vpdpbusd, and a tile has 8
+// weight rows, added across the lanes as above.
+// VNNI-LABEL: func.func @i8act_n8(
+// VNNI: scf.for {{.*}} -> (vector<8xf32>)
+// VNNI: vector.contract {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "reduction"], kind = #vector.kind<add>} %{{.*}}, %{{.*}}, %{{.*}} : vector<16x4xi32>, vector<16x4xi32> into vector<16xi32>
+// VNNI: vector.shuffle
+// DOT-LABEL: llvm.func @i8act_n8(
+// DOT: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+!w = !quant_block.tensor<8x128, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!a = !quant_block.tensor<1x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @i8act_n8(%x: !a, %w: !w) -> tensor<1x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+// With x86-avx512-vnni, 4-bit storage and N a multiple of 16: one weight row
+// per lane. The 16 rows' packed bytes of a chunk are transposed as dwords (one
+// shuffle), split into nibbles, and each activation row's 4 codes are
+// broadcast to the 16 lanes: the block sums end in their lanes, with no
+// sums across lanes.
+// VNNI-LABEL: func.func @i8act_rows(
+// VNNI: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// VNNI: vector.transfer_read {{.*}} : tensor<16x64xi8>, vector<16x16xi8>
+// VNNI: vector.shuffle {{.*}} : vector<64xi32>, vector<64xi32>
+// VNNI: vector.broadcast {{.*}} : vector<4xi8> to vector<16x4xi8>
+// VNNI: vector.contract
+// VNNI-NOT: vector.reduction
+// VNNI: math.fma
+// DOT-LABEL: llvm.func @i8act_rows(
+// DOT: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+!w = !quant_block.tensor<16x128, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!a = !quant_block.tensor<4x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @i8act_rows(%x: !a, %w: !w) -> tensor<4x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit fastmath<contract> : !a, !w -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
 }
 
 // -----

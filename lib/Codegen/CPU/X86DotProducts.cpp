@@ -13,6 +13,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineMap.h"
+#include "mlir/IR/TypeUtilities.h"
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_CPUX86DOTPRODUCTS
@@ -49,8 +50,21 @@ Value mlir::quant_block::buildUnsignedBySignedDot(OpBuilder &b, Location loc,
 }
 
 /// The vector<64xi8> that `value` extends from (through a shape_cast from
-/// or to vector<16x4>), or null.
+/// or to vector<16x4>, or a broadcast of extended bytes, which
+/// canonicalization makes of an extension of broadcast bytes), or null.
 template <typename ExtOp> static Value getExtendedBytes(Value value) {
+  auto flat = VectorType::get({kDotLanes * kDotGroup},
+                              IntegerType::get(value.getContext(), 8));
+  if (auto broadcast = value.getDefiningOp<vector::BroadcastOp>()) {
+    auto ext = broadcast.getSource().getDefiningOp<ExtOp>();
+    if (!ext || !getElementTypeOrSelf(ext.getIn().getType()).isInteger(8))
+      return {};
+    OpBuilder b(broadcast);
+    Value bytes = vector::BroadcastOp::create(
+        b, broadcast.getLoc(),
+        VectorType::get({kDotLanes, kDotGroup}, b.getI8Type()), ext.getIn());
+    return vector::ShapeCastOp::create(b, broadcast.getLoc(), flat, bytes);
+  }
   auto ext = value.getDefiningOp<ExtOp>();
   if (!ext)
     return {};
@@ -61,8 +75,6 @@ template <typename ExtOp> static Value getExtendedBytes(Value value) {
     return {};
   if (auto cast = source.getDefiningOp<vector::ShapeCastOp>())
     source = cast.getSource();
-  auto flat = VectorType::get({kDotLanes * kDotGroup},
-                              IntegerType::get(value.getContext(), 8));
   if (source.getType() != flat) {
     OpBuilder b(ext);
     source = vector::ShapeCastOp::create(b, ext.getLoc(), flat, source);

@@ -29,6 +29,9 @@ INT_CASES = {
     "i4_i8act": (1, 64, 256, 32, 4, True, False, np.float16, False),
     "i8zp_i8act": (3, 12, 192, 64, 8, True, True, np.float32, True),
     "u4_i8act": (2, 8, 256, 128, 4, False, False, np.float16, True),
+    # Four or more activation rows: one weight row per lane (rowLanes).
+    "i4_i8act_m8": (8, 32, 256, 32, 4, True, False, np.float16, False),
+    "u4zp_i8act_m4": (4, 16, 256, 64, 4, False, True, np.float32, True),
 }
 
 CASES = {
