@@ -17,11 +17,16 @@
 // f32 subnormal 2^-127) sums in the 4-bit order; so do NVFP4 (blocks of 16,
 // E4M3 scales with a subnormal, a zero and a negative one, the f32 outer
 // scale applied to each block scale), int4 with E4M3 and outer scales, and
-// uint4 in blocks of 16. 4-bit codes without zero points are decoded by
+// uint4 in blocks of 16. Products without reassoc keep the strict order of
+// the contract (k increasing for each output, in its own lane), checked
+// against that order: int4 with zero points, uint8 with contract (FMAs),
+// int8 with 9 activation rows. 4-bit codes without zero points are decoded by
 // vpermps table lookups where quant-run's target has AVX512F (here, on such
 // a host) and by integer arithmetic in the x86-64-v2/v3 reruns: same bits.
 // Every function must have been given a kernel.
 // REQUIRES: libomp
+// RUN: quant-opt %s --quant-block-cpu-matmul-kernels=report=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=COVERED --allow-empty
+// COVERED-NOT: no register-tiled kernel
 // RUN: quant-opt %s --quant-block-cpu-pipeline --mlir-print-ir-after=quant-block-cpu-matmul-kernels --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNEL
 // KERNEL-NOT: quant_block.matmul
 // KERNEL-LABEL: func.func @i4_zp(
@@ -38,6 +43,12 @@
 // KERNEL-LABEL: func.func @u4_i8act(
 // KERNEL-LABEL: func.func @i4_i8act_m8(
 // KERNEL-LABEL: func.func @u4zp_i8act_m4(
+// KERNEL-LABEL: func.func @i4zp_strict(
+// KERNEL-NOT: math.fma
+// KERNEL-LABEL: func.func @u8_strict(
+// KERNEL: math.fma
+// KERNEL-LABEL: func.func @i8_strict(
+// KERNEL-NOT: math.fma
 // KERNEL-LABEL: func.func @mxfp4(
 // KERNEL: math.fma
 // KERNEL-LABEL: func.func @nvfp4(
@@ -63,7 +74,10 @@
 // RUN: quant-run %s -e u4_b16 --quantized-as-parts -i %t/u4_b16_x.npy -i %t/u4_b16_data.npy -i %t/u4_b16_scales.npy -o %t/u4_b16.npy
 // RUN: quant-run %s -e i4_i8act_m8 --quantized-as-parts -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_data.npy -i %t/i4_i8act_m8_scales.npy -o %t/i4_i8act_m8.npy
 // RUN: quant-run %s -e u4zp_i8act_m4 -i %t/u4zp_i8act_m4_xq.npy -i %t/u4zp_i8act_m4_xs.npy -i %t/u4zp_i8act_m4_data.npy -i %t/u4zp_i8act_m4_scales.npy -i %t/u4zp_i8act_m4_zp.npy -o %t/u4zp_i8act_m4.npy
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
+// RUN: quant-run %s -e i4zp_strict -i %t/i4zp_strict_x.npy -i %t/i4zp_strict_data.npy -i %t/i4zp_strict_scales.npy -i %t/i4zp_strict_zp.npy -o %t/i4zp_strict.npy
+// RUN: quant-run %s -e u8_strict --quantized-as-parts -i %t/u8_strict_x.npy -i %t/u8_strict_data.npy -i %t/u8_strict_scales.npy -o %t/u8_strict.npy
+// RUN: quant-run %s -e i8_strict --quantized-as-parts -i %t/i8_strict_x.npy -i %t/i8_strict_data.npy -i %t/i8_strict_scales.npy -o %t/i8_strict.npy
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4zp_strict u8_strict i8_strict mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
 // CHECK-NEXT: u4: bit-exact
@@ -74,6 +88,9 @@
 // CHECK-NEXT: u4_i8act: bit-exact
 // CHECK-NEXT: i4_i8act_m8: bit-exact
 // CHECK-NEXT: u4zp_i8act_m4: bit-exact
+// CHECK-NEXT: i4zp_strict: bit-exact
+// CHECK-NEXT: u8_strict: bit-exact
+// CHECK-NEXT: i8_strict: bit-exact
 // CHECK-NEXT: mxfp4: bit-exact
 // CHECK-NEXT: nvfp4: bit-exact
 // CHECK-NEXT: i4_e4m3: bit-exact
@@ -147,6 +164,26 @@ func.func @u4zp_i8act_m4(%xq: tensor<4x256xi8>, %xs: tensor<4x4xf32>, %data: ten
   %w = builtin.unrealized_conversion_cast %data, %scales, %zp : tensor<16x128xi8>, tensor<16x4xf32>, tensor<16x4xi4> to !wu4zp
   %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<reassoc,contract> : !a4x256, !wu4zp -> tensor<4x16xf32>
   return %y : tensor<4x16xf32>
+}
+
+!w4zps = !quant_block.tensor<32x256, #quant_block.scheme<i4 : f32, block = [1, 64], scale = f16, zero_point = i4>>
+func.func @i4zp_strict(%x: tensor<3x256xf32>, %data: tensor<32x128xi8>, %scales: tensor<32x4xf16>, %zp8: tensor<32x4xi8>) -> tensor<3x32xf32> {
+  %zp = arith.trunci %zp8 : tensor<32x4xi8> to tensor<32x4xi4>
+  %w = builtin.unrealized_conversion_cast %data, %scales, %zp : tensor<32x128xi8>, tensor<32x4xf16>, tensor<32x4xi4> to !w4zps
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<3x256xf32>, !w4zps -> tensor<3x32xf32>
+  return %y : tensor<3x32xf32>
+}
+
+!wu8s = !quant_block.tensor<16x128, #quant_block.scheme<ui8 : f32, block = [1, 128], scale = f16>>
+func.func @u8_strict(%x: tensor<1x128xf32>, %w: !wu8s) -> tensor<1x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<contract> : tensor<1x128xf32>, !wu8s -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+!w8s = !quant_block.tensor<16x96, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @i8_strict(%x: tensor<9x96xf32>, %w: !w8s) -> tensor<9x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<nnan> : tensor<9x96xf32>, !w8s -> tensor<9x16xf32>
+  return %y : tensor<9x16xf32>
 }
 
 !wmx = !quant_block.tensor<8x128, #quant_block.scheme<mxfp4>>

@@ -75,12 +75,42 @@ func.func @gemm_u8_zp(%x: tensor<8x64xf32>, %w: !w) -> tensor<8x6xf32> {
 
 // -----
 
+// Without reassoc, and N a multiple of 16: one weight row per lane, each
+// output summed over k in increasing order in its lane (the strict order).
+// Each chunk's packed bytes of the 16 rows are transposed as dwords, the
+// code j of every word is shifted out, converted and scaled, and every
+// activation row adds its x[m, k] (broadcast) times it: a rounded product
+// and a rounded sum, no FMA without contract.
+// CHECK-LABEL: func.func @ordered(
+// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>)
+// CHECK: vector.transfer_read {{.*}} : tensor<16x4xf16>, vector<16x1xf16>
+// CHECK: arith.extf {{.*}} : vector<16xf16> to vector<16xf32>
+// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>)
+// CHECK: vector.transfer_read {{.*}} : tensor<16x128xi8>, vector<16x16xi8>
+// CHECK: vector.shuffle {{.*}} : vector<64xi32>, vector<64xi32>
+// CHECK: arith.shli {{.*}} : vector<16xi32>
+// CHECK: arith.shrsi {{.*}} : vector<16xi32>
+// CHECK: arith.sitofp {{.*}} : vector<16xi32> to vector<16xf32>
+// CHECK: %[[X:.+]] = tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<2x256xf32>
+// CHECK: %[[XV:.+]] = vector.broadcast %[[X]] : f32 to vector<16xf32>
+// CHECK: %[[P:.+]] = arith.mulf %[[XV]], %{{.*}} : vector<16xf32>
+// CHECK: arith.addf %{{.*}}, %[[P]] : vector<16xf32>
+// CHECK-NOT: math.fma
+// CHECK-NOT: quant_block.matmul
+!w = !quant_block.tensor<16x256, #quant_block.scheme<i4 : f32, block = [1, 64], scale = f16>>
+func.func @ordered(%x: tensor<2x256xf32>, %w: !w) -> tensor<2x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<2x256xf32>, !w -> tensor<2x16xf32>
+  return %y : tensor<2x16xf32>
+}
+
+// -----
+
 // What the kernels do not cover keeps the generic lowering, with the reason.
 !w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
 // CHECK-LABEL: func.func @strict(
 // CHECK: quant_block.matmul
 func.func @strict(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the sum over k is ordered (no fastmath<reassoc>)}}
+  // expected-remark @below {{no register-tiled kernel: the sum over k is ordered (no fastmath<reassoc>), and N is not a multiple of 16 (or the blocks are [1, 16])}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<contract> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }

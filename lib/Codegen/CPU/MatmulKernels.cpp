@@ -80,6 +80,13 @@ struct KernelPlan {
   /// codes broadcast, so a block sum ends in its lane with no sum across
   /// lanes.
   bool rowLanes = false;
+  /// f32 activations in the strict order (no reassoc): one weight row per
+  /// lane as well, each output summed over k in increasing order in its
+  /// lane (the contract's order; `contract` fuses each step into an FMA).
+  bool orderedRows = false;
+  /// The accumulators have one lane per weight row (tileM vectors of
+  /// tileN lanes) instead of 16 partial sums per output.
+  bool lanesAreRows() const { return integer || orderedRows; }
   /// FP4 weights: E2M1 codes (MXFP4 with E8M0 scales, NVFP4 with E4M3
   /// scales and an outer scale).
   bool e2m1;
@@ -130,8 +137,8 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
       return std::string("the lhs expressed type is not f32");
     plan.m = lhsType.getShape()[0];
   } else {
-    if (!arith::bitEnumContainsAll(flags, arith::FastMathFlags::reassoc))
-      return std::string("the sum over k is ordered (no fastmath<reassoc>)");
+    plan.orderedRows =
+        !arith::bitEnumContainsAll(flags, arith::FastMathFlags::reassoc);
     auto lhsType = dyn_cast<RankedTensorType>(op.getLhs().getType());
     if (!lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape() ||
         !lhsType.getElementType().isF32())
@@ -185,6 +192,10 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
     return std::string("the blocks are not [1, B] with B a multiple of 32 "
                        "that divides K (or [1, 16] for 4-bit storage without "
                        "zero points, K a multiple of 32, f32 activations)");
+  if (plan.orderedRows && (n % kLanes != 0 || halfChunkBlocks))
+    return std::string("the sum over k is ordered (no fastmath<reassoc>), "
+                       "and N is not a multiple of 16 (or the blocks are "
+                       "[1, 16])");
   plan.n = n;
   plan.k = k;
   plan.blockSize = block[1];
@@ -215,6 +226,12 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   // than the tiles below at every M (4096 x 4096, one thread, cold: M = 1
   // 0.93 -> 0.83 ms, M = 8 2.84 -> 1.34 ms, M = 32 10.8 -> 4.5 ms).
   plan.rowLanes = plan.vnni && plan.storageBits == 4 && n % kLanes == 0;
+  if (plan.orderedRows) {
+    plan.tileM = largestDivisor(plan.m, {8, 4, 2, 1});
+    plan.tileN = kLanes;
+    plan.blocksPerStep = 1;
+    return std::nullopt;
+  }
   if (plan.rowLanes) {
     plan.tileM = largestDivisor(plan.m, {8, 4, 2, 1});
     plan.tileN = kLanes;
@@ -293,6 +310,11 @@ private:
   Value emitTile(ValueRange lhs, ValueRange parts, Value n0, Value output);
   SmallVector<Value> emitKStep(Value lhs, ValueRange parts, Value n0, Value m0,
                                Value firstBlock, ValueRange accumulators);
+  SmallVector<Value> emitOrderedKStep(Value lhs, ValueRange parts, Value n0,
+                                      Value m0, Value firstBlock,
+                                      ValueRange accumulators);
+  Value transposeRowDwords(Value data, Value n0, Value chunk);
+  Value decodeWordCodes(Value words, int64_t j, Value zeroPoint);
   std::pair<Value, Value> decodeChunkCodes(Value data, Value row, Value chunk,
                                            Value zeroPoint,
                                            bool biased = false);
@@ -1034,6 +1056,134 @@ KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
   return acc;
 }
 
+/// The packed bytes of chunk `chunk` (32 elements) of the 16 weight rows
+/// from `n0`, as 32-bit words transposed: a vector<Dx16xi32> flattened, D
+/// = 4 (4-bit) or 8 (8-bit storage), whose lane r of word column d is word
+/// d of row r, i.e. the elements 32 / w * d ... of the chunk, the first in
+/// the lowest bits.
+Value KernelEmitter::transposeRowDwords(Value data, Value n0, Value chunk) {
+  int64_t chunkBytes = kChunk * plan.storageBits / 8;
+  int64_t words = chunkBytes / 4;
+  Value bytes = read(data, VectorType::get({kLanes, chunkBytes}, b.getI8Type()),
+                     {n0, mul(chunk, chunkBytes)});
+  bytes = vector::ShapeCastOp::create(
+      b, loc, VectorType::get({kLanes * chunkBytes}, b.getI8Type()), bytes);
+  auto flatWords = VectorType::get({kLanes * words}, b.getI32Type());
+  Value dwords = vector::BitCastOp::create(b, loc, flatWords, bytes);
+  SmallVector<int64_t> transpose;
+  for (int64_t d = 0; d < words; ++d)
+    for (int64_t r = 0; r < kLanes; ++r)
+      transpose.push_back(r * words + d);
+  return vector::ShuffleOp::create(b, loc, dwords, dwords, transpose);
+}
+
+/// One K step (one block) of the ordered kernel: for each element k of the
+/// block in increasing order, the 16 rows' weights at k dequantized as
+/// quant_block.dequantize does (one lane per row), and for each
+/// activation row `acc = acc + x[m, k] * w` (one FMA with `contract`): the
+/// contract's order for every output. `accumulators` holds tileM vectors
+/// of 16 lanes.
+SmallVector<Value> KernelEmitter::emitOrderedKStep(Value lhs, ValueRange parts,
+                                                   Value n0, Value m0,
+                                                   Value firstBlock,
+                                                   ValueRange accumulators) {
+  Value data = parts[0], scales = parts[1];
+  Value zeroPoints = plan.hasZeroPoints ? parts[2] : Value();
+  auto f32Vector = VectorType::get({kLanes}, b.getF32Type());
+  auto i32Vector = VectorType::get({kLanes}, b.getI32Type());
+  // The 16 rows' scales of this block: a [16, 1] read, as one vector.
+  Type scaleType = cast<RankedTensorType>(scales.getType()).getElementType();
+  Value scale =
+      read(scales, VectorType::get({kLanes, 1}, scaleType), {n0, firstBlock});
+  scale = vector::ShapeCastOp::create(
+      b, loc, VectorType::get({kLanes}, scaleType), scale);
+  if (!scaleType.isF32())
+    scale = arith::ExtFOp::create(b, loc, f32Vector, scale);
+  if (plan.hasOuter) {
+    Value outerScales = parts[plan.hasZeroPoints ? 3 : 2];
+    SmallVector<Value> origin(
+        cast<RankedTensorType>(outerScales.getType()).getRank(), index(0));
+    scale = arith::MulFOp::create(
+        b, loc, scale,
+        vector::BroadcastOp::create(
+            b, loc, f32Vector,
+            tensor::ExtractOp::create(b, loc, outerScales, origin)));
+  }
+  Value zeroPoint;
+  if (zeroPoints) {
+    SmallVector<Value> points;
+    for (int64_t r = 0; r < kLanes; ++r)
+      points.push_back(readZeroPoint(zeroPoints, add(n0, r), firstBlock));
+    zeroPoint = vector::FromElementsOp::create(b, loc, i32Vector, points);
+  }
+  prefetchNextTile(n0, firstBlock);
+  SmallVector<Value> acc(accumulators.begin(), accumulators.end());
+  int64_t perWord = 32 / plan.storageBits;
+  int64_t words = kChunk / perWord;
+  // The chunks of the block in a loop (a per-channel block is all of K).
+  int64_t chunksPerBlock = plan.blockSize / kChunk;
+  Value firstChunk = mul(firstBlock, chunksPerBlock);
+  auto chunkLoop = scf::ForOp::create(
+      b, loc, firstChunk, add(firstChunk, chunksPerBlock), index(1), acc,
+      [&](OpBuilder &, Location, Value chunk, ValueRange chunkAcc) {
+        SmallVector<Value> acc(chunkAcc.begin(), chunkAcc.end());
+        Value columns = transposeRowDwords(data, n0, chunk);
+        for (int64_t d = 0; d < words; ++d) {
+          Value column = vector::ExtractStridedSliceOp::create(
+              b, loc, columns, ArrayRef<int64_t>{d * kLanes},
+              ArrayRef<int64_t>{kLanes}, ArrayRef<int64_t>{1});
+          for (int64_t j = 0; j < perWord; ++j) {
+            Value w = arith::MulFOp::create(
+                b, loc, decodeWordCodes(column, j, zeroPoint), scale);
+            Value k = add(mul(chunk, kChunk), d * perWord + j);
+            for (int64_t i = 0; i < plan.tileM; ++i) {
+              Value x = vector::BroadcastOp::create(
+                  b, loc, f32Vector,
+                  tensor::ExtractOp::create(b, loc, lhs,
+                                            ValueRange{add(m0, i), k}));
+              acc[i] = multiplyAdd(x, w, acc[i]);
+            }
+          }
+        }
+        scf::YieldOp::create(b, loc, acc);
+      });
+  return SmallVector<Value>(chunkLoop.getResults());
+}
+
+/// Element j of each lane's 32-bit word of packed codes (bits w * j up),
+/// dequantized without its scale: f32(q - zp) (zp a vector of i32, or
+/// null), or the E2M1 value; exact.
+Value KernelEmitter::decodeWordCodes(Value words, int64_t j, Value zeroPoint) {
+  auto f32Vector = VectorType::get({kLanes}, b.getF32Type());
+  unsigned bits = plan.storageBits;
+  Value mask = splatI32((1 << bits) - 1);
+  if (plan.lookupCodes || plan.e2m1 || (!plan.signedStorage && !zeroPoint)) {
+    Value code = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, words, splatI32(bits * j)),
+        mask);
+    if (plan.lookupCodes)
+      return lookUpCodes(code);
+    if (plan.e2m1)
+      return decodeE2M1(code);
+    return arith::SIToFPOp::create(b, loc, f32Vector, code);
+  }
+  // The code extended as stored (signed: its sign from its top bit), minus
+  // the zero point.
+  Value code;
+  if (plan.signedStorage)
+    code = arith::ShRSIOp::create(
+        b, loc,
+        arith::ShLIOp::create(b, loc, words, splatI32(32 - bits * (j + 1))),
+        splatI32(32 - bits));
+  else
+    code = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, words, splatI32(bits * j)),
+        mask);
+  if (zeroPoint)
+    code = arith::SubIOp::create(b, loc, code, zeroPoint);
+  return arith::SIToFPOp::create(b, loc, f32Vector, code);
+}
+
 /// The [M, tileN] outputs of the weight rows starting at `n0`, written into
 /// that slice of `output` (so that bufferization writes them in place).
 Value KernelEmitter::emitTile(ValueRange lhs, ValueRange parts, Value n0,
@@ -1049,27 +1199,28 @@ Value KernelEmitter::emitTile(ValueRange lhs, ValueRange parts, Value n0,
       [&](OpBuilder &, Location, Value m0, ValueRange tileIter) {
         // Float products: 16-lane partial sums per output, added across
         // the lanes at the end. Integer products: one lane per weight row.
-        auto accType = plan.integer
+        auto accType = plan.lanesAreRows()
                            ? VectorType::get({plan.tileN}, b.getF32Type())
                            : f32Vector;
         Value zero = arith::ConstantOp::create(
             b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
         SmallVector<Value> init(
-            plan.integer ? plan.tileM : plan.tileM * plan.tileN, zero);
+            plan.lanesAreRows() ? plan.tileM : plan.tileM * plan.tileN, zero);
         auto kLoop = scf::ForOp::create(
             b, loc, index(0), index(plan.numBlocks), index(plan.blocksPerStep),
             init, [&](OpBuilder &, Location, Value block, ValueRange accIter) {
               scf::YieldOp::create(
                   b, loc,
-                  plan.integer
-                      ? emitIntegerKStep(lhs[0], lhs[1], lhs[2], parts, n0, m0,
-                                         block, accIter)
+                  plan.integer ? emitIntegerKStep(lhs[0], lhs[1], lhs[2], parts,
+                                                  n0, m0, block, accIter)
+                  : plan.orderedRows
+                      ? emitOrderedKStep(lhs[0], parts, n0, m0, block, accIter)
                       : emitKStep(lhs[0], parts, n0, m0, block, accIter));
             });
         Value tile = tileIter[0];
         for (int64_t i = 0; i < plan.tileM; ++i) {
           Value row = kLoop.getResult(i);
-          if (!plan.integer) {
+          if (!plan.lanesAreRows()) {
             SmallVector<Value> sums;
             for (int64_t r = 0; r < plan.tileN; ++r)
               sums.push_back(sumLanes(kLoop.getResult(i * plan.tileN + r)));
@@ -1098,7 +1249,9 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
         MemRefType::get(dataType.getShape(), dataType.getElementType(), layout),
         weightParts[0], /*read_only=*/true);
   }
-  SmallVector<Value> activations = {deinterleaveActivations(lhs[0])};
+  // The ordered kernel reads the activations in their own order.
+  SmallVector<Value> activations = {
+      plan.orderedRows ? lhs[0] : deinterleaveActivations(lhs[0])};
   if (plan.integer) {
     activations.push_back(lhs[1]);
     activations.push_back(sumActivationBlocks(lhs[0]));

@@ -43,6 +43,17 @@ CASES = {
 }
 
 
+# Products without reassoc (strict order: for each output, k in increasing
+# order, acc + x * w with the product rounded, or one FMA with contract),
+# which the kernels compute with one weight row per lane.
+STRICT_CASES = {
+    # name: (M, N, K, block, storage bits, signed, zero points, scale,
+    #        contract)
+    "i4zp_strict": (3, 32, 256, 64, 4, True, True, np.float16, False),
+    "u8_strict": (1, 16, 128, 128, 8, False, False, np.float16, True),
+    "i8_strict": (9, 16, 96, 32, 8, True, False, np.float32, False),
+}
+
 # MXFP4 products (E2M1 codes, E8M0 scales per 32), f32 activations.
 MX_CASES = {
     # name: (M, N, K, contract)
@@ -89,7 +100,8 @@ def round_f32(value):
 def generate(directory):
     rng = np.random.default_rng(20261125)
     for name, (m, n, k, block, bits, signed, zp, scale_type, _) in \
-            list(CASES.items()) + list(INT_CASES.items()):
+            list(CASES.items()) + list(INT_CASES.items()) + \
+            list(STRICT_CASES.items()):
         lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed \
             else (0, (1 << bits) - 1)
         codes = rng.integers(lo, hi + 1, (n, k))
@@ -260,9 +272,27 @@ def ordered_sum(x, w, bits, contract):
     return y
 
 
+def expected_strict(directory, name):
+    m, n, k, block, bits, signed, zp, _, contract = STRICT_CASES[name]
+    x = np.load(f"{directory}/{name}_x.npy")
+    codes, scales = load_weight(directory, name, block, bits, signed, zp)
+    w = codes.astype(np.float32) * np.repeat(scales, block, axis=1)
+    y = np.zeros((m, n), np.float32)
+    for i in range(m):
+        for j in range(n):
+            acc = np.float32(0)
+            for kk in range(k):
+                acc = (fused(x[i, kk], w[j, kk], acc) if contract else
+                       np.float32(acc + np.float32(x[i, kk] * w[j, kk])))
+            y[i, j] = acc
+    return y
+
+
 def expected(directory, name):
     if name in INT_CASES:
         return expected_integer(directory, name)
+    if name in STRICT_CASES:
+        return expected_strict(directory, name)
     if name in MX_CASES:
         return expected_mx(directory, name)
     if name in SCALED_CASES:

@@ -100,8 +100,8 @@ def CPUReportUnvectorized : Pass<"quant-block-cpu-report-unvectorized",
 
 def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
                              "func::FuncOp"> {
-  let summary = "Register-tiled vector kernels for reassociated quantized "
-                "matrix products";
+  let summary = "Register-tiled vector kernels for quantized matrix "
+                "products";
   let description = [{
     Rewrites each `quant_block.matmul` that may reassociate its sum
     (`fastmath<reassoc>`) and that a kernel covers into vector code on
@@ -116,6 +116,17 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     odd ones in the high nibbles, so the activations are de-interleaved once
     per call (their even elements first in each chunk of 32) instead of
     interleaving every weight chunk.
+
+    Products without `reassoc` (the strict order of the contract) with f32
+    activations, 4- or 8-bit storage in blocks of a multiple of 32 and N a
+    multiple of 16 get a kernel with one weight row per lane: each chunk's
+    packed bytes of 16 rows are transposed once as 32-bit words, element k
+    of all 16 rows is shifted out of them, dequantized (f32(q - zp) *
+    scale) and, for each of up to 8 activation rows, `acc = acc + x[m, k] *
+    w` with `x[m, k]` broadcast: every output is summed in its own lane over
+    k in increasing order, a rounded product and a rounded sum (one FMA with
+    `contract`), which is the contract's order, so the bits equal the
+    generic lowering's.
 
     Numerics (docs/Numerics.md): each weight element is dequantized exactly
     as `quant_block.dequantize` does; lane `l` of an accumulator sums the
