@@ -106,25 +106,27 @@ def draw_kernel_case(rng, index):
     k = k_block * 2 * int(rng.integers(1, 4))
     storage = choice(rng, ["i4", "ui4", "i8", "ui8", "f4E2M1FN", "nvfp4",
                            "i4-block16"])
+    # f16 / bf16 activations (and expressed type) for float accumulation.
+    expressed = choice(rng, ["f32", "f32", "f16", "bf16"])
     if storage == "f4E2M1FN":
         # MXFP4: E8M0 scales per 32.
         k_block = 32
         k = k_block * 2 * int(rng.integers(1, 5))
-        scheme = Scheme(storage, "f32", (1, k_block), "f8E8M0FNU")
+        scheme = Scheme(storage, expressed, (1, k_block), "f8E8M0FNU")
     elif storage == "nvfp4":
         k_block, storage = 16, "f4E2M1FN"
         k = 32 * int(rng.integers(1, 9))
-        scheme = Scheme(storage, "f32", (1, k_block), "f8E4M3FN",
+        scheme = Scheme(storage, expressed, (1, k_block), "f8E4M3FN",
                         outer="f32")
     elif storage == "i4-block16":
         # Blocks of 16 with 4-bit integers: no zero points.
         k_block, storage = 16, choice(rng, ["i4", "ui4"])
         k = 32 * int(rng.integers(1, 9))
-        scheme = Scheme(storage, "f32", (1, k_block),
+        scheme = Scheme(storage, expressed, (1, k_block),
                         choice(rng, ["f32", "f16", "f8E4M3FN"]))
     else:
         zero_point = storage if rng.random() < 0.4 else None
-        scheme = Scheme(storage, "f32", (1, k_block),
+        scheme = Scheme(storage, expressed, (1, k_block),
                         choice(rng, ["f32", "f16", "bf16"]), zero_point)
     sshape = scheme.scale_shape([n, k])
     scales = dm.random_scales(rng, sshape, scheme.scale, storage)
@@ -138,6 +140,7 @@ def draw_kernel_case(rng, index):
             rng.uniform(0.01, 2.0, scheme.outer_shape([n, k])), np.float32)
     codes = dm.random_codes(rng, [n, k], scheme)
     x = (rng.standard_normal([m, k]) * 2).astype(np.float32)
+    x = np.asarray(reference.convert_float(x, expressed), np.float32)
     if cancel:
         x[:, k // 2:] = -x[:, :k // 2]
         codes = mirror_k(codes, 1, True)
@@ -152,7 +155,8 @@ def draw_kernel_case(rng, index):
                 flags=choice(rng, ["reassoc", "reassoc,contract", "fast"]),
                 lhs_method=None)
     if (storage != "f4E2M1FN" and k_block % 32 == 0 and
-            scheme.scale != "f8E4M3FN" and rng.random() < 0.4):
+            expressed == "f32" and scheme.scale != "f8E4M3FN" and
+            rng.random() < 0.4):
         # int8 activations, accumulate(i32): the kernels keep exact block
         # sums (any flags, the strict order included).
         case.update(integer=True, acc="i32", lhs_method="absmax",

@@ -20,7 +20,9 @@
 // uint4 in blocks of 16. Products without reassoc keep the strict order of
 // the contract (k increasing for each output, in its own lane), checked
 // against that order: int4 with zero points, uint8 with contract (FMAs),
-// int8 with 9 activation rows. 4-bit codes without zero points are decoded by
+// int8 with 9 activation rows. bf16 and f16 activations (weights
+// dequantized to that type, f32 sums, the result rounded once) too. 4-bit
+// codes without zero points are decoded by
 // vpermps table lookups where quant-run's target has AVX512F (here, on such
 // a host) and by integer arithmetic in the x86-64-v2/v3 reruns: same bits.
 // Every function must have been given a kernel.
@@ -48,6 +50,10 @@
 // KERNEL-LABEL: func.func @u8_strict(
 // KERNEL: math.fma
 // KERNEL-LABEL: func.func @i8_strict(
+// KERNEL-NOT: math.fma
+// KERNEL-LABEL: func.func @bf16_fast(
+// KERNEL: math.fma
+// KERNEL-LABEL: func.func @f16_strict(
 // KERNEL-NOT: math.fma
 // KERNEL-LABEL: func.func @mxfp4(
 // KERNEL: math.fma
@@ -77,7 +83,9 @@
 // RUN: quant-run %s -e i4zp_strict -i %t/i4zp_strict_x.npy -i %t/i4zp_strict_data.npy -i %t/i4zp_strict_scales.npy -i %t/i4zp_strict_zp.npy -o %t/i4zp_strict.npy
 // RUN: quant-run %s -e u8_strict --quantized-as-parts -i %t/u8_strict_x.npy -i %t/u8_strict_data.npy -i %t/u8_strict_scales.npy -o %t/u8_strict.npy
 // RUN: quant-run %s -e i8_strict --quantized-as-parts -i %t/i8_strict_x.npy -i %t/i8_strict_data.npy -i %t/i8_strict_scales.npy -o %t/i8_strict.npy
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4zp_strict u8_strict i8_strict mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
+// RUN: quant-run %s -e bf16_fast --quantized-as-parts -i %t/bf16_fast_x.npy -i %t/bf16_fast_data.npy -i %t/bf16_fast_scales.npy -o %t/bf16_fast.npy
+// RUN: quant-run %s -e f16_strict --quantized-as-parts -i %t/f16_strict_x.npy -i %t/f16_strict_data.npy -i %t/f16_strict_scales.npy -o %t/f16_strict.npy
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
 // CHECK-NEXT: u4: bit-exact
@@ -91,6 +99,8 @@
 // CHECK-NEXT: i4zp_strict: bit-exact
 // CHECK-NEXT: u8_strict: bit-exact
 // CHECK-NEXT: i8_strict: bit-exact
+// CHECK-NEXT: bf16_fast: bit-exact
+// CHECK-NEXT: f16_strict: bit-exact
 // CHECK-NEXT: mxfp4: bit-exact
 // CHECK-NEXT: nvfp4: bit-exact
 // CHECK-NEXT: i4_e4m3: bit-exact
@@ -184,6 +194,18 @@ func.func @u8_strict(%x: tensor<1x128xf32>, %w: !wu8s) -> tensor<1x16xf32> {
 func.func @i8_strict(%x: tensor<9x96xf32>, %w: !w8s) -> tensor<9x16xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<nnan> : tensor<9x96xf32>, !w8s -> tensor<9x16xf32>
   return %y : tensor<9x16xf32>
+}
+
+!wbf = !quant_block.tensor<16x128, #quant_block.scheme<i4 : bf16, block = [1, 32], scale = f16>>
+func.func @bf16_fast(%x: tensor<2x128xbf16>, %w: !wbf) -> tensor<2x16xbf16> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<2x128xbf16>, !wbf -> tensor<2x16xbf16>
+  return %y : tensor<2x16xbf16>
+}
+
+!wf16 = !quant_block.tensor<16x128, #quant_block.scheme<ui8 : f16, block = [1, 64], scale = f32>>
+func.func @f16_strict(%x: tensor<3x128xf16>, %w: !wf16) -> tensor<3x16xf16> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<3x128xf16>, !wf16 -> tensor<3x16xf16>
+  return %y : tensor<3x16xf16>
 }
 
 !wmx = !quant_block.tensor<8x128, #quant_block.scheme<mxfp4>>

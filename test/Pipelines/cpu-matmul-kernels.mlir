@@ -172,9 +172,17 @@ func.func @float_zero_points(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
 
 // -----
 
+// bf16 activations (and weights dequantized to bf16): the activations
+// extended once, each dequantized weight rounded to bf16 and extended back,
+// products and sums in f32, the result rounded once to bf16.
+// CHECK-LABEL: func.func @bf16_expressed(
+// CHECK: arith.extf %{{.*}} : tensor<1x64xbf16> to tensor<1x64xf32>
+// CHECK: arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
+// CHECK: arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
+// CHECK: math.fma
+// CHECK: arith.truncf %{{.*}} : tensor<1x8xf32> to tensor<1x8xbf16>
 !w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : bf16, block = [1, 32]>>
 func.func @bf16_expressed(%x: tensor<1x64xbf16>, %w: !w) -> tensor<1x8xbf16> {
-  // expected-remark @below {{no register-tiled kernel: the lhs is not a static rank-2 f32 tensor}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xbf16>, !w -> tensor<1x8xbf16>
   return %y : tensor<1x8xbf16>
 }
@@ -183,7 +191,7 @@ func.func @bf16_expressed(%x: tensor<1x64xbf16>, %w: !w) -> tensor<1x8xbf16> {
 
 !w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
 func.func @dynamic_m(%x: tensor<?x64xf32>, %w: !w) -> tensor<?x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the lhs is not a static rank-2 f32 tensor}}
+  // expected-remark @below {{no register-tiled kernel: the lhs is not a static rank-2 tensor}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<?x64xf32>, !w -> tensor<?x8xf32>
   return %y : tensor<?x8xf32>
 }

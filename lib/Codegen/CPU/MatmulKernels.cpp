@@ -84,6 +84,10 @@ struct KernelPlan {
   /// lane as well, each output summed over k in increasing order in its
   /// lane (the contract's order; `contract` fuses each step into an FMA).
   bool orderedRows = false;
+  /// The expressed type of the float path (f32, f16 or bf16): the
+  /// activations' type, the type each dequantized weight is rounded to and
+  /// the result's; the products and sums are f32.
+  Type expressed;
   /// The accumulators have one lane per weight row (tileM vectors of
   /// tileN lanes) instead of 16 partial sums per output.
   bool lanesAreRows() const { return integer || orderedRows; }
@@ -140,9 +144,12 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
     plan.orderedRows =
         !arith::bitEnumContainsAll(flags, arith::FastMathFlags::reassoc);
     auto lhsType = dyn_cast<RankedTensorType>(op.getLhs().getType());
-    if (!lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape() ||
-        !lhsType.getElementType().isF32())
-      return std::string("the lhs is not a static rank-2 f32 tensor");
+    if (!lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape())
+      return std::string("the lhs is not a static rank-2 tensor");
+    plan.expressed = lhsType.getElementType();
+    if (!plan.expressed.isF32() && !plan.expressed.isF16() &&
+        !plan.expressed.isBF16())
+      return std::string("the lhs is not f32, f16 or bf16");
     if (!op.getAccumulatorType().isF32())
       return std::string("the accumulator is not f32");
     plan.m = lhsType.getDimSize(0);
@@ -169,8 +176,10 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
                          "the product accumulates in i32)");
     plan.hasOuter = true;
   }
-  if (!scheme.getExpressedType().isF32())
-    return std::string("the expressed type is not f32");
+  if (plan.integer ? !scheme.getExpressedType().isF32()
+                   : scheme.getExpressedType() != plan.expressed)
+    return std::string("the expressed type is not f32 (or the lhs type for "
+                       "float accumulation)");
   Type scaleType = scheme.getScaleType();
   if (!scaleType.isF32() && !scaleType.isF16() && !scaleType.isBF16() &&
       !(!plan.integer && isa<Float8E4M3FNType>(scaleType)) &&
@@ -333,6 +342,7 @@ private:
                                       Value zeroPoint);
   Value decodeE2M1(Value codes);
   Value lookUpCodes(Value nibbles);
+  Value roundToExpressed(Value weights);
   SmallVector<Value> readStepScales(Value scales, Value firstRow,
                                     int64_t numRows, Value firstBlock);
   Value readZeroPoint(Value zeroPoints, Value row, Value block);
@@ -443,6 +453,18 @@ std::pair<Value, Value> KernelEmitter::decodeChunkCodes(Value data, Value row,
   return {first, second};
 }
 
+/// Dequantized f32 weights rounded to the expressed type (f16 / bf16:
+/// rounded once, to nearest even, and extended back exactly, as
+/// quant_block.dequantize rounds them), for products in f32.
+Value KernelEmitter::roundToExpressed(Value weights) {
+  if (!plan.expressed || plan.expressed.isF32())
+    return weights;
+  auto type = cast<VectorType>(weights.getType());
+  Value rounded =
+      arith::TruncFOp::create(b, loc, type.clone(plan.expressed), weights);
+  return arith::ExtFOp::create(b, loc, type, rounded);
+}
+
 /// 4-bit codes (nibbles in i32 lanes, 0..15) as their f32 values, by a
 /// lookup in the table of the 16 values of the storage type: E2M1, or the
 /// nibble as an unsigned or two's-complement integer. Exact.
@@ -498,7 +520,7 @@ KernelEmitter::decodeChunk(Value data, Value row, Value chunk,
         : plan.e2m1
             ? decodeE2M1(code)
             : arith::SIToFPOp::create(b, loc, f32Type, code).getResult();
-    return arith::MulFOp::create(b, loc, value, scale);
+    return roundToExpressed(arith::MulFOp::create(b, loc, value, scale));
   };
   return {dequantize(first, scales.first), dequantize(second, scales.second)};
 }
@@ -1133,8 +1155,8 @@ SmallVector<Value> KernelEmitter::emitOrderedKStep(Value lhs, ValueRange parts,
               b, loc, columns, ArrayRef<int64_t>{d * kLanes},
               ArrayRef<int64_t>{kLanes}, ArrayRef<int64_t>{1});
           for (int64_t j = 0; j < perWord; ++j) {
-            Value w = arith::MulFOp::create(
-                b, loc, decodeWordCodes(column, j, zeroPoint), scale);
+            Value w = roundToExpressed(arith::MulFOp::create(
+                b, loc, decodeWordCodes(column, j, zeroPoint), scale));
             Value k = add(mul(chunk, kChunk), d * perWord + j);
             for (int64_t i = 0; i < plan.tileM; ++i) {
               Value x = vector::BroadcastOp::create(
@@ -1332,8 +1354,18 @@ struct CPUMatmulKernelsPass
             UnrealizedConversionCastOp::create(b, loc, lhsTypes, op.getLhs());
         lhs.assign(lhsParts.getResults().begin(), lhsParts.getResults().end());
       }
+      // f16 / bf16 activations: extended exactly once per call, the f32
+      // sums rounded once to the result type at the end.
+      bool narrow = !plan.integer && !plan.expressed.isF32();
+      if (narrow)
+        lhs[0] = arith::ExtFOp::create(
+            b, loc, RankedTensorType::get({plan.m, plan.k}, b.getF32Type()),
+            lhs[0]);
       KernelEmitter emitter(b, loc, plan);
       Value result = emitter.emit(lhs, parts.getResults(), runParallel);
+      if (narrow)
+        result =
+            arith::TruncFOp::create(b, loc, op.getResult().getType(), result);
       op.getResult().replaceAllUsesWith(result);
       op.erase();
     }

@@ -54,6 +54,84 @@ STRICT_CASES = {
     "i8_strict": (9, 16, 96, 32, 8, True, False, np.float32, False),
 }
 
+# f16 / bf16 activations and expressed type: each dequantized weight is
+# rounded to that type (to nearest even), products and sums are f32 in the
+# kernel's order (reassoc) or the strict one, the result rounded once.
+NARROW_CASES = {
+    # name: (M, N, K, block, storage bits, signed, scale, contract,
+    #        expressed, reassoc)
+    "bf16_fast": (2, 16, 128, 32, 4, True, np.float16, True, "bf16", True),
+    "f16_strict": (3, 16, 128, 64, 8, False, np.float32, False, "f16",
+                   False),
+}
+
+
+def round_bf16(values):
+    """f32 values rounded to bf16 (nearest, ties to even), as f32."""
+    bits = np.asarray(values, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def round_expressed(values, expressed):
+    if expressed == "bf16":
+        return round_bf16(values)
+    return np.asarray(values, np.float32).astype(np.float16).astype(
+        np.float32)
+
+
+def to_storage(values, expressed):
+    """The .npy form quant-run exchanges: bf16 bit patterns as uint16."""
+    if expressed == "bf16":
+        return (np.asarray(values, np.float32).view(np.uint32) >> 16).astype(
+            np.uint16)
+    return np.asarray(values, np.float32).astype(np.float16)
+
+
+def generate_narrow(directory):
+    rng = np.random.default_rng(20261128)
+    for name, (m, n, k, block, bits, signed, scale_type, _, expressed,
+               _) in NARROW_CASES.items():
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed \
+            else (0, (1 << bits) - 1)
+        codes = rng.integers(lo, hi + 1, (n, k))
+        if bits == 4:
+            nibbles = (codes & 15).astype(np.uint8)
+            data = (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).view(np.int8)
+        else:
+            data = (codes & 255).astype(np.uint8).view(np.int8)
+        np.save(f"{directory}/{name}_data.npy", data)
+        np.save(f"{directory}/{name}_codes.npy", codes)
+        np.save(f"{directory}/{name}_scales.npy",
+                rng.uniform(0.01, 0.2, (n, k // block)).astype(scale_type))
+        x = round_expressed(rng.standard_normal((m, k)), expressed)
+        np.save(f"{directory}/{name}_x.npy", to_storage(x, expressed))
+
+
+def expected_narrow(directory, name):
+    m, n, k, block, bits, signed, _, contract, expressed, reassoc = \
+        NARROW_CASES[name]
+    x = np.load(f"{directory}/{name}_x.npy")
+    x = (x.astype(np.uint32) << 16).view(np.float32) if expressed == "bf16" \
+        else x.astype(np.float32)
+    codes, scales = load_weight(directory, name, block, bits, signed, False)
+    w = round_expressed(
+        codes.astype(np.float32) * np.repeat(scales, block, axis=1),
+        expressed)
+    if reassoc:
+        y = ordered_sum(x, w, bits, contract)
+    else:
+        y = np.zeros((m, n), np.float32)
+        for i in range(m):
+            for j in range(n):
+                acc = np.float32(0)
+                for kk in range(k):
+                    acc = (fused(x[i, kk], w[j, kk], acc) if contract else
+                           np.float32(acc + np.float32(x[i, kk] * w[j, kk])))
+                y[i, j] = acc
+    return to_storage(round_expressed(y, expressed), expressed)
+
+
 # MXFP4 products (E2M1 codes, E8M0 scales per 32), f32 activations.
 MX_CASES = {
     # name: (M, N, K, contract)
@@ -293,6 +371,8 @@ def expected(directory, name):
         return expected_integer(directory, name)
     if name in STRICT_CASES:
         return expected_strict(directory, name)
+    if name in NARROW_CASES:
+        return expected_narrow(directory, name)
     if name in MX_CASES:
         return expected_mx(directory, name)
     if name in SCALED_CASES:
@@ -309,16 +389,18 @@ def main():
         generate(sys.argv[2])
         generate_mx(sys.argv[2])
         generate_scaled(sys.argv[2])
+        generate_narrow(sys.argv[2])
         return 0
     directory, failed = sys.argv[2], False
     for name in sys.argv[3:]:
         want = expected(directory, name.split(".")[0])
         got = np.load(f"{directory}/{name}.npy")
-        same = got.shape == want.shape and np.array_equal(
-            got.view(np.uint32), want.view(np.uint32))
+        same = got.shape == want.shape and got.dtype.itemsize == \
+            want.dtype.itemsize and np.array_equal(
+                got.view(np.uint8), want.view(np.uint8))
         print(f"{name}: {'bit-exact' if same else 'DIFFERENT'}")
         if not same:
-            bad = np.argwhere(got.view(np.uint32) != want.view(np.uint32))[0]
+            bad = np.argwhere(got != want)[0]
             print(f"  first at {tuple(bad)}: got {got[tuple(bad)]!r}, "
                   f"expected {want[tuple(bad)]!r}")
             failed = True

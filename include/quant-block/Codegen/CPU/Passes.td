@@ -152,10 +152,14 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     Covered: `transpose_rhs` with a rank-2 weight of static shape, 4- or
     8-bit integer storage (signed or unsigned) in blocks `[1, B]` with `B` a
     multiple of 32 that divides K, f32 / f16 / bf16 scales, no or integer
-    zero points, expressed type f32, `inhibit`, and either an f32 lhs of
-    rank 2 with `accumulate(f32)` and `reassoc`, or an i8 lhs (dynamically
-    quantized activations, blocks of the same size) with `accumulate(i32)`
-    and any flags. With an f32 lhs also: FP4 E2M1 weights (codes decoded
+    zero points, `inhibit`, and either an f32, f16 or bf16 lhs of rank 2
+    (the weight's expressed type) with `accumulate(f32)` and `reassoc` (or
+    without, below), or an i8 lhs (dynamically quantized activations,
+    expressed type f32, blocks of the same size) with `accumulate(i32)` and
+    any flags. f16 / bf16 activations are extended to f32 once per call,
+    each dequantized weight is rounded to the expressed type (as dequantize
+    does) and extended back, and the f32 results are rounded once to the
+    expressed type. With a float lhs also: FP4 E2M1 weights (codes decoded
     with integer arithmetic) with E8M0 scales (MXFP4) or any of the scale
     types below; f8E4M3FN scales and a per-tensor f32 outer scale (each
     block's scale times the outer one, rounded once, as dequantize does);
