@@ -346,6 +346,7 @@ private:
   SmallVector<Value> readStepScales(Value scales, Value firstRow,
                                     int64_t numRows, Value firstBlock);
   Value readZeroPoint(Value zeroPoints, Value row, Value block);
+  Value readOuterScale(ValueRange parts);
   SmallVector<Value> emitIntegerKStep(Value lhsData, Value lhsScales,
                                       Value lhsSums, ValueRange parts, Value n0,
                                       Value m0, Value firstBlock,
@@ -562,6 +563,17 @@ SmallVector<Value> KernelEmitter::readStepScales(Value scales, Value firstRow,
   return result;
 }
 
+/// The weight's per-tensor f32 outer scale (its only element), or null
+/// without one.
+Value KernelEmitter::readOuterScale(ValueRange parts) {
+  if (!plan.hasOuter)
+    return {};
+  Value outerScales = parts[plan.hasZeroPoints ? 3 : 2];
+  SmallVector<Value> origin(
+      cast<RankedTensorType>(outerScales.getType()).getRank(), index(0));
+  return tensor::ExtractOp::create(b, loc, outerScales, origin);
+}
+
 /// The zero point of `block` of weight row `row`, extended to i32 (read as
 /// a scalar: sub-byte zero points are one per byte in memory, which vector
 /// transfers would read bit-packed).
@@ -610,14 +622,10 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
   auto f32Vector = VectorType::get({kLanes}, b.getF32Type());
   SmallVector<Value> stepScales =
       readStepScales(scales, n0, plan.tileN, firstBlock);
-  if (plan.hasOuter) {
+  if (Value outer = readOuterScale(parts)) {
     // s_eff = f32(scale) * outer, rounded once (docs/Numerics.md).
-    Value outerScales = parts[plan.hasZeroPoints ? 3 : 2];
-    SmallVector<Value> origin(
-        cast<RankedTensorType>(outerScales.getType()).getRank(), index(0));
-    Value outer = vector::BroadcastOp::create(
-        b, loc, cast<VectorType>(stepScales.front().getType()),
-        tensor::ExtractOp::create(b, loc, outerScales, origin));
+    outer = vector::BroadcastOp::create(
+        b, loc, cast<VectorType>(stepScales.front().getType()), outer);
     for (Value &s : stepScales)
       s = arith::MulFOp::create(b, loc, s, outer);
   }
@@ -1121,16 +1129,9 @@ SmallVector<Value> KernelEmitter::emitOrderedKStep(Value lhs, ValueRange parts,
       b, loc, VectorType::get({kLanes}, scaleType), scale);
   if (!scaleType.isF32())
     scale = arith::ExtFOp::create(b, loc, f32Vector, scale);
-  if (plan.hasOuter) {
-    Value outerScales = parts[plan.hasZeroPoints ? 3 : 2];
-    SmallVector<Value> origin(
-        cast<RankedTensorType>(outerScales.getType()).getRank(), index(0));
+  if (Value outer = readOuterScale(parts))
     scale = arith::MulFOp::create(
-        b, loc, scale,
-        vector::BroadcastOp::create(
-            b, loc, f32Vector,
-            tensor::ExtractOp::create(b, loc, outerScales, origin)));
-  }
+        b, loc, scale, vector::BroadcastOp::create(b, loc, f32Vector, outer));
   Value zeroPoint;
   if (zeroPoints) {
     SmallVector<Value> points;

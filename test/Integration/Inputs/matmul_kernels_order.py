@@ -95,12 +95,7 @@ def generate_narrow(directory):
         lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed \
             else (0, (1 << bits) - 1)
         codes = rng.integers(lo, hi + 1, (n, k))
-        if bits == 4:
-            nibbles = (codes & 15).astype(np.uint8)
-            data = (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).view(np.int8)
-        else:
-            data = (codes & 255).astype(np.uint8).view(np.int8)
-        np.save(f"{directory}/{name}_data.npy", data)
+        np.save(f"{directory}/{name}_data.npy", pack(codes, bits))
         np.save(f"{directory}/{name}_codes.npy", codes)
         np.save(f"{directory}/{name}_scales.npy",
                 rng.uniform(0.01, 0.2, (n, k // block)).astype(scale_type))
@@ -118,17 +113,8 @@ def expected_narrow(directory, name):
     w = round_expressed(
         codes.astype(np.float32) * np.repeat(scales, block, axis=1),
         expressed)
-    if reassoc:
-        y = ordered_sum(x, w, bits, contract)
-    else:
-        y = np.zeros((m, n), np.float32)
-        for i in range(m):
-            for j in range(n):
-                acc = np.float32(0)
-                for kk in range(k):
-                    acc = (fused(x[i, kk], w[j, kk], acc) if contract else
-                           np.float32(acc + np.float32(x[i, kk] * w[j, kk])))
-                y[i, j] = acc
+    y = ordered_sum(x, w, bits, contract) if reassoc else \
+        strict_sum(x, w, contract)
     return to_storage(round_expressed(y, expressed), expressed)
 
 
@@ -159,6 +145,15 @@ def decode_e4m3(code):
     if exponent == 0:
         return sign * mantissa * 2.0 ** -9
     return sign * (1 + mantissa / 8) * 2.0 ** (exponent - 7)
+
+
+def pack(codes, bits):
+    """Codes [N, K] as stored: two 4-bit codes a byte (the even element in
+    the low nibble), or one byte each."""
+    if bits == 4:
+        nibbles = (codes & 15).astype(np.uint8)
+        return (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).view(np.int8)
+    return (codes & 255).astype(np.uint8).view(np.int8)
 
 
 def round_f32(value):
@@ -193,12 +188,7 @@ def generate(directory):
             np.save(f"{directory}/{name}_xs.npy",
                     rng.uniform(0.001, 0.05, (m, k // block))
                     .astype(np.float32))
-        if bits == 4:
-            nibbles = (codes & 15).astype(np.uint8)
-            data = (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).view(np.int8)
-        else:
-            data = (codes & 255).astype(np.uint8).view(np.int8)
-        np.save(f"{directory}/{name}_data.npy", data)
+        np.save(f"{directory}/{name}_data.npy", pack(codes, bits))
         np.save(f"{directory}/{name}_scales.npy", scales)
         np.save(f"{directory}/{name}_codes.npy", codes)
         if zp:
@@ -355,9 +345,16 @@ def expected_strict(directory, name):
     x = np.load(f"{directory}/{name}_x.npy")
     codes, scales = load_weight(directory, name, block, bits, signed, zp)
     w = codes.astype(np.float32) * np.repeat(scales, block, axis=1)
-    y = np.zeros((m, n), np.float32)
+    return strict_sum(x, w, contract)
+
+
+def strict_sum(x, w, contract):
+    """The contract's order: for each output, k increasing from +0.0, a
+    rounded product and a rounded sum, or one FMA with contract."""
+    m, k = x.shape
+    y = np.zeros((m, w.shape[0]), np.float32)
     for i in range(m):
-        for j in range(n):
+        for j in range(w.shape[0]):
             acc = np.float32(0)
             for kk in range(k):
                 acc = (fused(x[i, kk], w[j, kk], acc) if contract else
