@@ -44,6 +44,7 @@
 // KERNEL: math.fma
 // KERNEL-LABEL: func.func @u4_i8act(
 // KERNEL-LABEL: func.func @i4_i8act_m8(
+// KERNEL-LABEL: func.func @i4_i8act_b128(
 // KERNEL-LABEL: func.func @u4zp_i8act_m4(
 // KERNEL-LABEL: func.func @i4zp_strict(
 // KERNEL-NOT: math.fma
@@ -80,12 +81,13 @@
 // RUN: quant-run %s -e u4_b16 --quantized-as-parts -i %t/u4_b16_x.npy -i %t/u4_b16_data.npy -i %t/u4_b16_scales.npy -o %t/u4_b16.npy
 // RUN: quant-run %s -e i4_i8act_m8 --quantized-as-parts -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_data.npy -i %t/i4_i8act_m8_scales.npy -o %t/i4_i8act_m8.npy
 // RUN: quant-run %s -e u4zp_i8act_m4 -i %t/u4zp_i8act_m4_xq.npy -i %t/u4zp_i8act_m4_xs.npy -i %t/u4zp_i8act_m4_data.npy -i %t/u4zp_i8act_m4_scales.npy -i %t/u4zp_i8act_m4_zp.npy -o %t/u4zp_i8act_m4.npy
+// RUN: quant-run %s -e i4_i8act_b128 --quantized-as-parts -i %t/i4_i8act_b128_xq.npy -i %t/i4_i8act_b128_xs.npy -i %t/i4_i8act_b128_data.npy -i %t/i4_i8act_b128_scales.npy -o %t/i4_i8act_b128.npy
 // RUN: quant-run %s -e i4zp_strict -i %t/i4zp_strict_x.npy -i %t/i4zp_strict_data.npy -i %t/i4zp_strict_scales.npy -i %t/i4zp_strict_zp.npy -o %t/i4zp_strict.npy
 // RUN: quant-run %s -e u8_strict --quantized-as-parts -i %t/u8_strict_x.npy -i %t/u8_strict_data.npy -i %t/u8_strict_scales.npy -o %t/u8_strict.npy
 // RUN: quant-run %s -e i8_strict --quantized-as-parts -i %t/i8_strict_x.npy -i %t/i8_strict_data.npy -i %t/i8_strict_scales.npy -o %t/i8_strict.npy
 // RUN: quant-run %s -e bf16_fast --quantized-as-parts -i %t/bf16_fast_x.npy -i %t/bf16_fast_data.npy -i %t/bf16_fast_scales.npy -o %t/bf16_fast.npy
 // RUN: quant-run %s -e f16_strict --quantized-as-parts -i %t/f16_strict_x.npy -i %t/f16_strict_data.npy -i %t/f16_strict_scales.npy -o %t/f16_strict.npy
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
 // CHECK-NEXT: u4: bit-exact
@@ -96,6 +98,7 @@
 // CHECK-NEXT: u4_i8act: bit-exact
 // CHECK-NEXT: i4_i8act_m8: bit-exact
 // CHECK-NEXT: u4zp_i8act_m4: bit-exact
+// CHECK-NEXT: i4_i8act_b128: bit-exact
 // CHECK-NEXT: i4zp_strict: bit-exact
 // CHECK-NEXT: u8_strict: bit-exact
 // CHECK-NEXT: i8_strict: bit-exact
@@ -163,6 +166,14 @@ func.func @i4_i8act_m8(%xq: tensor<8x256xi8>, %xs: tensor<8x8xf32>, %w: !w4m8) -
   %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<8x256xi8>, tensor<8x8xf32> to !a8x256
   %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a8x256, !w4m8 -> tensor<8x32xf32>
   return %y : tensor<8x32xf32>
+}
+
+!a3x512 = !quant_block.tensor<3x512, #quant_block.scheme<i8 : f32, block = [1, 128]>>
+!w4b128 = !quant_block.tensor<16x512, #quant_block.scheme<i4 : f32, block = [1, 128], scale = f16>>
+func.func @i4_i8act_b128(%xq: tensor<3x512xi8>, %xs: tensor<3x4xf32>, %w: !w4b128) -> tensor<3x16xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<3x512xi8>, tensor<3x4xf32> to !a3x512
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<contract> : !a3x512, !w4b128 -> tensor<3x16xf32>
+  return %y : tensor<3x16xf32>
 }
 
 // uint4 zero points come as i8 and are narrowed, as for @i4_zp.

@@ -969,48 +969,63 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
       transpose.push_back(r * 4 + d);
   int64_t chunksPerBlock = plan.blockSize / kChunk;
   SmallVector<SmallVector<Value>> result(plan.blocksPerStep);
+  // The products of chunk `chunk` added to `sums` (one per activation row).
+  auto addChunk = [&](Value chunk, SmallVector<Value> &sums) {
+    Value bytes = read(data, packedTile, {n0, mul(chunk, kLanes)});
+    bytes = vector::ShapeCastOp::create(b, loc, flatBytes, bytes);
+    if (plan.signedStorage) {
+      // The codes plus 8: both nibbles' sign bits flipped.
+      bytes = arith::XOrIOp::create(
+          b, loc, bytes,
+          arith::ConstantOp::create(
+              b, loc,
+              DenseElementsAttr::get(flatBytes,
+                                     b.getIntegerAttr(b.getI8Type(), 0x88))));
+    }
+    Value dwords = vector::BitCastOp::create(b, loc, flatDwords, bytes);
+    dwords = vector::ShuffleOp::create(b, loc, dwords, dwords, transpose);
+    // Nibble vectors in the order of the chunk's positions / 4.
+    SmallVector<Value> codes(8);
+    for (int64_t d = 0; d < 4; ++d) {
+      Value column = vector::ExtractStridedSliceOp::create(
+          b, loc, dwords, ArrayRef<int64_t>{d * kLanes},
+          ArrayRef<int64_t>{kLanes}, ArrayRef<int64_t>{1});
+      Value low =
+          arith::AndIOp::create(b, loc, column, splatDwords(0x0F0F0F0Fu));
+      Value high = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, column, splatDwords(4)),
+          splatDwords(0x0F0F0F0Fu));
+      codes[d] = vector::BitCastOp::create(b, loc, dotBytes, low);
+      codes[4 + d] = vector::BitCastOp::create(b, loc, dotBytes, high);
+    }
+    Value k0 = mul(chunk, kChunk);
+    for (int64_t i = 0; i < plan.tileM; ++i) {
+      Value m = add(m0, i);
+      for (int64_t g = 0; g < 8; ++g) {
+        Value x = read(lhsData, groupBytes, {m, add(k0, 4 * g)});
+        x = vector::ShapeCastOp::create(
+            b, loc, dotBytes,
+            vector::BroadcastOp::create(b, loc, laneGroups, x));
+        sums[i] = buildUnsignedBySignedDot(b, loc, sums[i], codes[g], x);
+      }
+    }
+  };
   for (int64_t j = 0; j < plan.blocksPerStep; ++j) {
     SmallVector<Value> sums(plan.tileM, zeroSum);
-    for (int64_t c = 0; c < chunksPerBlock; ++c) {
-      Value chunk = add(mul(add(firstBlock, j), chunksPerBlock), c);
-      Value bytes = read(data, packedTile, {n0, mul(chunk, kLanes)});
-      bytes = vector::ShapeCastOp::create(b, loc, flatBytes, bytes);
-      if (plan.signedStorage) {
-        // The codes plus 8: both nibbles' sign bits flipped.
-        bytes = arith::XOrIOp::create(
-            b, loc, bytes,
-            arith::ConstantOp::create(
-                b, loc,
-                DenseElementsAttr::get(flatBytes,
-                                       b.getIntegerAttr(b.getI8Type(), 0x88))));
-      }
-      Value dwords = vector::BitCastOp::create(b, loc, flatDwords, bytes);
-      dwords = vector::ShuffleOp::create(b, loc, dwords, dwords, transpose);
-      // Nibble vectors in the order of the chunk's positions / 4.
-      SmallVector<Value> codes(8);
-      for (int64_t d = 0; d < 4; ++d) {
-        Value column = vector::ExtractStridedSliceOp::create(
-            b, loc, dwords, ArrayRef<int64_t>{d * kLanes},
-            ArrayRef<int64_t>{kLanes}, ArrayRef<int64_t>{1});
-        Value low =
-            arith::AndIOp::create(b, loc, column, splatDwords(0x0F0F0F0Fu));
-        Value high = arith::AndIOp::create(
-            b, loc, arith::ShRUIOp::create(b, loc, column, splatDwords(4)),
-            splatDwords(0x0F0F0F0Fu));
-        codes[d] = vector::BitCastOp::create(b, loc, dotBytes, low);
-        codes[4 + d] = vector::BitCastOp::create(b, loc, dotBytes, high);
-      }
-      Value k0 = mul(chunk, kChunk);
-      for (int64_t i = 0; i < plan.tileM; ++i) {
-        Value m = add(m0, i);
-        for (int64_t g = 0; g < 8; ++g) {
-          Value x = read(lhsData, groupBytes, {m, add(k0, 4 * g)});
-          x = vector::ShapeCastOp::create(
-              b, loc, dotBytes,
-              vector::BroadcastOp::create(b, loc, laneGroups, x));
-          sums[i] = buildUnsignedBySignedDot(b, loc, sums[i], codes[g], x);
-        }
-      }
+    Value firstChunk = mul(add(firstBlock, j), chunksPerBlock);
+    if (chunksPerBlock <= 2) {
+      for (int64_t c = 0; c < chunksPerBlock; ++c)
+        addChunk(add(firstChunk, c), sums);
+    } else {
+      // Long blocks (per-channel: all of K) in a loop, not unrolled.
+      auto loop = scf::ForOp::create(
+          b, loc, firstChunk, add(firstChunk, chunksPerBlock), index(1), sums,
+          [&](OpBuilder &, Location, Value chunk, ValueRange iter) {
+            SmallVector<Value> chunkSums(iter.begin(), iter.end());
+            addChunk(chunk, chunkSums);
+            scf::YieldOp::create(b, loc, chunkSums);
+          });
+      sums.assign(loop.getResults().begin(), loop.getResults().end());
     }
     result[j] = std::move(sums);
   }

@@ -32,6 +32,8 @@ INT_CASES = {
     # Four or more activation rows: one weight row per lane (rowLanes).
     "i4_i8act_m8": (8, 32, 256, 32, 4, True, False, np.float16, False),
     "u4zp_i8act_m4": (4, 16, 256, 64, 4, False, True, np.float32, True),
+    # Blocks of more than 2 chunks: the chunks in a loop.
+    "i4_i8act_b128": (3, 16, 512, 128, 4, True, False, np.float16, True),
 }
 
 CASES = {
