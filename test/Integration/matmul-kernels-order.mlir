@@ -39,6 +39,8 @@
 // KERNEL: math.fma
 // KERNEL-LABEL: func.func @u8_zp(
 // KERNEL-NOT: math.fma
+// KERNEL-LABEL: func.func @i8_b512(
+// KERNEL: math.fma
 // KERNEL-LABEL: func.func @i4_i8act(
 // KERNEL-LABEL: func.func @i8zp_i8act(
 // KERNEL: math.fma
@@ -72,6 +74,7 @@
 // RUN: quant-run %s -e u4 --quantized-as-parts -i %t/u4_x.npy -i %t/u4_data.npy -i %t/u4_scales.npy -o %t/u4.npy
 // RUN: quant-run %s -e i8 --quantized-as-parts -i %t/i8_x.npy -i %t/i8_data.npy -i %t/i8_scales.npy -o %t/i8.npy
 // RUN: quant-run %s -e u8_zp --quantized-as-parts -i %t/u8_zp_x.npy -i %t/u8_zp_data.npy -i %t/u8_zp_scales.npy -i %t/u8_zp_zp.npy -o %t/u8_zp.npy
+// RUN: quant-run %s -e i8_b512 --quantized-as-parts -i %t/i8_b512_x.npy -i %t/i8_b512_data.npy -i %t/i8_b512_scales.npy -o %t/i8_b512.npy
 // RUN: quant-run %s -e i4_i8act --quantized-as-parts -i %t/i4_i8act_xq.npy -i %t/i4_i8act_xs.npy -i %t/i4_i8act_data.npy -i %t/i4_i8act_scales.npy -o %t/i4_i8act.npy
 // RUN: quant-run %s -e i8zp_i8act --quantized-as-parts -i %t/i8zp_i8act_xq.npy -i %t/i8zp_i8act_xs.npy -i %t/i8zp_i8act_data.npy -i %t/i8zp_i8act_scales.npy -i %t/i8zp_i8act_zp.npy -o %t/i8zp_i8act.npy
 // RUN: quant-run %s -e u4_i8act --quantized-as-parts -i %t/u4_i8act_xq.npy -i %t/u4_i8act_xs.npy -i %t/u4_i8act_data.npy -i %t/u4_i8act_scales.npy -o %t/u4_i8act.npy
@@ -87,12 +90,13 @@
 // RUN: quant-run %s -e i8_strict --quantized-as-parts -i %t/i8_strict_x.npy -i %t/i8_strict_data.npy -i %t/i8_strict_scales.npy -o %t/i8_strict.npy
 // RUN: quant-run %s -e bf16_fast --quantized-as-parts -i %t/bf16_fast_x.npy -i %t/bf16_fast_data.npy -i %t/bf16_fast_scales.npy -o %t/bf16_fast.npy
 // RUN: quant-run %s -e f16_strict --quantized-as-parts -i %t/f16_strict_x.npy -i %t/f16_strict_data.npy -i %t/f16_strict_scales.npy -o %t/f16_strict.npy
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i8_b512 i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
 // CHECK-NEXT: u4: bit-exact
 // CHECK-NEXT: i8: bit-exact
 // CHECK-NEXT: u8_zp: bit-exact
+// CHECK-NEXT: i8_b512: bit-exact
 // CHECK-NEXT: i4_i8act: bit-exact
 // CHECK-NEXT: i8zp_i8act: bit-exact
 // CHECK-NEXT: u4_i8act: bit-exact
@@ -134,6 +138,12 @@ func.func @i8(%x: tensor<8x192xf32>, %w: !w8) -> tensor<8x6xf32> {
 func.func @u8_zp(%x: tensor<1x128xf32>, %w: !wu8zp) -> tensor<1x5xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc,nnan> : tensor<1x128xf32>, !wu8zp -> tensor<1x5xf32>
   return %y : tensor<1x5xf32>
+}
+
+!w8b512 = !quant_block.tensor<8x512, #quant_block.scheme<i8 : f32, block = [1, 512]>>
+func.func @i8_b512(%x: tensor<2x512xf32>, %w: !w8b512) -> tensor<2x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<2x512xf32>, !w8b512 -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
 }
 
 !a256 = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>

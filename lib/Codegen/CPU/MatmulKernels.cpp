@@ -681,14 +681,31 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
                            readZeroPoint(zeroPoints, add(n0, r), block))
                      : Value());
     }
-    for (int64_t c = 0; c < chunksPerBlock; ++c) {
-      Value chunk = add(mul(block, chunksPerBlock), c);
+    auto addChunk = [&](Value chunk) {
       SmallVector<std::pair<Value, Value>> weights;
       for (int64_t r = 0; r < plan.tileN; ++r)
         weights.push_back(decodeChunk(data, add(n0, r), chunk,
                                       {scale[r], scale[r]}, zeroPoint[r]));
       accumulateChunk(chunk, weights);
+    };
+    Value firstChunk = mul(block, chunksPerBlock);
+    if (chunksPerBlock <= kMaxUnrolledChunks) {
+      for (int64_t c = 0; c < chunksPerBlock; ++c)
+        addChunk(add(firstChunk, c));
+      continue;
     }
+    // Long blocks (per-channel: all of K) loop over groups of chunks
+    // instead of unrolling them all; the order is the same.
+    int64_t unroll = largestDivisor(chunksPerBlock, {8, 4, 2, 1});
+    auto loop = scf::ForOp::create(
+        b, loc, firstChunk, add(firstChunk, chunksPerBlock), index(unroll), acc,
+        [&](OpBuilder &, Location, Value chunk, ValueRange iter) {
+          acc.assign(iter.begin(), iter.end());
+          for (int64_t c = 0; c < unroll; ++c)
+            addChunk(add(chunk, c));
+          scf::YieldOp::create(b, loc, acc);
+        });
+    acc.assign(loop.getResults().begin(), loop.getResults().end());
   }
   return acc;
 }

@@ -42,6 +42,8 @@ CASES = {
     "u4": (2, 8, 128, 32, 4, False, False, np.float32, True),
     "i8": (8, 6, 192, 96, 8, True, False, np.float16, True),
     "u8_zp": (1, 5, 128, 128, 8, False, True, np.float32, False),
+    # More than 8 chunks per block: the chunks in a loop, 8 at a time.
+    "i8_b512": (2, 8, 512, 512, 8, True, False, np.float32, True),
 }
 
 
