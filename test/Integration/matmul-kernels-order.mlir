@@ -58,6 +58,8 @@
 // KERNEL: math.fma
 // KERNEL-LABEL: func.func @f16_strict(
 // KERNEL-NOT: math.fma
+// KERNEL-LABEL: func.func @i8_i8act_rows(
+// KERNEL-LABEL: func.func @u8zp_i8act_rows(
 // KERNEL-LABEL: func.func @mxfp4(
 // KERNEL: math.fma
 // KERNEL-LABEL: func.func @nvfp4(
@@ -85,12 +87,14 @@
 // RUN: quant-run %s -e i4_i8act_m8 --quantized-as-parts -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_data.npy -i %t/i4_i8act_m8_scales.npy -o %t/i4_i8act_m8.npy
 // RUN: quant-run %s -e u4zp_i8act_m4 -i %t/u4zp_i8act_m4_xq.npy -i %t/u4zp_i8act_m4_xs.npy -i %t/u4zp_i8act_m4_data.npy -i %t/u4zp_i8act_m4_scales.npy -i %t/u4zp_i8act_m4_zp.npy -o %t/u4zp_i8act_m4.npy
 // RUN: quant-run %s -e i4_i8act_b128 --quantized-as-parts -i %t/i4_i8act_b128_xq.npy -i %t/i4_i8act_b128_xs.npy -i %t/i4_i8act_b128_data.npy -i %t/i4_i8act_b128_scales.npy -o %t/i4_i8act_b128.npy
+// RUN: quant-run %s -e i8_i8act_rows --quantized-as-parts -i %t/i8_i8act_rows_xq.npy -i %t/i8_i8act_rows_xs.npy -i %t/i8_i8act_rows_data.npy -i %t/i8_i8act_rows_scales.npy -o %t/i8_i8act_rows.npy
+// RUN: quant-run %s -e u8zp_i8act_rows --quantized-as-parts -i %t/u8zp_i8act_rows_xq.npy -i %t/u8zp_i8act_rows_xs.npy -i %t/u8zp_i8act_rows_data.npy -i %t/u8zp_i8act_rows_scales.npy -i %t/u8zp_i8act_rows_zp.npy -o %t/u8zp_i8act_rows.npy
 // RUN: quant-run %s -e i4zp_strict -i %t/i4zp_strict_x.npy -i %t/i4zp_strict_data.npy -i %t/i4zp_strict_scales.npy -i %t/i4zp_strict_zp.npy -o %t/i4zp_strict.npy
 // RUN: quant-run %s -e u8_strict --quantized-as-parts -i %t/u8_strict_x.npy -i %t/u8_strict_data.npy -i %t/u8_strict_scales.npy -o %t/u8_strict.npy
 // RUN: quant-run %s -e i8_strict --quantized-as-parts -i %t/i8_strict_x.npy -i %t/i8_strict_data.npy -i %t/i8_strict_scales.npy -o %t/i8_strict.npy
 // RUN: quant-run %s -e bf16_fast --quantized-as-parts -i %t/bf16_fast_x.npy -i %t/bf16_fast_data.npy -i %t/bf16_fast_scales.npy -o %t/bf16_fast.npy
 // RUN: quant-run %s -e f16_strict --quantized-as-parts -i %t/f16_strict_x.npy -i %t/f16_strict_data.npy -i %t/f16_strict_scales.npy -o %t/f16_strict.npy
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i8_b512 i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i8_b512 i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i8_i8act_rows u8zp_i8act_rows i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
 // CHECK-NEXT: u4: bit-exact
@@ -103,6 +107,8 @@
 // CHECK-NEXT: i4_i8act_m8: bit-exact
 // CHECK-NEXT: u4zp_i8act_m4: bit-exact
 // CHECK-NEXT: i4_i8act_b128: bit-exact
+// CHECK-NEXT: i8_i8act_rows: bit-exact
+// CHECK-NEXT: u8zp_i8act_rows: bit-exact
 // CHECK-NEXT: i4zp_strict: bit-exact
 // CHECK-NEXT: u8_strict: bit-exact
 // CHECK-NEXT: i8_strict: bit-exact
@@ -227,6 +233,22 @@ func.func @bf16_fast(%x: tensor<2x128xbf16>, %w: !wbf) -> tensor<2x16xbf16> {
 func.func @f16_strict(%x: tensor<3x128xf16>, %w: !wf16) -> tensor<3x16xf16> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<3x128xf16>, !wf16 -> tensor<3x16xf16>
   return %y : tensor<3x16xf16>
+}
+
+!a2x128 = !quant_block.tensor<2x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!w8rows = !quant_block.tensor<16x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @i8_i8act_rows(%xq: tensor<2x128xi8>, %xs: tensor<2x4xf32>, %w: !w8rows) -> tensor<2x16xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<2x128xi8>, tensor<2x4xf32> to !a2x128
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<fast> : !a2x128, !w8rows -> tensor<2x16xf32>
+  return %y : tensor<2x16xf32>
+}
+
+!a1x256 = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 64]>>
+!wu8rows = !quant_block.tensor<32x256, #quant_block.scheme<ui8 : f32, block = [1, 64], scale = f16, zero_point = ui8>>
+func.func @u8zp_i8act_rows(%xq: tensor<1x256xi8>, %xs: tensor<1x4xf32>, %w: !wu8rows) -> tensor<1x32xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<1x256xi8>, tensor<1x4xf32> to !a1x256
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a1x256, !wu8rows -> tensor<1x32xf32>
+  return %y : tensor<1x32xf32>
 }
 
 !wmx = !quant_block.tensor<8x128, #quant_block.scheme<mxfp4>>

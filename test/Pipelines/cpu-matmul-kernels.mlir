@@ -226,7 +226,7 @@ func.func @i8act(%x: !a, %w: !w) -> tensor<1x16xf32> {
 
 // -----
 
-// With x86-avx512-vnni and N not a multiple of 16 (or 8-bit storage): the
+// With x86-avx512-vnni and N not a multiple of 16: the
 // byte products are contractions of 64 bytes that
 // --quant-block-cpu-x86-dot-products makes vpdpbusd, and a tile has 8
 // weight rows, added across the lanes as above.
@@ -245,8 +245,7 @@ func.func @i8act_n8(%x: !a, %w: !w) -> tensor<1x8xf32> {
 
 // -----
 
-// With x86-avx512-vnni, 4-bit storage and N a multiple of 16: one weight row
-// per lane. The 16 rows' packed bytes of a chunk are transposed as dwords (one
+// With x86-avx512-vnni and N a multiple of 16: one weight row per lane. The 16 rows' packed bytes of a chunk are transposed as dwords (one
 // shuffle), split into nibbles, and each activation row's 4 codes are
 // broadcast to the 16 lanes: the block sums end in their lanes, with no
 // sums across lanes.

@@ -75,10 +75,10 @@ struct KernelPlan {
   /// Integer block sums with AVX512-VNNI's vpdpbusd, 64 products at once
   /// (pairs of chunks).
   bool vnni;
-  /// With vnni and 4-bit storage: one weight row per i32 lane (16 rows,
-  /// the packed bytes transposed once per chunk), each activation row's 4
-  /// codes broadcast, so a block sum ends in its lane with no sum across
-  /// lanes.
+  /// With vnni and N a multiple of 16: one weight row per i32 lane (16
+  /// rows, the packed bytes transposed once per chunk), each activation
+  /// row's 4 codes broadcast, so a block sum ends in its lane with no sum
+  /// across lanes.
   bool rowLanes = false;
   /// f32 activations in the strict order (no reassoc): one weight row per
   /// lane as well, each output summed over k in increasing order in its
@@ -234,7 +234,7 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   // activation rows, and there are no sums across lanes. Measured faster
   // than the tiles below at every M (4096 x 4096, one thread, cold: M = 1
   // 0.93 -> 0.83 ms, M = 8 2.84 -> 1.34 ms, M = 32 10.8 -> 4.5 ms).
-  plan.rowLanes = plan.vnni && plan.storageBits == 4 && n % kLanes == 0;
+  plan.rowLanes = plan.vnni && n % kLanes == 0;
   if (plan.orderedRows) {
     plan.tileM = largestDivisor(plan.m, {8, 4, 2, 1});
     plan.tileN = kLanes;
@@ -955,20 +955,18 @@ KernelEmitter::emitBiasedBlockSums(Value lhsData, Value data, Value n0,
 }
 
 /// The biased block sums of one K step (as emitBiasedBlockSums) with one
-/// weight row per lane, for 4-bit storage: per chunk, the 16 rows' 16
-/// packed bytes are read as 4 dwords each and transposed (dword d of every
-/// row in one vector), then split into nibbles, which in the activations'
-/// deinterleaved order are the codes at positions 4d..4d+3 (low nibbles)
-/// and 16+4d..16+4d+3 (high nibbles) of the chunk; each activation row's
-/// four codes at those positions are broadcast to every lane, and one
-/// byte dot product per 4 positions adds them to the row's lanes.
+/// weight row per lane: per chunk, the 16 rows' packed bytes are read as
+/// dwords and transposed (dword d of every row in one vector). With 8-bit
+/// storage dword d holds the codes at positions 4d..4d+3; with 4-bit
+/// storage its nibbles are split, which in the activations' de-interleaved
+/// order are the codes at positions 4d..4d+3 (low nibbles) and
+/// 16+4d..16+4d+3 (high nibbles) of the chunk. Each activation row's four
+/// codes at those positions are broadcast to every lane, and one byte dot
+/// product per 4 positions adds them to the row's lanes.
 SmallVector<SmallVector<Value>>
 KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
                                     Value m0, Value firstBlock) {
   auto i32Vector = VectorType::get({kLanes}, b.getI32Type());
-  auto packedTile = VectorType::get({kLanes, kLanes}, b.getI8Type());
-  auto flatBytes = VectorType::get({kLanes * kLanes}, b.getI8Type());
-  auto flatDwords = VectorType::get({kLanes * kLanes / 4}, b.getI32Type());
   auto groupBytes = VectorType::get({4}, b.getI8Type());
   auto laneGroups = VectorType::get({kLanes, 4}, b.getI8Type());
   auto dotBytes = VectorType::get({4 * kLanes}, b.getI8Type());
@@ -979,34 +977,33 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
         b, loc,
         DenseElementsAttr::get(i32Vector, b.getI32IntegerAttr(int32_t(value))));
   };
-  // out[d * 16 + r] = in[r * 4 + d]: dword d of each of the 16 rows.
-  SmallVector<int64_t> transpose;
-  for (int64_t d = 0; d < 4; ++d)
-    for (int64_t r = 0; r < kLanes; ++r)
-      transpose.push_back(r * 4 + d);
   int64_t chunksPerBlock = plan.blockSize / kChunk;
   SmallVector<SmallVector<Value>> result(plan.blocksPerStep);
   // The products of chunk `chunk` added to `sums` (one per activation row).
   auto addChunk = [&](Value chunk, SmallVector<Value> &sums) {
-    Value bytes = read(data, packedTile, {n0, mul(chunk, kLanes)});
-    bytes = vector::ShapeCastOp::create(b, loc, flatBytes, bytes);
+    Value columns = transposeRowDwords(data, n0, chunk);
+    auto columnsType = cast<VectorType>(columns.getType());
     if (plan.signedStorage) {
-      // The codes plus 8: both nibbles' sign bits flipped.
-      bytes = arith::XOrIOp::create(
-          b, loc, bytes,
+      // The codes plus 2^(w-1): every code's sign bit flipped.
+      uint32_t flip = plan.storageBits == 4 ? 0x88888888u : 0x80808080u;
+      columns = arith::XOrIOp::create(
+          b, loc, columns,
           arith::ConstantOp::create(
               b, loc,
-              DenseElementsAttr::get(flatBytes,
-                                     b.getIntegerAttr(b.getI8Type(), 0x88))));
+              DenseElementsAttr::get(columnsType,
+                                     b.getI32IntegerAttr(int32_t(flip)))));
     }
-    Value dwords = vector::BitCastOp::create(b, loc, flatDwords, bytes);
-    dwords = vector::ShuffleOp::create(b, loc, dwords, dwords, transpose);
-    // Nibble vectors in the order of the chunk's positions / 4.
+    // Byte vectors of 4 codes per lane, in the order of the chunk's
+    // positions / 4 (the activations' order: de-interleaved for 4 bits).
     SmallVector<Value> codes(8);
-    for (int64_t d = 0; d < 4; ++d) {
+    for (int64_t d = 0; d < columnsType.getNumElements() / kLanes; ++d) {
       Value column = vector::ExtractStridedSliceOp::create(
-          b, loc, dwords, ArrayRef<int64_t>{d * kLanes},
+          b, loc, columns, ArrayRef<int64_t>{d * kLanes},
           ArrayRef<int64_t>{kLanes}, ArrayRef<int64_t>{1});
+      if (plan.storageBits == 8) {
+        codes[d] = vector::BitCastOp::create(b, loc, dotBytes, column);
+        continue;
+      }
       Value low =
           arith::AndIOp::create(b, loc, column, splatDwords(0x0F0F0F0Fu));
       Value high = arith::AndIOp::create(

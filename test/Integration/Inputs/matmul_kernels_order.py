@@ -34,6 +34,10 @@ INT_CASES = {
     "u4zp_i8act_m4": (4, 16, 256, 64, 4, False, True, np.float32, True),
     # Blocks of more than 2 chunks: the chunks in a loop.
     "i4_i8act_b128": (3, 16, 512, 128, 4, True, False, np.float16, True),
+    # 8-bit weights, one row per lane: signed, and unsigned with zero
+    # points.
+    "i8_i8act_rows": (2, 16, 128, 32, 8, True, False, np.float32, True),
+    "u8zp_i8act_rows": (1, 32, 256, 64, 8, False, True, np.float16, False),
 }
 
 CASES = {

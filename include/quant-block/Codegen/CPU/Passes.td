@@ -170,10 +170,10 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     non-negative, times the activation codes, minus 2^(w-1) + zero point
     times the activation block sum) and the f32 sum over the blocks in
     order, one lane per weight row, so their bits are the contract's. With
-    `x86-avx512-vnni`, 4-bit storage and N a multiple of 16, the block sums
-    are computed with one weight row per i32 lane as well: each chunk's
-    packed bytes of 16 rows are transposed once (as dwords) and split into
-    nibbles, and every activation row's codes are broadcast, four at a
+    `x86-avx512-vnni` and N a multiple of 16, the block sums are computed
+    with one weight row per i32 lane as well: each chunk's packed bytes of
+    16 rows are transposed once (as dwords; 4-bit codes are then split
+    into nibbles), and every activation row's codes are broadcast, four at a
     time, into one `vpdpbusd` each, so no sums across lanes are needed
     (otherwise the lanes of 64-byte dot products are added with a
     transposed tree of shuffles).
