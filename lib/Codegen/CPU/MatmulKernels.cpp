@@ -966,17 +966,10 @@ KernelEmitter::emitBiasedBlockSums(Value lhsData, Value data, Value n0,
 SmallVector<SmallVector<Value>>
 KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
                                     Value m0, Value firstBlock) {
-  auto i32Vector = VectorType::get({kLanes}, b.getI32Type());
   auto groupBytes = VectorType::get({4}, b.getI8Type());
   auto laneGroups = VectorType::get({kLanes, 4}, b.getI8Type());
   auto dotBytes = VectorType::get({4 * kLanes}, b.getI8Type());
-  Value zeroSum = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(i32Vector, b.getI32IntegerAttr(0)));
-  auto splatDwords = [&](uint32_t value) -> Value {
-    return arith::ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(i32Vector, b.getI32IntegerAttr(int32_t(value))));
-  };
+  Value zeroSum = splatI32(0);
   int64_t chunksPerBlock = plan.blockSize / kChunk;
   SmallVector<SmallVector<Value>> result(plan.blocksPerStep);
   // The products of chunk `chunk` added to `sums` (one per activation row).
@@ -1004,11 +997,10 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
         codes[d] = vector::BitCastOp::create(b, loc, dotBytes, column);
         continue;
       }
-      Value low =
-          arith::AndIOp::create(b, loc, column, splatDwords(0x0F0F0F0Fu));
+      Value low = arith::AndIOp::create(b, loc, column, splatI32(0x0F0F0F0F));
       Value high = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, column, splatDwords(4)),
-          splatDwords(0x0F0F0F0Fu));
+          b, loc, arith::ShRUIOp::create(b, loc, column, splatI32(4)),
+          splatI32(0x0F0F0F0F));
       codes[d] = vector::BitCastOp::create(b, loc, dotBytes, low);
       codes[4 + d] = vector::BitCastOp::create(b, loc, dotBytes, high);
     }
