@@ -28,6 +28,22 @@
 using namespace mlir;
 using namespace mlir::quant_block;
 
+void mlir::quant_block::buildGPUFrontHalfPipeline(
+    OpPassManager &pm, const FrontHalfOptions &frontHalf,
+    const GPUMiddleOptions &middle) {
+  buildFrontHalfTransformStage(pm, frontHalf);
+  // On quant_block ops, after fusion made the products read packed weights
+  // and before the generic lowering would turn them into linalg.
+  if (middle.matmulKernels && middle.workgroupSize > 0 &&
+      middle.workgroupSize % 32 == 0) {
+    GPUMatmulKernelsOptions kernels;
+    kernels.workgroupSize = middle.workgroupSize;
+    kernels.vectorLoads = middle.vectorLoads;
+    pm.addNestedPass<func::FuncOp>(createGPUMatmulKernels(kernels));
+  }
+  buildFrontHalfLoweringStage(pm, frontHalf);
+}
+
 void mlir::quant_block::buildGPUMiddlePipeline(
     OpPassManager &pm, const GPUMiddleOptions &options) {
   buildBufferizationStage(pm);
@@ -51,6 +67,12 @@ void mlir::quant_block::buildGPUMiddlePipeline(
   // Folds the launch bounds to constants, so that outlining records the
   // workgroup size (known_block_size) that SPIR-V entry points need.
   pm.addPass(createCanonicalizerPass());
+  // The matmul kernels' warp shuffles, where subgroups need not be 32 wide.
+  if (!options.subgroupShuffles) {
+    GPUEmulateShufflesOptions emulation;
+    emulation.workgroupMemory = options.workgroupMemory;
+    pm.addNestedPass<func::FuncOp>(createGPUEmulateShuffles(emulation));
+  }
 
   // The same f16 / bf16 numerics as the CPU pipeline: arithmetic in f32,
   // rounded once, and conversions in integer arithmetic.

@@ -64,7 +64,12 @@ void mlir::quant_block::buildNVVMBackHalfPipeline(
 
 void mlir::quant_block::buildNVVMPipeline(OpPassManager &pm,
                                           const NVVMPipelineOptions &options) {
-  buildFrontHalfPipeline(pm, options.getFrontHalfOptions());
-  buildGPUMiddlePipeline(pm, options.getGPUMiddleOptions());
+  GPUMiddleOptions middle = options.getGPUMiddleOptions();
+  // NVIDIA warps are 32 threads: the matmul kernels' lanes add with
+  // shuffles, and load 16 bytes at once.
+  middle.subgroupShuffles = true;
+  middle.vectorLoads = true;
+  buildGPUFrontHalfPipeline(pm, options.getFrontHalfOptions(), middle);
+  buildGPUMiddlePipeline(pm, middle);
   buildNVVMBackHalfPipeline(pm, options);
 }

@@ -93,11 +93,13 @@ void mlir::quant_block::buildSPIRVBackHalfPipeline(
 
 void mlir::quant_block::buildSPIRVPipeline(
     OpPassManager &pm, const SPIRVPipelineOptions &options) {
-  buildFrontHalfPipeline(pm, options.getFrontHalfOptions());
   GPUMiddleOptions middle = options.getGPUMiddleOptions();
   // convert-gpu-to-spirv lowers workgroup memory allocations, not the
-  // workgroup attributions of a gpu.func.
+  // workgroup attributions of a gpu.func. Subgroups are not assumed 32
+  // wide (lavapipe's are 8): the matmul kernels' lanes add in workgroup
+  // memory.
   middle.workgroupMemory = "alloc";
+  buildGPUFrontHalfPipeline(pm, options.getFrontHalfOptions(), middle);
   buildGPUMiddlePipeline(pm, middle);
   buildSPIRVBackHalfPipeline(pm, options);
 }

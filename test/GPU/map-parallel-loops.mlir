@@ -96,3 +96,70 @@ func.func @sub_byte(%a: memref<8xi4>, %b: memref<8xi8>) {
   }
   return
 }
+
+// The lanes of packed bytes (dequantize's [rows, bytes, 2] iteration space
+// of 4-bit codes): the innermost dimension (2 codes) becomes a loop in each
+// thread, and the byte load and the scale, which do not depend on it, are
+// hoisted before that loop: 4 x 16 = 64 threads, one byte load each.
+// CHECK-LABEL: func.func @packed_lanes
+// CHECK: scf.parallel (%[[G:.*]]) = {{.*}} {
+// CHECK: scf.parallel (%[[T:.*]]) = {{.*}} {
+// CHECK: scf.if
+// CHECK: %[[BYTE:.*]] = memref.load %{{.*}} : memref<4x16xi8>
+// CHECK-NEXT: %[[SCALE:.*]] = memref.load %{{.*}} : memref<4xf32>
+// CHECK-NEXT: scf.for %[[L:.*]] = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} {
+// CHECK-NOT: memref.load
+// CHECK: arith.shrui %[[BYTE]]
+// CHECK: arith.mulf %{{.*}}, %[[SCALE]]
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %[[L]]] : memref<4x16x2xf32>
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = thread_x
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = block_x
+func.func @packed_lanes(%bytes: memref<4x16xi8>, %scales: memref<4xf32>) -> memref<4x16x2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c4_i8 = arith.constant 4 : i8
+  %out = memref.alloc() : memref<4x16x2xf32>
+  scf.parallel (%n, %j, %l) = (%c0, %c0, %c0) to (%c4, %c16, %c2) step (%c1, %c1, %c1) {
+    %byte = memref.load %bytes[%n, %j] : memref<4x16xi8>
+    %s = memref.load %scales[%n] : memref<4xf32>
+    %lane = arith.index_castui %l : index to i8
+    %shift = arith.muli %lane, %c4_i8 : i8
+    %code = arith.shrui %byte, %shift : i8
+    %q = arith.sitofp %code : i8 to f32
+    %w = arith.mulf %q, %s : f32
+    memref.store %w, %out[%n, %j, %l] : memref<4x16x2xf32>
+    scf.reduce
+  }
+  return %out : memref<4x16x2xf32>
+}
+
+// Not split: the byte is read at an address that depends on the innermost
+// index (no packed byte shared by the lanes), or the body writes a buffer
+// that is no allocation of its own (it could alias what it reads).
+// CHECK-LABEL: func.func @lanes_not_shared
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @lanes_not_shared(%bytes: memref<4x32xi8>, %out: memref<4x16x2xf32>, %other: memref<4x16xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%n, %j, %l) = (%c0, %c0, %c0) to (%c4, %c16, %c2) step (%c1, %c1, %c1) {
+    %k = affine.apply affine_map<(d0, d1) -> (d0 * 2 + d1)>(%j, %l)
+    %byte = memref.load %bytes[%n, %k] : memref<4x32xi8>
+    %q = arith.sitofp %byte : i8 to f32
+    memref.store %q, %out[%n, %j, %l] : memref<4x16x2xf32>
+    scf.reduce
+  }
+  scf.parallel (%n, %j, %l) = (%c0, %c0, %c0) to (%c4, %c16, %c2) step (%c1, %c1, %c1) {
+    %byte = memref.load %other[%n, %j] : memref<4x16xi8>
+    %q = arith.sitofp %byte : i8 to f32
+    memref.store %q, %out[%n, %j, %l] : memref<4x16x2xf32>
+    scf.reduce
+  }
+  return
+}

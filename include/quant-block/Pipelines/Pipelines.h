@@ -189,6 +189,15 @@ struct GPUMiddleOptions {
   int64_t minReductionSize = 64;
   /// How the target gets workgroup memory: "attribution" or "alloc".
   std::string workgroupMemory = "attribution";
+  /// Whether reassociable quantized products get the warp-per-row kernels
+  /// of --quant-block-gpu-matmul-kernels (on tensors, in the front half).
+  bool matmulKernels = true;
+  /// Whether those kernels add their lanes with subgroup shuffles (targets
+  /// whose subgroups are 32 wide) instead of workgroup memory.
+  bool subgroupShuffles = false;
+  /// Whether those kernels load with aligned vector.loads (NVVM) instead
+  /// of scalar loads (SPIR-V).
+  bool vectorLoads = false;
 };
 
 /// The front half's and the GPU middle's options as pipeline options.
@@ -211,15 +220,31 @@ struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
       llvm::cl::desc("Fewest reduction iterations per output element that "
                      "map-reductions maps"),
       llvm::cl::init(64)};
+  mlir::detail::PassOptions::Option<bool> matmulKernels{
+      *this, "matmul-kernels",
+      llvm::cl::desc("Quantized products with fastmath<reassoc> get a warp "
+                     "of 32 threads per weight row reading packed 32-bit "
+                     "words (--quant-block-gpu-matmul-kernels; needs a "
+                     "workgroup-size that is a multiple of 32)"),
+      llvm::cl::init(true)};
 
   GPUMiddleOptions getGPUMiddleOptions() const {
     GPUMiddleOptions options;
     options.workgroupSize = workgroupSize;
     options.mapReductions = mapReductions;
     options.minReductionSize = minReductionSize;
+    options.matmulKernels = matmulKernels;
     return options;
   }
 };
+
+/// Appends the front half for a GPU target to `pm`: the front half's
+/// transformations, the GPU matmul kernels (where `middle` asks for them
+/// and its workgroup size is a multiple of 32), then the lowering to
+/// linalg.
+void buildGPUFrontHalfPipeline(OpPassManager &pm,
+                               const FrontHalfOptions &frontHalf,
+                               const GPUMiddleOptions &middle);
 
 /// Appends the GPU middle to `pm` (a module pass manager), after the front
 /// half: bufferization, every linalg op a kernel over workgroups of

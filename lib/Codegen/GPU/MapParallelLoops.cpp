@@ -16,7 +16,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <numeric>
 
@@ -85,6 +87,131 @@ static bool touchesSubByteMemory(scf::ParallelOp loop) {
   return result.wasInterrupted();
 }
 
+/// The buffer `value` views (itself if it is no view).
+static Value rootBuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::SubViewOp,
+             memref::CastOp, memref::ReinterpretCastOp, memref::ViewOp>(def))
+      break;
+    value = def->getOperand(0);
+  }
+  return value;
+}
+
+/// The buffers `loop`'s body writes, or std::nullopt when it may write
+/// anything else (an op with unknown or other write effects).
+static std::optional<llvm::SmallPtrSet<Value, 4>>
+getWrittenBuffers(scf::ParallelOp loop) {
+  llvm::SmallPtrSet<Value, 4> written;
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      written.insert(rootBuffer(store.getMemRef()));
+      return WalkResult::advance();
+    }
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+        isa<memref::LoadOp>(op) || isMemoryEffectFree(op))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  if (result.wasInterrupted())
+    return std::nullopt;
+  return written;
+}
+
+/// The most iterations of an innermost dimension that
+/// splitPackedLanes keeps in one thread: the codes of one packed group
+/// (2 for 4-bit, 4 for 2-bit storage, 8 for 1-, 3-, 5- and 7-bit).
+constexpr int64_t kMaxPackedLanes = 8;
+
+/// When the innermost dimension of `loop` is short (at most
+/// kMaxPackedLanes iterations) and its body loads a byte whose address
+/// does not depend on that dimension (the packed byte of a group of
+/// sub-byte codes, as the lowering of dequantize reads it), the dimension
+/// becomes a loop inside each thread, and the loads and the computations
+/// that do not depend on it are hoisted out of that loop: one thread per
+/// packed byte, which it loads once, instead of one thread per code
+/// loading the byte again. Returns the new outer loop (or `loop`).
+static scf::ParallelOp splitPackedLanes(IRRewriter &rewriter,
+                                        scf::ParallelOp loop) {
+  unsigned numLoops = loop.getNumLoops();
+  if (numLoops < 2)
+    return loop;
+  unsigned inner = numLoops - 1;
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[inner]);
+  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[inner]);
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[inner]);
+  if (!lb || !ub || !step || *step <= 0)
+    return loop;
+  int64_t trips = llvm::divideCeil(*ub - *lb, *step);
+  if (trips < 2 || trips > kMaxPackedLanes)
+    return loop;
+  std::optional<llvm::SmallPtrSet<Value, 4>> written = getWrittenBuffers(loop);
+  if (!written)
+    return loop;
+  auto writtenCannotAlias = [&](Value memref) {
+    Value root = rootBuffer(memref);
+    return llvm::all_of(*written, [&](Value other) {
+      return other != root &&
+             isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
+                 other.getDefiningOp());
+    });
+  };
+
+  // Ops that depend on the innermost index (or on such ops, or that are
+  // not hoistable) stay in the inner loop; the others move out, in order.
+  Block *body = loop.getBody();
+  llvm::SmallPtrSet<Operation *, 16> staying;
+  llvm::SmallPtrSet<Value, 16> inside = {loop.getInductionVars()[inner]};
+  bool hoistsPackedByte = false;
+  for (Operation &op : body->without_terminator()) {
+    bool dependent = false;
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        dependent |= inside.contains(operand);
+    });
+    auto load = dyn_cast<memref::LoadOp>(op);
+    bool hoistable = op.getNumRegions() == 0 &&
+                     (isMemoryEffectFree(&op) ||
+                      (load && writtenCannotAlias(load.getMemRef())));
+    if (dependent || !hoistable) {
+      staying.insert(&op);
+      for (Value result : op.getResults())
+        inside.insert(result);
+      continue;
+    }
+    if (load && load.getType().isInteger(8))
+      hoistsPackedByte = true;
+  }
+  if (!hoistsPackedByte)
+    return loop;
+
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  auto outer = scf::ParallelOp::create(
+      rewriter, loc, loop.getLowerBound().drop_back(),
+      loop.getUpperBound().drop_back(), loop.getStep().drop_back());
+  IRMapping mapping;
+  for (unsigned i = 0; i < inner; ++i)
+    mapping.map(loop.getInductionVars()[i], outer.getInductionVars()[i]);
+  rewriter.setInsertionPointToStart(outer.getBody());
+  for (Operation &op : body->without_terminator())
+    if (!staying.contains(&op))
+      rewriter.clone(op, mapping);
+  // An scf.for, not a sequential scf.parallel: the bounds guard the tiling
+  // adds puts the body in an scf.if, where convert-parallel-loops-to-gpu
+  // does not look for nested parallel loops.
+  auto lanes =
+      scf::ForOp::create(rewriter, loc, loop.getLowerBound()[inner],
+                         loop.getUpperBound()[inner], loop.getStep()[inner]);
+  mapping.map(loop.getInductionVars()[inner], lanes.getInductionVar());
+  rewriter.setInsertionPoint(lanes.getBody()->getTerminator());
+  for (Operation &op : body->without_terminator())
+    if (staying.contains(&op))
+      rewriter.clone(op, mapping);
+  rewriter.eraseOp(loop);
+  return outer;
+}
+
 namespace {
 struct GPUMapParallelLoopsPass
     : public quant_block::impl::GPUMapParallelLoopsBase<
@@ -113,6 +240,7 @@ struct GPUMapParallelLoopsPass
     if (!loop.getInitVals().empty())
       return loop.emitError("parallel loops with reductions are not mapped "
                             "to the GPU");
+    loop = splitPackedLanes(rewriter, loop);
     // Loops nested in the mapped one run in sequence in each thread.
     SmallVector<scf::ParallelOp> nested;
     loop.getBody()->walk(

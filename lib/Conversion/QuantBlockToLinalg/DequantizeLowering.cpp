@@ -14,7 +14,7 @@
 #include "BlockIterationSpace.h"
 #include "GatherLowering.h"
 #include "Patterns.h"
-#include "ScalarCodegen.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 #include "TwoLevelParameters.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"

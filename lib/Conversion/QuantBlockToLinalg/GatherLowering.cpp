@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GatherLowering.h"
-#include "ScalarCodegen.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 

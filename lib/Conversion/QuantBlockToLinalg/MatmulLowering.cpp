@@ -28,7 +28,7 @@
 #include "BlockDequantizer.h"
 #include "BlockIterationSpace.h"
 #include "Patterns.h"
-#include "ScalarCodegen.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 #include "TwoLevelParameters.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"

@@ -6,7 +6,7 @@
 
 #include "quant-block/Conversion/QuantBlockToLinalg/NarrowFloatCodegen.h"
 
-#include "ScalarCodegen.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockAttrs.h"
 

@@ -17,7 +17,7 @@
 #include "GatherLowering.h"
 #include "GroupPacking.h"
 #include "Patterns.h"
-#include "ScalarCodegen.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 #include "TwoLevelParameters.h"
 
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"

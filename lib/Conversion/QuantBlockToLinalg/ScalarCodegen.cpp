@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ScalarCodegen.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockNumerics.h"
 #include "quant-block/Numerics/FloatFormats.h"

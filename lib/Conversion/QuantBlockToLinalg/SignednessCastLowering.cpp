@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Patterns.h"
-#include "ScalarCodegen.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 

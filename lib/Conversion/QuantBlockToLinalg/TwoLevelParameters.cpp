@@ -10,7 +10,7 @@
 
 #include "TwoLevelParameters.h"
 #include "BlockIterationSpace.h"
-#include "ScalarCodegen.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 
 #include "quant-block/Numerics/BlockMath.h"
 

@@ -13,6 +13,119 @@
 
 include "mlir/Pass/PassBase.td"
 
+def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
+                             "func::FuncOp"> {
+  let summary = "GPU kernels for reassociable quantized matrix products "
+                "(GEMV and small-M GEMM)";
+  let description = [{
+    Runs on tensors, after fusion and before --convert-quant-block-to-linalg
+    (as --quant-block-cpu-matmul-kernels does for the CPU). Each
+    `quant_block.matmul` with `fastmath<reassoc>` that a kernel covers
+    becomes a `gpu.launch` on buffers of its operands' lowered parts
+    (`bufferization.to_buffer`; the result is a new buffer returned with
+    `bufferization.to_tensor`):
+    * a warp of 32 threads per weight row (output column `n`),
+      `workgroup-size / 32` rows per workgroup, the activation rows split
+      into tiles of up to 8 over the y workgroups; above `max-workgroups`
+      rows of workgroups each workgroup takes several in turn;
+    * the packed data is read as 32-bit words (a view of the i8 buffer made
+      on the host, so every target sees an i32 buffer) in chunks of `V` = 4
+      words (2 or 1 where a row is not a multiple of 4 words): lane `l`
+      reads chunks `l, l + 32, ...` of its row, a warp 512 consecutive
+      bytes per step (coalesced; one 16-byte load per lane with
+      `vector-loads`), and unpacks the 8 (4-bit), 4 (8-bit) or 16 (2-bit)
+      codes of a word with shifts (FP8 codes are loaded a byte each). A
+      word lies in one block: its scale (and zero point) is read once per
+      block within the chunk, and each code is dequantized exactly as
+      `quant_block.dequantize` does;
+    * each lane keeps one f32 partial sum per activation row: +0.0, then
+      for each of its chunks in increasing order, each word of the chunk
+      and each code of the word in increasing `k`,
+      `acc = acc + x[m, k] * w[n, k]` (one FMA with `contract`, a rounded
+      product and a rounded sum without);
+    * the 32 partial sums of a row are added by a butterfly of
+      `gpu.shuffle xor` (offsets 16, 8, 4, 2, 1: lane `l` adds lane
+      `l ^ s`'s sum to its own), so the order is fixed by the compiled code,
+      never by the device or the thread count. On NVVM these are warp
+      shuffles; targets whose subgroups need not be 32 wide (Vulkan) get
+      the same exchanges through workgroup memory from
+      --quant-block-gpu-emulate-shuffles, with the same bits.
+
+    Covered: `transpose_rhs`, `inhibit`, `accumulate(f32)` with `reassoc`,
+    an f32, f16 or bf16 lhs of static rank-2 shape (the weight's expressed
+    type: each dequantized weight is rounded to it and extended, the
+    activations are extended, products and sums are f32 and the result is
+    rounded once), a static rank-2 weight with blocks
+    `[1, B]` (or one block along K), 2-, 4- or 8-bit storage (integers,
+    E2M1, FP8) whose blocks and rows fill whole 32-bit words (`B * bits`
+    and `K * bits` multiples of 32), scales of any stored type (MX E8M0,
+    E4M3, f16, bf16, f32), integer zero points (narrower than 8 bits, as
+    ONNX's uint4, they are extended to i8 on tensors first: no target loads
+    sub-byte buffers) or float zero points, and a per-tensor f32 outer
+    scale (NVFP4). Other products (strict order, int8 activations with
+    `accumulate(i32)`) are left to the generic lowering; `report` explains
+    why at the op.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
+           "Threads per workgroup (a multiple of 32: one warp per row)">,
+    Option<"maxWorkgroups", "max-workgroups", "int64_t", /*default=*/"65535",
+           "Most workgroups of one launch in x">,
+    Option<"vectorLoads", "vector-loads", "bool", /*default=*/"true",
+           "Load each lane's words and each word's activations with one "
+           "aligned vector.load (off: scalar loads, for SPIR-V)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Remark at each matmul left to the generic lowering, with why">,
+  ];
+}
+
+def GPUEmulateShuffles : Pass<"quant-block-gpu-emulate-shuffles",
+                               "func::FuncOp"> {
+  let summary = "Exchange the values of gpu.shuffle xor through workgroup "
+                "memory";
+  let description = [{
+    Runs on buffers, on `gpu.launch` bodies (before outlining). Each
+    `gpu.shuffle xor %value, %offset, %width` with a 32-bit value and
+    constant `offset < width`, `width` a power of two dividing the launch's
+    constant workgroup size (one-dimensional), becomes: store the value at
+    the thread's slot of a workgroup buffer, `gpu.barrier`, load the slot of
+    thread `t ^ offset`, `gpu.barrier` (the buffer is reused). The
+    "subgroups" are then `width` consecutive threads, as NVIDIA's warps
+    are, whatever the device's subgroup size (lavapipe's is 8): kernels
+    written for warps of 32 (--quant-block-gpu-matmul-kernels) run with the
+    same bits on any Vulkan device. The `valid` result is `true` (the
+    partner is always within the width).
+
+    Barriers need every thread of the workgroup: a shuffle nested in
+    anything but `scf.for` loops with workgroup-uniform bounds (constants,
+    workgroup ids and sizes, values from outside the launch) is an error,
+    as are other modes and non-constant operands. The buffer is a
+    workgroup attribution (`workgroup-memory=attribution`) or a
+    `memref.alloc` in memory space 3 (`alloc`, for convert-gpu-to-spirv),
+    as in --quant-block-gpu-map-reductions.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+  let options = [
+    Option<"workgroupMemory", "workgroup-memory", "std::string",
+           /*default=*/"\"attribution\"",
+           "How the workgroup buffer is made: attribution or alloc">,
+  ];
+}
+
 def GPUMapParallelLoops : Pass<"quant-block-gpu-map-parallel-loops",
                                "func::FuncOp"> {
   let summary = "Map outermost scf.parallel loops to workgroups and threads";
@@ -33,6 +146,13 @@ def GPUMapParallelLoops : Pass<"quant-block-gpu-map-parallel-loops",
     get no such cap.
     Loops nested in a mapped loop run sequentially in its threads (the
     reduction loops of linalg ops are `scf.for`, so sums keep their order).
+    Packed bytes are read once: when the innermost dimension has at most 8
+    iterations and the body loads an i8 whose address does not depend on
+    it (the byte of a packed group of sub-byte codes, as the lowering of
+    dequantize reads it), that dimension becomes a loop inside each thread
+    and the loads and computations independent of it are hoisted before
+    that loop (loads only when every buffer the body writes is a distinct
+    allocation): one thread per packed byte instead of one per code.
     A loop that loads or stores memrefs of sub-byte elements (i4, f4E2M1FN:
     MLIR does not pack them, SPIR-V has no such types) stays on the host;
     the quant_block lowering reads packed data as i8, so this only concerns

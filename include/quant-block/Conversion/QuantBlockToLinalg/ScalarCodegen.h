@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef QUANT_BLOCK_LIB_CONVERSION_QUANTBLOCKTOLINALG_SCALARCODEGEN_H
-#define QUANT_BLOCK_LIB_CONVERSION_QUANTBLOCKTOLINALG_SCALARCODEGEN_H
+#ifndef QUANT_BLOCK_CONVERSION_QUANTBLOCKTOLINALG_SCALARCODEGEN_H
+#define QUANT_BLOCK_CONVERSION_QUANTBLOCKTOLINALG_SCALARCODEGEN_H
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockAttrs.h"
 
@@ -121,4 +121,4 @@ Value extractOuterScale(OpBuilder &b, Location loc, Value outerScales);
 
 } // namespace mlir::quant_block::detail
 
-#endif // QUANT_BLOCK_LIB_CONVERSION_QUANTBLOCKTOLINALG_SCALARCODEGEN_H
+#endif // QUANT_BLOCK_CONVERSION_QUANTBLOCKTOLINALG_SCALARCODEGEN_H

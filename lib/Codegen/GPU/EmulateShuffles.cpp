@@ -1,0 +1,166 @@
+//===- EmulateShuffles.cpp - gpu.shuffle xor through workgroup memory -----===//
+//
+// --quant-block-gpu-emulate-shuffles: see Passes.td. Kernels written for
+// warps of 32 threads exchange partial sums with gpu.shuffle xor. Vulkan
+// devices have subgroups of other sizes (lavapipe: 8, many GPUs: 64), and
+// a shuffle across a 32-wide "warp" is then undefined; workgroup memory and
+// barriers give the same exchange on any device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Codegen/GPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::quant_block {
+#define GEN_PASS_DEF_GPUEMULATESHUFFLES
+#include "quant-block/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::quant_block
+
+using namespace mlir;
+
+/// Whether `value` is the same for every thread of a workgroup of `launch`:
+/// defined outside it, a constant, or a workgroup id or size.
+static bool isWorkgroupUniform(Value value, gpu::LaunchOp launch) {
+  if (!launch.getBody().isAncestor(value.getParentRegion()))
+    return true;
+  if (matchPattern(value, m_Constant()))
+    return true;
+  gpu::KernelDim3 ids = launch.getBlockIds();
+  gpu::KernelDim3 grid = launch.getGridSize();
+  gpu::KernelDim3 block = launch.getBlockSize();
+  return llvm::is_contained(
+      {ids.x, ids.y, ids.z, grid.x, grid.y, grid.z, block.x, block.y, block.z},
+      value);
+}
+
+/// Why `shuffle` cannot be emulated in `launch` with `workgroupSize`
+/// threads (std::nullopt when it can).
+static std::optional<std::string> whyNotEmulated(gpu::ShuffleOp shuffle,
+                                                 gpu::LaunchOp launch,
+                                                 int64_t workgroupSize) {
+  if (shuffle.getMode() != gpu::ShuffleMode::XOR)
+    return std::string("only xor shuffles are emulated");
+  std::optional<int64_t> offset = getConstantIntValue(shuffle.getOffset());
+  std::optional<int64_t> width = getConstantIntValue(shuffle.getWidth());
+  if (!offset || !width)
+    return std::string("the offset and the width must be constants");
+  if (*width <= 0 || !llvm::isPowerOf2_64(*width) ||
+      workgroupSize % *width != 0 || *offset < 0 || *offset >= *width)
+    return "the width (" + std::to_string(*width) +
+           ") must be a power of two dividing the workgroup size (" +
+           std::to_string(workgroupSize) + ") and the offset (" +
+           std::to_string(*offset) + ") below it";
+  Type type = shuffle.getValue().getType();
+  if (!type.isIntOrFloat() || type.getIntOrFloatBitWidth() != 32)
+    return std::string("only 32-bit scalars are emulated");
+  for (Operation *parent = shuffle->getParentOp(); parent != launch;
+       parent = parent->getParentOp()) {
+    auto loop = dyn_cast<scf::ForOp>(parent);
+    if (!loop || !isWorkgroupUniform(loop.getLowerBound(), launch) ||
+        !isWorkgroupUniform(loop.getUpperBound(), launch) ||
+        !isWorkgroupUniform(loop.getStep(), launch))
+      return std::string("it is not in workgroup-uniform control flow (only "
+                         "scf.for loops with workgroup-uniform bounds), "
+                         "where barriers would not be reached by every "
+                         "thread");
+  }
+  return std::nullopt;
+}
+
+namespace {
+struct GPUEmulateShufflesPass
+    : public quant_block::impl::GPUEmulateShufflesBase<GPUEmulateShufflesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (workgroupMemory != "attribution" && workgroupMemory != "alloc") {
+      getOperation().emitError()
+          << "workgroup-memory must be 'attribution' or 'alloc', not '"
+          << workgroupMemory << "'";
+      return signalPassFailure();
+    }
+    SmallVector<gpu::LaunchOp> launches;
+    getOperation().walk(
+        [&](gpu::LaunchOp launch) { launches.push_back(launch); });
+    for (gpu::LaunchOp launch : launches)
+      if (failed(emulate(launch)))
+        return signalPassFailure();
+  }
+
+  LogicalResult emulate(gpu::LaunchOp launch) {
+    SmallVector<gpu::ShuffleOp> shuffles;
+    launch.getBody().walk([&](gpu::ShuffleOp shuffle) {
+      if (shuffle->getParentOfType<gpu::LaunchOp>() == launch)
+        shuffles.push_back(shuffle);
+    });
+    if (shuffles.empty())
+      return success();
+    std::optional<int64_t> sizeX =
+        getConstantIntValue(launch.getBlockSizeOperandValues().x);
+    std::optional<int64_t> sizeY =
+        getConstantIntValue(launch.getBlockSizeOperandValues().y);
+    std::optional<int64_t> sizeZ =
+        getConstantIntValue(launch.getBlockSizeOperandValues().z);
+    if (!sizeX || sizeY != 1 || sizeZ != 1)
+      return shuffles.front().emitOpError()
+             << "cannot be emulated: the workgroup size must be constant and "
+                "one-dimensional";
+    for (gpu::ShuffleOp shuffle : shuffles)
+      if (std::optional<std::string> whyNot =
+              whyNotEmulated(shuffle, launch, *sizeX))
+        return shuffle.emitOpError()
+               << "cannot be emulated with workgroup memory: " << *whyNot;
+
+    MLIRContext *ctx = launch.getContext();
+    Location loc = launch.getLoc();
+    Type i32 = IntegerType::get(ctx, 32);
+    bool attribution = workgroupMemory == "attribution";
+    // convert-gpu-to-spirv maps numeric memory spaces of memref.alloc (3:
+    // Workgroup), convert-gpu-to-nvvm workgroup attributions.
+    Attribute memorySpace =
+        attribution ? Attribute(gpu::AddressSpaceAttr::get(
+                          ctx, gpu::AddressSpace::Workgroup))
+                    : Attribute(IntegerAttr::get(IntegerType::get(ctx, 64), 3));
+    auto bufferType = MemRefType::get({*sizeX}, i32,
+                                      MemRefLayoutAttrInterface(), memorySpace);
+    OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
+    Value buffer = attribution
+                       ? Value(launch.addWorkgroupAttribution(bufferType, loc))
+                       : Value(memref::AllocOp::create(b, loc, bufferType));
+    Value thread = launch.getThreadIds().x;
+    for (gpu::ShuffleOp shuffle : shuffles) {
+      b.setInsertionPoint(shuffle);
+      Location shuffleLoc = shuffle.getLoc();
+      Value value = shuffle.getValue();
+      Type type = value.getType();
+      Value bits =
+          type == i32
+              ? value
+              : arith::BitcastOp::create(b, shuffleLoc, i32, value).getResult();
+      memref::StoreOp::create(b, shuffleLoc, bits, buffer, thread);
+      gpu::BarrierOp::create(b, shuffleLoc);
+      Value offset = arith::IndexCastOp::create(b, shuffleLoc, b.getIndexType(),
+                                                shuffle.getOffset());
+      Value partner = arith::XOrIOp::create(b, shuffleLoc, thread, offset);
+      Value theirs =
+          memref::LoadOp::create(b, shuffleLoc, buffer, ValueRange{partner});
+      // The buffer is written again by the next shuffle.
+      gpu::BarrierOp::create(b, shuffleLoc);
+      if (type != i32)
+        theirs = arith::BitcastOp::create(b, shuffleLoc, type, theirs);
+      Value valid =
+          arith::ConstantOp::create(b, shuffleLoc, b.getBoolAttr(true));
+      shuffle.getShuffleResult().replaceAllUsesWith(theirs);
+      shuffle.getValid().replaceAllUsesWith(valid);
+      shuffle.erase();
+    }
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,483 @@
+//===- MatmulKernels.cpp - warp-per-row GPU kernels for quantized products ===//
+//
+// --quant-block-gpu-matmul-kernels: see Passes.td. The generic lowering of a
+// reassociable quant_block.matmul splits the k sum into one partial sum per
+// position within a block (one thread each) and adds them in a second
+// kernel; each thread reads one packed byte per element and one scale per
+// element. Here a warp of 32 threads shares one weight row: each lane reads
+// whole 32-bit words of packed codes (consecutive lanes, consecutive words),
+// decodes every code of a word with shifts against one scale load, keeps
+// its partial sums in registers, and the warp adds its 32 partial sums in a
+// fixed butterfly of shuffles (real ones on NVVM, emulated in workgroup
+// memory by --quant-block-gpu-emulate-shuffles elsewhere).
+//
+// The kernel is emitted on tensors, before the lowering of quant_block,
+// where the weight's structure (block shape, storage, parameters) is still
+// visible: the operands' lowered parts become buffers
+// (bufferization.to_buffer), the launch works on them, and its result
+// buffer becomes a tensor again, so the GPU middle's bufferization, data
+// movement and outlining treat the launch like any other.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Codegen/GPU/Passes.h"
+
+#include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mlir::quant_block {
+#define GEN_PASS_DEF_GPUMATMULKERNELS
+#include "quant-block/Codegen/GPU/Passes.h.inc"
+} // namespace mlir::quant_block
+
+using namespace mlir;
+using namespace mlir::quant_block;
+
+namespace {
+
+/// Threads that share one weight row: a warp on NVIDIA GPUs. Fixed, not the
+/// device's subgroup size, because it decides the order of the sum.
+constexpr int64_t kLanes = 32;
+/// Bits read per load of packed data.
+constexpr int64_t kWordBits = 32;
+/// The most activation rows one workgroup computes (partial sums in
+/// registers per lane).
+constexpr int64_t kMaxTileM = 8;
+
+/// A product the kernel covers, with its launch shape.
+struct KernelPlan {
+  int64_t m, n, k;
+  /// Storage bits per code and codes per 32-bit word.
+  int64_t bits, codesPerWord;
+  /// Words per weight row, per block and per chunk (the words a lane
+  /// loads at once: 4, 2 or 1, whichever divides a row).
+  int64_t wordsPerRow, wordsPerBlock, wordsPerChunk;
+  /// Activation rows per workgroup (a divisor of m) and weight rows per
+  /// workgroup (one warp each).
+  int64_t tileM, rowsPerGroup;
+  /// Row groups in all, and workgroups in x (at most max-workgroups).
+  int64_t numGroups, gridX;
+  SchemeAttr scheme;
+  /// The activations', weights' (as dequantized) and result's type: f32,
+  /// f16 or bf16. Products and sums are f32.
+  Type expressed;
+  bool hasZeroPoints, hasOuter, contract;
+};
+
+/// Why `op` has no kernel (std::nullopt when it has one); fills `plan`.
+std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
+                                      int64_t maxWorkgroups, KernelPlan &plan) {
+  arith::FastMathFlags flags = op.getFastmath();
+  if (!arith::bitEnumContainsAll(flags, arith::FastMathFlags::reassoc))
+    return std::string("the sum over k is ordered (no fastmath<reassoc>): "
+                       "one thread per output keeps the contract's order");
+  if (!op.getTransposeRhs())
+    return std::string("the weight is not transposed ([N, K])");
+  if (op.getPropagation() != Propagation::Inhibit)
+    return std::string("the result is requantized (propagate)");
+  if (!op.getAccumulatorType().isF32())
+    return std::string("the accumulator is not f32");
+  auto lhsType = dyn_cast<RankedTensorType>(op.getLhs().getType());
+  if (!lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape())
+    return std::string("the lhs is not a static rank-2 tensor");
+  Type expressed = lhsType.getElementType();
+  if (!expressed.isF32() && !expressed.isF16() && !expressed.isBF16())
+    return std::string("the lhs is not f32, f16 or bf16");
+  QuantizedTensorType weight = op.getRhs().getType();
+  SchemeAttr scheme = weight.getScheme();
+  if (weight.getRank() != 2 || !weight.hasStaticShape())
+    return std::string("the weight is not a static rank-2 tensor");
+  if (scheme.getExpressedType() != expressed)
+    return std::string("the weight's expressed type is not the lhs type");
+  unsigned bits = scheme.getStorageBitWidth();
+  if (bits != 2 && bits != 4 && bits != 8)
+    return std::string("the storage is not 2, 4 or 8 bits wide");
+  if (OuterScaleAttr outer = scheme.getOuter())
+    if (!outer.getBlockShape().empty() || outer.getMinType() ||
+        !outer.getScaleType().isF32())
+      return std::string("the outer scale is not one f32 for the tensor");
+  SmallVector<int64_t> block = weight.getEffectiveBlockShape();
+  int64_t n = weight.getShape()[0], k = weight.getShape()[1];
+  if (block[0] != 1 || k % block[1] != 0 || (block[1] * bits) % kWordBits)
+    return std::string("the blocks are not [1, B] with B dividing K and B "
+                       "codes filling whole 32-bit words");
+  if (n == 0 || k == 0 || lhsType.getDimSize(0) == 0)
+    return std::string("the product is empty");
+  if (workgroupSize % kLanes != 0 || workgroupSize <= 0 || maxWorkgroups <= 0)
+    return std::string("workgroup-size is not a positive multiple of 32");
+
+  plan.m = lhsType.getDimSize(0);
+  plan.n = n;
+  plan.k = k;
+  plan.bits = bits;
+  plan.codesPerWord = kWordBits / bits;
+  plan.wordsPerRow = k * bits / kWordBits;
+  plan.wordsPerBlock = block[1] * bits / kWordBits;
+  plan.wordsPerChunk = plan.wordsPerRow % 4 == 0   ? 4
+                       : plan.wordsPerRow % 2 == 0 ? 2
+                                                   : 1;
+  plan.tileM = 1;
+  for (int64_t candidate = kMaxTileM; candidate > 1; --candidate)
+    if (plan.m % candidate == 0) {
+      plan.tileM = candidate;
+      break;
+    }
+  plan.rowsPerGroup = workgroupSize / kLanes;
+  plan.numGroups = llvm::divideCeil(n, plan.rowsPerGroup);
+  plan.gridX = std::min(plan.numGroups, maxWorkgroups);
+  plan.scheme = scheme;
+  plan.expressed = expressed;
+  plan.hasZeroPoints = scheme.getZeroPointType() != nullptr;
+  plan.hasOuter = scheme.getOuter() != nullptr;
+  plan.contract =
+      arith::bitEnumContainsAll(flags, arith::FastMathFlags::contract);
+  return std::nullopt;
+}
+
+/// Emits the launch of one product.
+class KernelEmitter {
+public:
+  KernelEmitter(OpBuilder &b, Location loc, const KernelPlan &plan,
+                bool vectorLoads)
+      : b(b), loc(loc), plan(plan), vectorLoads(vectorLoads) {}
+
+  /// The product of `lhs` ([M, K] of the expressed type) and the weight
+  /// with lowered `parts`, as an [M, N] tensor of the expressed type.
+  Value emit(Value lhs, ValueRange parts);
+
+private:
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  /// A read-only identity-layout buffer of the tensor `value`.
+  Value toBuffer(Value value);
+  /// Integer zero points narrower than 8 bits (ONNX's uint4) as i8: no
+  /// target loads sub-byte buffers. An elementwise extension of the
+  /// [N, K / B] tensor (folded for constant weights).
+  Value widenZeroPoints(Value zeroPoints);
+  /// The packed data [N, K * bits / 8] (i8 or FP8) as i32 words [N, W].
+  Value toWords(Value data);
+  /// The lanes' partial sums, one per activation row of the tile, for row
+  /// `n`: each lane's words in increasing order.
+  SmallVector<Value> emitPartialSums(Value lane, Value n, Value m0, Value lhs,
+                                     Value words, Value scales,
+                                     Value zeroPoints, Value outer);
+  /// `value` (f32, f16 or bf16) extended exactly to f32.
+  Value toF32(Value value) {
+    if (value.getType().isF32())
+      return value;
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+  }
+  /// A vector of `size` elements of `buffer` (rank 2) from `indices`, with
+  /// the alignment its start has.
+  Value loadVector(Value buffer, ValueRange indices, int64_t size,
+                   Type elementType);
+  /// Adds the 32 lanes' `sums` (one per activation row) in a fixed tree;
+  /// every lane gets the totals.
+  SmallVector<Value> reduceLanes(ArrayRef<Value> sums);
+
+  OpBuilder &b;
+  Location loc;
+  const KernelPlan &plan;
+  bool vectorLoads;
+};
+
+} // namespace
+
+Value KernelEmitter::toBuffer(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return bufferization::ToBufferOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), value,
+      /*read_only=*/true);
+}
+
+Value KernelEmitter::widenZeroPoints(Value zeroPoints) {
+  auto type = cast<RankedTensorType>(zeroPoints.getType());
+  auto intType = dyn_cast<IntegerType>(type.getElementType());
+  if (!intType || intType.getWidth() >= 8)
+    return zeroPoints;
+  auto wide = RankedTensorType::get(type.getShape(), b.getI8Type());
+  if (quant_block::detail::hasUnsignedZeroPoints(plan.scheme))
+    return arith::ExtUIOp::create(b, loc, wide, zeroPoints);
+  return arith::ExtSIOp::create(b, loc, wide, zeroPoints);
+}
+
+Value KernelEmitter::toWords(Value data) {
+  Value bytes = toBuffer(data);
+  // memref.view reinterprets i8 buffers only, and no bufferizable op
+  // reinterprets FP8 tensors as i8 without a copy: FP8 codes are loaded
+  // one byte (one code) each, four per "word".
+  if (!cast<MemRefType>(bytes.getType()).getElementType().isInteger(8))
+    return bytes;
+  Value flat = memref::CollapseShapeOp::create(
+      b, loc, bytes, ArrayRef<ReassociationIndices>{{0, 1}});
+  // A view made on the host: kernels get an i32 buffer, which every target
+  // loads as whole words (little-endian: code j of a word is bits
+  // [j * bits, (j + 1) * bits), as in the packed byte stream).
+  return memref::ViewOp::create(
+      b, loc, MemRefType::get({plan.n, plan.wordsPerRow}, b.getI32Type()), flat,
+      index(0), ValueRange());
+}
+
+SmallVector<Value> KernelEmitter::emitPartialSums(Value lane, Value n, Value m0,
+                                                  Value lhs, Value words,
+                                                  Value scales,
+                                                  Value zeroPoints,
+                                                  Value outer) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  SmallVector<Value> inits(plan.tileM, zero);
+  int64_t chunkWords = plan.wordsPerChunk;
+  int64_t numChunks = plan.wordsPerRow / chunkWords;
+  auto loop =
+      scf::ForOp::create(b, loc, lane, index(numChunks), index(kLanes), inits);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value firstWord =
+      arith::MulIOp::create(b, loc, loop.getInductionVar(), index(chunkWords));
+  bool wordLoads =
+      cast<MemRefType>(words.getType()).getElementType().isInteger(32);
+  // One load of the chunk's words: 16 bytes per lane for 4 words (the
+  // chunk is aligned to its size: rows are whole chunks and device buffers
+  // are at least 256-byte aligned).
+  Value chunk;
+  if (wordLoads)
+    chunk = loadVector(words, {n, firstWord}, chunkWords, b.getI32Type());
+  bool isSigned =
+      plan.scheme.hasIntegerStorage() && plan.scheme.isSignedStorage();
+  SmallVector<Value> sums(loop.getRegionIterArgs());
+  Value scale, zeroPoint;
+  for (int64_t v = 0; v < chunkWords; ++v) {
+    Value word = arith::AddIOp::create(b, loc, firstWord, index(v));
+    // The word's block parameters: read once per block within the chunk
+    // (the chunk starts at a multiple of chunkWords).
+    bool newBlock =
+        v == 0 ||
+        (plan.wordsPerBlock < chunkWords &&
+         (chunkWords % plan.wordsPerBlock != 0 || v % plan.wordsPerBlock == 0));
+    if (newBlock) {
+      Value blockIndex =
+          arith::DivUIOp::create(b, loc, word, index(plan.wordsPerBlock));
+      scale = memref::LoadOp::create(b, loc, scales, ValueRange{n, blockIndex});
+      if (zeroPoints)
+        zeroPoint = memref::LoadOp::create(b, loc, zeroPoints,
+                                           ValueRange{n, blockIndex});
+    }
+    Value firstK =
+        arith::MulIOp::create(b, loc, word, index(plan.codesPerWord));
+    Value packed;
+    if (wordLoads)
+      packed = vector::ExtractOp::create(b, loc, chunk, v);
+    // The word's activations, one vector per activation row.
+    SmallVector<Value> activations;
+    for (int64_t mi = 0; mi < plan.tileM; ++mi) {
+      Value m = arith::AddIOp::create(b, loc, m0, index(mi));
+      activations.push_back(
+          loadVector(lhs, {m, firstK}, plan.codesPerWord, plan.expressed));
+    }
+    for (int64_t j = 0; j < plan.codesPerWord; ++j) {
+      Value code;
+      if (packed) {
+        Value shifted = packed;
+        if (j != 0)
+          shifted = arith::ShRUIOp::create(
+              b, loc, packed,
+              arith::ConstantOp::create(b, loc,
+                                        b.getI32IntegerAttr(j * plan.bits)));
+        code = quant_block::detail::narrowToCode(b, loc, shifted, plan.bits,
+                                                 isSigned);
+      } else {
+        // FP8: the byte of code j is the code (scalar loads, which the
+        // SPIR-V path retypes to i8 storage).
+        Value k = arith::AddIOp::create(b, loc, firstK, index(j));
+        Value byte = memref::LoadOp::create(b, loc, words, ValueRange{n, k});
+        code = arith::BitcastOp::create(b, loc, b.getI8Type(), byte);
+      }
+      // Rounded to the expressed type (as dequantize does), then exact in
+      // f32.
+      Value weight = toF32(quant_block::detail::emitDequantize(
+          b, loc, plan.scheme, code, scale, zeroPoint, outer));
+      for (int64_t mi = 0; mi < plan.tileM; ++mi) {
+        Value x = toF32(vector::ExtractOp::create(b, loc, activations[mi], j));
+        if (plan.contract) {
+          sums[mi] = math::FmaOp::create(b, loc, x, weight, sums[mi]);
+          continue;
+        }
+        Value product = arith::MulFOp::create(b, loc, x, weight);
+        sums[mi] = arith::AddFOp::create(b, loc, sums[mi], product);
+      }
+    }
+  }
+  scf::YieldOp::create(b, loc, sums);
+  return SmallVector<Value>(loop.getResults());
+}
+
+Value KernelEmitter::loadVector(Value buffer, ValueRange indices, int64_t size,
+                                Type elementType) {
+  auto type = VectorType::get({size}, elementType);
+  if (!vectorLoads) {
+    // Scalar loads (SPIR-V's vectors have at most 4 elements, and
+    // memref-to-spirv lowers no vector.load), assembled into the vector.
+    Value vector = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+    for (int64_t i = 0; i < size; ++i) {
+      Value column = arith::AddIOp::create(b, loc, indices[1], index(i));
+      Value element = memref::LoadOp::create(b, loc, buffer,
+                                             ValueRange{indices[0], column});
+      vector = vector::InsertOp::create(b, loc, element, vector, i);
+    }
+    return vector;
+  }
+  auto load = vector::LoadOp::create(b, loc, type, buffer, indices);
+  // The start is a multiple of `size` elements (rows are whole vectors) in
+  // a device buffer of its own (aligned to at least 256 bytes): aligned to
+  // the largest power of two dividing the vector's bytes, which lets LLVM
+  // use wide loads (ld.global.v4 on NVPTX).
+  uint64_t bytes = size * elementType.getIntOrFloatBitWidth() / 8;
+  load.setAlignment(bytes & (~bytes + 1));
+  return load;
+}
+
+SmallVector<Value> KernelEmitter::reduceLanes(ArrayRef<Value> sums) {
+  // Butterfly: at the step with offset s, lane l adds lane l ^ s's sum to
+  // its own; lane 0 ends with the fixed tree (l < s adds l + s). Targets
+  // whose subgroups are not 32 wide get the same exchanges through
+  // workgroup memory (--quant-block-gpu-emulate-shuffles).
+  SmallVector<Value> totals(sums);
+  Value width = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(kLanes));
+  for (int64_t offset = kLanes / 2; offset >= 1; offset /= 2) {
+    Value shift =
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(offset));
+    for (Value &total : totals) {
+      Value theirs = gpu::ShuffleOp::create(b, loc, total, shift, width,
+                                            gpu::ShuffleMode::XOR)
+                         .getShuffleResult();
+      total = arith::AddFOp::create(b, loc, total, theirs);
+    }
+  }
+  return totals;
+}
+
+Value KernelEmitter::emit(Value lhs, ValueRange parts) {
+  Type f32 = b.getF32Type();
+  Value lhsBuffer = toBuffer(lhs);
+  Value words = toWords(parts[0]);
+  Value scales = toBuffer(parts[1]);
+  Value zeroPoints, outerScales;
+  if (plan.hasZeroPoints)
+    zeroPoints = toBuffer(widenZeroPoints(parts[2]));
+  if (Value outer = quant_block::detail::getOuterScalesPart(plan.scheme, parts))
+    outerScales = toBuffer(outer);
+  auto resultType = MemRefType::get({plan.m, plan.n}, plan.expressed);
+  Value result = memref::AllocOp::create(b, loc, resultType);
+
+  int64_t workgroupSize = plan.rowsPerGroup * kLanes;
+  Value one = index(1);
+  auto launch = gpu::LaunchOp::create(b, loc, index(plan.gridX),
+                                      index(plan.m / plan.tileM), one,
+                                      index(workgroupSize), one, one);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Value thread = launch.getThreadIds().x;
+    Value lane = arith::RemUIOp::create(b, loc, thread, index(kLanes));
+    Value row = arith::DivUIOp::create(b, loc, thread, index(kLanes));
+    Value m0 = arith::MulIOp::create(b, loc, launch.getBlockIds().y,
+                                     index(plan.tileM));
+    Value outer;
+    if (outerScales) {
+      SmallVector<Value> origin(
+          cast<MemRefType>(outerScales.getType()).getRank(), index(0));
+      outer = memref::LoadOp::create(b, loc, outerScales, origin);
+    }
+    // Every thread of a workgroup runs the same row groups (the trip count
+    // depends on the workgroup only): the shuffles below are reached by all
+    // of them, which their emulation with barriers needs.
+    auto groups = scf::ForOp::create(b, loc, launch.getBlockIds().x,
+                                     index(plan.numGroups), index(plan.gridX));
+    b.setInsertionPointToStart(groups.getBody());
+    Value firstRow = arith::MulIOp::create(b, loc, groups.getInductionVar(),
+                                           index(plan.rowsPerGroup));
+    Value rawRow = arith::AddIOp::create(b, loc, firstRow, row);
+    // The last group's surplus warps compute row N - 1 again (so that they
+    // take part in the shuffles) and store nothing.
+    Value n = arith::MinUIOp::create(b, loc, rawRow, index(plan.n - 1));
+    SmallVector<Value> sums = emitPartialSums(lane, n, m0, lhsBuffer, words,
+                                              scales, zeroPoints, outer);
+    SmallVector<Value> totals = reduceLanes(sums);
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          rawRow, index(plan.n));
+    auto store = scf::IfOp::create(
+        b, loc, arith::AndIOp::create(b, loc, first, inRange));
+    {
+      OpBuilder::InsertionGuard storeGuard(b);
+      b.setInsertionPointToStart(store.thenBlock());
+      for (auto [mi, total] : llvm::enumerate(totals)) {
+        Value m = arith::AddIOp::create(b, loc, m0, index(mi));
+        // The f32 sum rounded once to the result type.
+        if (!plan.expressed.isF32())
+          total = arith::TruncFOp::create(b, loc, plan.expressed, total);
+        memref::StoreOp::create(b, loc, total, result, ValueRange{m, n});
+      }
+    }
+    b.setInsertionPointToEnd(&launch.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+  }
+  return bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get({plan.m, plan.n}, plan.expressed), result,
+      /*restrict=*/true, /*writable=*/true);
+}
+
+namespace {
+
+struct GPUMatmulKernelsPass
+    : public quant_block::impl::GPUMatmulKernelsBase<GPUMatmulKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (workgroupSize <= 0 || workgroupSize % kLanes != 0 ||
+        maxWorkgroups <= 0) {
+      getOperation().emitError()
+          << "workgroup-size must be a positive multiple of " << kLanes
+          << " (one warp per weight row), not " << workgroupSize.getValue()
+          << ", and max-workgroups positive";
+      return signalPassFailure();
+    }
+    SmallVector<MatmulOp> products;
+    getOperation().walk([&](MatmulOp op) { products.push_back(op); });
+    QuantBlockTypeConverter converter;
+    for (MatmulOp op : products) {
+      KernelPlan plan;
+      if (std::optional<std::string> whyNot =
+              planKernel(op, workgroupSize, maxWorkgroups, plan)) {
+        if (report)
+          op.emitRemark() << "no GPU matmul kernel: " << *whyNot;
+        continue;
+      }
+      SmallVector<Type> partTypes;
+      if (failed(converter.convertType(op.getRhs().getType(), partTypes)))
+        continue;
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      // The lowering of quant_block resolves this cast to the weight's
+      // lowered parts (docs/Packing.md, "Lowered tensors").
+      auto parts =
+          UnrealizedConversionCastOp::create(b, loc, partTypes, op.getRhs());
+      KernelEmitter emitter(b, loc, plan, vectorLoads);
+      Value result = emitter.emit(op.getLhs(), parts.getResults());
+      op.getResult().replaceAllUsesWith(result);
+      op.erase();
+    }
+  }
+};
+
+} // namespace

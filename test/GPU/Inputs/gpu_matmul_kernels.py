@@ -1,0 +1,313 @@
+"""Inputs and checks of the GPU matmul kernel tests
+(test/GPU/*/matmul-kernels.test, --quant-block-gpu-matmul-kernels).
+
+`emit` prints a module with one function per covered weight kind, each a
+quant_block.matmul with transpose_rhs and fastmath<reassoc> (one with
+fastmath<fast>), and a `main` that packs weights from explicit codes and
+prints every result as f32 bit patterns, one row per line.
+
+`check GPU [CPU]` reads the outputs. Every result must lie within
+docs/Numerics.md's reassoc bound of the float64 reference. The GPU's
+results of the `reassoc` cases must also be the exact bits of the kernel's
+documented order, modelled here in float32: lane l of 32 sums, from +0.0,
+the products fl(x * w) of the codes of the row's chunks l, l + 32, ... (a
+chunk is 4 words, or 2 or 1 where the row's word count is not a multiple
+of 4; codes in increasing k), each product and sum rounded; the 32 lanes
+are then added by the xor butterfly (offsets 16, 8, 4, 2, 1) and lane 0's
+value is the result. The CPU pipeline's results (its own order) are held
+to the bound only.
+"""
+
+import sys
+
+import numpy as np
+
+U = 2.0**-24
+E2M1 = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0,
+                 -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0], np.float32)
+
+
+def e4m3(code):
+    """The f32 value of an E4M3 code (no NaN codes are generated)."""
+    sign = -1.0 if code & 0x80 else 1.0
+    exponent = (code >> 3) & 0xF
+    mantissa = code & 7
+    if exponent == 0:
+        return np.float32(sign * mantissa / 8.0 * 2.0**-6)
+    return np.float32(sign * (1 + mantissa / 8.0) * 2.0**(exponent - 7))
+
+
+def dense(array, fmt="{}"):
+    if array.ndim == 1:
+        return "[" + ", ".join(fmt.format(v) for v in array) + "]"
+    return "[" + ", ".join(dense(row, fmt) for row in array) + "]"
+
+
+F = "{!r}"
+
+
+class Case:
+    """One product: its scheme, codes, parameters and activations."""
+
+    def __init__(self, name, rng, storage, bits, n, k, block, m,
+                 scale="f32", zero_point=None, outer=False, fast=False,
+                 act="f32"):
+        self.name, self.storage, self.bits = name, storage, bits
+        self.n, self.k, self.block, self.m = n, k, block, m
+        self.scale, self.zero_point, self.outer, self.fast = (
+            scale, zero_point, outer, fast)
+        # The activations' (and weights' expressed and result) type.
+        self.act = act
+        self.dtype = np.float16 if act == "f16" else np.float32
+        blocks = k // block
+        if storage in ("i4", "i8"):
+            lo, hi = -(1 << (bits - 1)), 1 << (bits - 1)
+            self.codes = rng.integers(lo, hi, size=(n, k))
+        elif storage in ("ui4", "ui2"):
+            self.codes = rng.integers(0, 1 << bits, size=(n, k))
+        elif storage == "f4E2M1FN":
+            self.codes = rng.integers(0, 16, size=(n, k))
+        else:  # f8E4M3FN without NaN codes (0x7F / 0xFF).
+            self.codes = rng.integers(0, 0x7F, size=(n, k)) | (
+                rng.integers(0, 2, size=(n, k)) << 7)
+        if scale == "f8E8M0FNU":
+            self.scale_codes = rng.integers(120, 132, size=(n, blocks))
+            self.scales = np.float32(2.0)**(self.scale_codes - 127).astype(
+                np.float32)
+        elif scale == "f8E4M3FN":
+            self.scale_codes = rng.integers(0x20, 0x58, size=(n, blocks))
+            self.scales = np.vectorize(e4m3)(self.scale_codes).astype(
+                np.float32)
+        else:  # f16 / f32 scales with few significant bits.
+            self.scales = (rng.integers(1, 64, size=(n, blocks)) /
+                           64.0).astype(np.float32)
+        if zero_point == "ui4":
+            self.zero_points = rng.integers(0, 16, size=(n, blocks))
+        elif zero_point == "f32":
+            self.zero_points = (rng.integers(-32, 32, size=(n, blocks)) /
+                                16.0).astype(np.float32)
+        self.outer_scale = np.float32(0.375)
+        self.x = rng.standard_normal((m, k)).astype(self.dtype)
+
+    def weights(self):
+        """The dequantized weights (f32 values), as quant_block.dequantize:
+        computed in f32, rounded to the expressed type."""
+        return self.weights_f32().astype(self.dtype).astype(np.float32)
+
+    def weights_f32(self):
+        s = np.repeat(self.scales, self.block, axis=1)
+        if self.outer:
+            s = (s * self.outer_scale).astype(np.float32)
+        if self.storage == "f4E2M1FN":
+            return (E2M1[self.codes] * s).astype(np.float32)
+        if self.storage == "f8E4M3FN":
+            values = np.vectorize(e4m3)(self.codes).astype(np.float32)
+            return (values * s).astype(np.float32)
+        q = self.codes.astype(np.float32)
+        if self.zero_point == "ui4":
+            q = (self.codes - np.repeat(self.zero_points, self.block,
+                                        axis=1)).astype(np.float32)
+        elif self.zero_point == "f32":
+            # fma(q, s, min): exact here (few significant bits).
+            z = np.repeat(self.zero_points, self.block, axis=1)
+            return (q.astype(np.float64) * s + z).astype(np.float32)
+        return (q * s).astype(np.float32)
+
+    def type(self):
+        params = f"block = [1, {self.block}], scale = {self.scale}"
+        if self.zero_point:
+            params += f", zero_point = {self.zero_point}"
+        if self.outer:
+            params += ", outer = <f32>"
+        return (f"!quant_block.tensor<{self.n}x{self.k}, "
+                f"#quant_block.scheme<{self.storage} : {self.act}, "
+                f"{params}>>")
+
+    def function(self):
+        flags = "fast" if self.fast else "reassoc"
+        a = self.act
+        return f"""func.func @{self.name}(%x: tensor<{self.m}x{self.k}x{a}>, %w: {self.type()}) -> tensor<{self.m}x{self.n}x{a}> {{
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<{flags}> : tensor<{self.m}x{self.k}x{a}>, {self.type()} -> tensor<{self.m}x{self.n}x{a}>
+  return %y : tensor<{self.m}x{self.n}x{a}>
+}}"""
+
+    def call(self):
+        n, k, m, name = self.n, self.k, self.m, self.name
+        blocks = k // self.block
+        lines = []
+        if self.storage == "f4E2M1FN":
+            lines.append(f"  %{name}_c = arith.constant dense<{dense(self.codes)}> : tensor<{n}x{k}xi4>")
+            lines.append(f"  %{name}_d = arith.bitcast %{name}_c : tensor<{n}x{k}xi4> to tensor<{n}x{k}xf4E2M1FN>")
+            data_type = f"tensor<{n}x{k}xf4E2M1FN>"
+        elif self.storage == "f8E4M3FN":
+            signed = np.where(self.codes > 127, self.codes - 256, self.codes)
+            lines.append(f"  %{name}_c = arith.constant dense<{dense(signed)}> : tensor<{n}x{k}xi8>")
+            lines.append(f"  %{name}_d = arith.bitcast %{name}_c : tensor<{n}x{k}xi8> to tensor<{n}x{k}xf8E4M3FN>")
+            data_type = f"tensor<{n}x{k}xf8E4M3FN>"
+        else:
+            data_type = f"tensor<{n}x{k}x{self.storage}>"
+            lines.append(f"  %{name}_d = arith.constant dense<{dense(self.codes)}> : {data_type}")
+        scale_type = f"tensor<{n}x{blocks}x{self.scale}>"
+        if self.scale in ("f8E8M0FNU", "f8E4M3FN"):
+            signed = np.where(self.scale_codes > 127, self.scale_codes - 256,
+                              self.scale_codes)
+            lines.append(f"  %{name}_sc = arith.constant dense<{dense(signed)}> : tensor<{n}x{blocks}xi8>")
+            lines.append(f"  %{name}_s = arith.bitcast %{name}_sc : tensor<{n}x{blocks}xi8> to {scale_type}")
+        else:
+            lines.append(f"  %{name}_s = arith.constant dense<{dense(self.scales, F)}> : {scale_type}")
+        pack = f"  %{name}_w = quant_block.pack %{name}_d scales(%{name}_s : {scale_type})"
+        if self.zero_point:
+            zp_type = f"tensor<{n}x{blocks}x{self.zero_point}>"
+            fmt = F if self.zero_point == "f32" else "{}"
+            lines.append(f"  %{name}_z = arith.constant dense<{dense(self.zero_points, fmt)}> : {zp_type}")
+            pack += f" zero_points(%{name}_z : {zp_type})"
+        if self.outer:
+            lines.append(f"  %{name}_o = arith.constant dense<[[{self.outer_scale!r}]]> : tensor<1x1xf32>")
+            pack += f" outer_scales(%{name}_o : tensor<1x1xf32>)"
+        lines.append(pack + f" : {data_type} -> {self.type()}")
+        a = self.act
+        x = self.x.astype(np.float32)
+        lines.append(f"  %{name}_x = arith.constant dense<{dense(x, F)}> : tensor<{m}x{k}x{a}>")
+        lines.append(f"  %{name}_y = func.call @{name}(%{name}_x, %{name}_w) : (tensor<{m}x{k}x{a}>, {self.type()}) -> tensor<{m}x{n}x{a}>")
+        if a == "f32":
+            lines.append(f"  %{name}_b = arith.bitcast %{name}_y : tensor<{m}x{n}xf32> to tensor<{m}x{n}xi32>")
+        else:  # The f16 bits, zero-extended.
+            lines.append(f"  %{name}_h = arith.bitcast %{name}_y : tensor<{m}x{n}x{a}> to tensor<{m}x{n}xi16>")
+            lines.append(f"  %{name}_b = arith.extui %{name}_h : tensor<{m}x{n}xi16> to tensor<{m}x{n}xi32>")
+        lines.append(f"  %{name}_u = tensor.cast %{name}_b : tensor<{m}x{n}xi32> to tensor<*xi32>")
+        lines.append(f"  func.call @printMemrefI32(%{name}_u) : (tensor<*xi32>) -> ()")
+        return "\n".join(lines)
+
+    def kernel_order(self):
+        """The kernel's result bits (see the module docstring)."""
+        w = self.weights()
+        x = self.x.astype(np.float32)
+        per_word = 32 // self.bits
+        words = self.k // per_word
+        chunk = 4 if words % 4 == 0 else 2 if words % 2 == 0 else 1
+        # The k of each lane's codes, in its order.
+        ks = [[k for first in range(lane * chunk, words, 32 * chunk)
+               for k in range(first * per_word, (first + chunk) * per_word)]
+              for lane in range(32)]
+        out = np.zeros((self.m, self.n), np.float32)
+        for m in range(self.m):
+            for n in range(self.n):
+                lanes = np.zeros(32, np.float32)
+                for lane in range(32):
+                    acc = np.float32(0.0)
+                    for kk in ks[lane]:
+                        acc = np.float32(acc + np.float32(x[m, kk] * w[n, kk]))
+                    lanes[lane] = acc
+                for offset in (16, 8, 4, 2, 1):
+                    lanes = (lanes + lanes[np.arange(32) ^ offset]).astype(
+                        np.float32)
+                out[m, n] = lanes[0]
+        return out.astype(self.dtype)
+
+    def bound_check(self, result):
+        w = self.weights().astype(np.float64)
+        terms = self.x.astype(np.float64)[:, None, :] * w[None, :, :]
+        exact = terms.sum(axis=2)
+        bound = 1.01 * self.k * U * np.abs(terms).sum(axis=2)
+        if self.act == "f16":  # The result's one rounding to f16.
+            bound += np.abs(exact) * 2.0**-11 + 2.0**-25
+        return np.abs(result.astype(np.float64) - exact) <= bound
+
+
+def cases():
+    rng = np.random.default_rng(20261126)
+    return [
+        # Odd N (the last workgroup's second warp stores nothing), two
+        # words per lane.
+        Case("int4_g32_f16", rng, "i4", 4, 5, 512, 32, 1, scale="f16"),
+        Case("int4_g32_f16_m3", rng, "i4", 4, 5, 512, 32, 3, scale="f16"),
+        # ONNX MatMulNBits' layout: uint4 with uint4 zero points.
+        Case("uint4_zp", rng, "ui4", 4, 4, 256, 32, 1, scale="f16",
+             zero_point="ui4"),
+        Case("int8_channel", rng, "i8", 8, 3, 128, 128, 2),
+        Case("mxfp4", rng, "f4E2M1FN", 4, 6, 256, 32, 1, scale="f8E8M0FNU"),
+        Case("nvfp4", rng, "f4E2M1FN", 4, 3, 128, 16, 1, scale="f8E4M3FN",
+             outer=True),
+        Case("mxfp8", rng, "f8E4M3FN", 8, 3, 128, 32, 1, scale="f8E8M0FNU"),
+        Case("uint2_min", rng, "ui2", 2, 3, 64, 16, 1, zero_point="f32"),
+        # 12 words per row: lanes 12-31 add nothing.
+        Case("short_rows", rng, "i4", 4, 7, 96, 32, 2),
+        # contract: products may fuse into FMAs (bound only).
+        Case("int4_fast", rng, "i4", 4, 5, 512, 32, 1, scale="f16",
+             fast=True),
+        # f16 activations: weights rounded to f16, f32 sums, the result
+        # rounded once to f16.
+        Case("int4_f16_act", rng, "i4", 4, 6, 256, 32, 2, scale="f16",
+             act="f16"),
+    ]
+
+
+def emit():
+    all_cases = cases()
+    print("// Generated by test/GPU/Inputs/gpu_matmul_kernels.py emit.")
+    for case in all_cases:
+        print(case.function())
+        print()
+    print("func.func @main() {")
+    for case in all_cases:
+        print(case.call())
+    print("  return\n}\nfunc.func private @printMemrefI32(tensor<*xi32>)")
+
+
+def results(path, all_cases):
+    rows = []
+    for line in open(path):
+        line = line.strip().lstrip("[").rstrip("],")
+        if not line or not line[0] in "-0123456789":
+            continue
+        rows.append(np.array([int(v) for v in line.split(",")],
+                             dtype=np.int64))
+    outputs = []
+    for case in all_cases:
+        if len(rows) < case.m:
+            sys.exit(f"{path}: too few result rows for {case.name}")
+        block, rows = rows[:case.m], rows[case.m:]
+        bits = np.stack(block)
+        if case.act == "f16":
+            result = bits.astype(np.uint16).view(np.float16)
+        else:
+            result = bits.astype(np.uint32).view(np.float32)
+        if result.shape != (case.m, case.n):
+            sys.exit(f"{path}: {case.name}: shape {result.shape}")
+        outputs.append(result)
+    if rows:
+        sys.exit(f"{path}: {len(rows)} rows left over")
+    return outputs
+
+
+def check(paths):
+    all_cases = cases()
+    ok = True
+    for target, path in zip(("gpu", "cpu"), paths):
+        for case, result in zip(all_cases, results(path, all_cases)):
+            within = case.bound_check(result)
+            line = (f"{target} {case.name}: {within.size} results within "
+                    f"the reassoc bound: {bool(within.all())}")
+            ok &= bool(within.all())
+            if target == "gpu" and not case.fast:
+                model = case.kernel_order()
+                same = (result.view(np.uint16 if case.act == "f16" else
+                                    np.uint32) ==
+                        model.view(np.uint16 if case.act == "f16" else
+                                   np.uint32))
+                line += (f"; {int(same.sum())} of {same.size} bit-exact in "
+                         f"the kernel's order")
+                ok &= bool(same.all())
+            print(line)
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["emit"]:
+        emit()
+    elif len(sys.argv) in (3, 4) and sys.argv[1] == "check":
+        sys.exit(check(sys.argv[2:]))
+    else:
+        sys.exit("usage: gpu_matmul_kernels.py emit | check GPU_OUTPUT "
+                 "[CPU_OUTPUT]")

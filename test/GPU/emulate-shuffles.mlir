@@ -1,0 +1,177 @@
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-emulate-shuffles))" -verify-diagnostics | FileCheck %s
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-emulate-shuffles{workgroup-memory=alloc}))" -verify-diagnostics | FileCheck %s --check-prefix=ALLOC
+// RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-emulate-shuffles{workgroup-memory=global}))" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: error: workgroup-memory must be 'attribution' or 'alloc', not 'global'
+
+// Two xor shuffles (f32 and i32) in a loop with workgroup-uniform bounds:
+// each stores the thread's value in a workgroup buffer of 64 words, waits,
+// loads thread (t xor offset)'s, and waits again (the buffer is reused).
+// CHECK-LABEL: func.func @butterfly
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in {{.*}} workgroup(%[[BUF:.*]] : memref<64xi32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for
+// CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK: memref.store %[[BITS]], %[[BUF]][%[[T]]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: %[[OFF:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK-NEXT: %[[P:.*]] = arith.xori %[[T]], %[[OFF]] : index
+// CHECK-NEXT: %[[THEIRS:.*]] = memref.load %[[BUF]][%[[P]]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: %[[F:.*]] = arith.bitcast %[[THEIRS]] : i32 to f32
+// CHECK: arith.addf %{{.*}}, %[[F]] : f32
+// CHECK: memref.store %{{.*}}, %[[BUF]][%[[T]]]
+// CHECK: memref.load %[[BUF]]
+// CHECK-NOT: gpu.shuffle
+// ALLOC-LABEL: func.func @butterfly
+// ALLOC: gpu.launch
+// ALLOC-NEXT: %[[BUF:.*]] = memref.alloc() : memref<64xi32, 3>
+// ALLOC: memref.store %{{.*}}, %[[BUF]]
+// ALLOC-NOT: gpu.shuffle
+func.func @butterfly(%out: memref<64xf32>, %iout: memref<64xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %w = arith.constant 32 : i32
+  %o = arith.constant 16 : i32
+  %o2 = arith.constant 1 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    scf.for %i = %bx to %c4 step %gx {
+      %t = arith.index_cast %tx : index to i32
+      %v = arith.sitofp %t : i32 to f32
+      %s, %valid = gpu.shuffle xor %v, %o, %w : f32
+      %sum = arith.addf %v, %s : f32
+      memref.store %sum, %out[%tx] : memref<64xf32>
+      %is, %ivalid = gpu.shuffle xor %t, %o2, %w : i32
+      memref.store %is, %iout[%tx] : memref<64xi32>
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @divergent(%out: memref<64xf32>, %flag: i1) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %w = arith.constant 32 : i32
+  %o = arith.constant 16 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %c0 = arith.constant 0 : index
+    %first = arith.cmpi eq, %tx, %c0 : index
+    scf.if %first {
+      %v = arith.constant 1.0 : f32
+      // expected-error @below {{'gpu.shuffle' op cannot be emulated with workgroup memory: it is not in workgroup-uniform control flow (only scf.for loops with workgroup-uniform bounds), where barriers would not be reached by every thread}}
+      %s, %valid = gpu.shuffle xor %v, %o, %w : f32
+      memref.store %s, %out[%tx] : memref<64xf32>
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @per_thread_loop(%out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %w = arith.constant 32 : i32
+  %o = arith.constant 16 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    scf.for %i = %c0 to %tx step %c1 {
+      %v = arith.constant 1.0 : f32
+      // expected-error @below {{'gpu.shuffle' op cannot be emulated with workgroup memory: it is not in workgroup-uniform control flow}}
+      %s, %valid = gpu.shuffle xor %v, %o, %w : f32
+      memref.store %s, %out[%tx] : memref<64xf32>
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @width_not_dividing(%out: memref<48xf32>) {
+  %c1 = arith.constant 1 : index
+  %c48 = arith.constant 48 : index
+  %w = arith.constant 32 : i32
+  %o = arith.constant 16 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c48, %sy = %c1, %sz = %c1) {
+    %v = arith.constant 1.0 : f32
+    // expected-error @below {{'gpu.shuffle' op cannot be emulated with workgroup memory: the width (32) must be a power of two dividing the workgroup size (48) and the offset (16) below it}}
+    %s, %valid = gpu.shuffle xor %v, %o, %w : f32
+    memref.store %s, %out[%tx] : memref<48xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @not_xor(%out: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %w = arith.constant 32 : i32
+  %o = arith.constant 16 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %v = arith.constant 1.0 : f32
+    // expected-error @below {{'gpu.shuffle' op cannot be emulated with workgroup memory: only xor shuffles are emulated}}
+    %s, %valid = gpu.shuffle down %v, %o, %w : f32
+    memref.store %s, %out[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @dynamic_offset(%out: memref<64xf32>, %o: i32) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %w = arith.constant 32 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %v = arith.constant 1.0 : f32
+    // expected-error @below {{'gpu.shuffle' op cannot be emulated with workgroup memory: the offset and the width must be constants}}
+    %s, %valid = gpu.shuffle xor %v, %o, %w : f32
+    memref.store %s, %out[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @wide_value(%out: memref<64xf64>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %w = arith.constant 32 : i32
+  %o = arith.constant 16 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %v = arith.constant 1.0 : f64
+    // expected-error @below {{'gpu.shuffle' op cannot be emulated with workgroup memory: only 32-bit scalars are emulated}}
+    %s, %valid = gpu.shuffle xor %v, %o, %w : f64
+    memref.store %s, %out[%tx] : memref<64xf64>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @two_dimensional(%out: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %w = arith.constant 32 : i32
+  %o = arith.constant 16 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c2, %sz = %c1) {
+    %v = arith.constant 1.0 : f32
+    // expected-error @below {{'gpu.shuffle' op cannot be emulated: the workgroup size must be constant and one-dimensional}}
+    %s, %valid = gpu.shuffle xor %v, %o, %w : f32
+    memref.store %s, %out[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}

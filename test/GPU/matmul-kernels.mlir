@@ -1,0 +1,126 @@
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{max-workgroups=2 report=true}))" -verify-diagnostics | FileCheck %s
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{vector-loads=false}))" | FileCheck %s --check-prefix=SCALAR
+// RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=48}))" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: error: workgroup-size must be a positive multiple of 32 (one warp per weight row), not 48, and max-workgroups positive
+
+// An int4 product with f16 scales, M = 3, N = 5: the weight's lowered parts
+// as buffers, the packed bytes viewed as i32 words [5, 8] on the host; 64
+// threads per workgroup (two rows, one warp each), at most two workgroups
+// (each takes row groups b, b + 2 of the three); one y workgroup for the
+// three activation rows. Lane = thread % 32 loads chunks of 4 words
+// (chunks lane, lane + 32, ...: the row has 2), one scale per chunk (a
+// block of 32 codes), 8 activations per row and word; then five xor
+// shuffles per activation row, and lane 0 of an in-range row stores.
+// CHECK-LABEL: func.func @int4_m3
+// CHECK: %[[PARTS:.*]]:2 = builtin.unrealized_conversion_cast %{{.*}} to tensor<5x32xi8>, tensor<5x2xf16>
+// CHECK: %[[X:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<3x64xf32> to memref<3x64xf32>
+// CHECK: %[[BYTES:.*]] = bufferization.to_buffer %[[PARTS]]#0 read_only : tensor<5x32xi8> to memref<5x32xi8>
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %[[BYTES]] {{\[}}[0, 1]] : memref<5x32xi8> into memref<160xi8>
+// CHECK: %[[WORDS:.*]] = memref.view %[[FLAT]][%{{.*}}][] : memref<160xi8> to memref<5x8xi32>
+// CHECK: %[[SCALES:.*]] = bufferization.to_buffer %[[PARTS]]#1 read_only : tensor<5x2xf16> to memref<5x2xf16>
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<3x5xf32>
+// CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c64{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK: %[[LANE:.*]] = arith.remui %[[T]], %c32
+// CHECK: scf.for %[[G:.*]] = %[[BX]] to %c3{{.*}} step %c2
+// CHECK: %[[N:.*]] = arith.minui %{{.*}}, %c4
+// CHECK: scf.for %[[C:.*]] = %[[LANE]] to %c2{{.*}} step %c32{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32, f32)
+// CHECK: vector.load %[[WORDS]][%[[N]], %{{.*}}] {alignment = 16 : i64} : memref<5x8xi32>, vector<4xi32>
+// CHECK: memref.load %[[SCALES]][%[[N]], %{{.*}}] : memref<5x2xf16>
+// CHECK: vector.load %[[X]][%{{.*}}, %{{.*}}] {alignment = 32 : i64} : memref<3x64xf32>, vector<8xf32>
+// CHECK-NOT: memref.load %[[SCALES]]
+// CHECK: scf.yield
+// CHECK-COUNT-15: gpu.shuffle xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: scf.if
+// CHECK-COUNT-3: memref.store %{{.*}}, %[[OUT]][%{{.*}}, %[[N]]] : memref<3x5xf32>
+// CHECK: gpu.terminator
+// CHECK: bufferization.to_tensor %[[OUT]] restrict writable : memref<3x5xf32> to tensor<3x5xf32>
+// SCALAR-LABEL: func.func @int4_m3
+// SCALAR-NOT: vector.load
+// SCALAR: memref.load %{{.*}} : memref<5x8xi32>
+// SCALAR-NOT: vector.load
+// SCALAR: gpu.terminator
+!w = !quant_block.tensor<5x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @int4_m3(%x: tensor<3x64xf32>, %w: !w) -> tensor<3x5xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<3x64xf32>, !w -> tensor<3x5xf32>
+  return %y : tensor<3x5xf32>
+}
+
+// -----
+
+// NVFP4: E4M3 scales of blocks of 16 (two words), a per-tensor outer
+// scale read once per thread; chunks of 4 words span two blocks, so each
+// chunk reads two scales. With contract, FMAs.
+// CHECK-LABEL: func.func @nvfp4
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} to tensor<2x64xi8>, tensor<2x8xf8E4M3FN>, tensor<1x1xf32>
+// CHECK: gpu.launch
+// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<1x1xf32>
+// CHECK: scf.for
+// CHECK: vector.load %{{.*}} : memref<2x16xi32>, vector<4xi32>
+// CHECK-COUNT-2: memref.load %{{.*}} : memref<2x8xf8E4M3FN>
+// CHECK-NOT: memref.load %{{.*}} : memref<2x8xf8E4M3FN>
+// CHECK: math.fma
+// CHECK: scf.yield
+!nv = !quant_block.tensor<2x128, #quant_block.scheme<f4E2M1FN : f32, block = [1, 16], scale = f8E4M3FN, outer = <f32>>>
+func.func @nvfp4(%x: tensor<1x128xf32>, %w: !nv) -> tensor<1x2xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x128xf32>, !nv -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
+}
+
+// -----
+
+// uint4 zero points (ONNX's MatMulNBits) are extended to i8 on tensors.
+// CHECK-LABEL: func.func @uint4_zero_points
+// CHECK: %[[Z:.*]] = arith.extui %{{.*}} : tensor<4x2xi4> to tensor<4x2xi8>
+// CHECK: bufferization.to_buffer %[[Z]] read_only : tensor<4x2xi8> to memref<4x2xi8>
+// CHECK: gpu.launch
+!z = !quant_block.tensor<4x64, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = f16, zero_point = ui4>>
+func.func @uint4_zero_points(%x: tensor<1x64xf32>, %w: !z) -> tensor<1x4xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x64xf32>, !z -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
+// -----
+
+// bf16 activations: each dequantized weight rounded to bf16 (as
+// dequantize) and extended, the activations extended, f32 sums, the result
+// rounded once to bf16 and stored into a bf16 buffer.
+// CHECK-LABEL: func.func @bf16_activations
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<1x4xbf16>
+// CHECK: gpu.launch
+// CHECK: vector.load %{{.*}} : memref<1x64xbf16>, vector<8xbf16>
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: gpu.shuffle xor
+// CHECK: %[[R:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK: memref.store %[[R]], %[[OUT]]
+!b = !quant_block.tensor<4x64, #quant_block.scheme<i4 : bf16, block = [1, 32], scale = bf16>>
+func.func @bf16_activations(%x: tensor<1x64xbf16>, %w: !b) -> tensor<1x4xbf16> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x64xbf16>, !b -> tensor<1x4xbf16>
+  return %y : tensor<1x4xbf16>
+}
+
+// -----
+
+// Products the kernels leave to the generic lowering, with the reason.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-COUNT-5: quant_block.matmul
+// CHECK-NOT: gpu.launch
+!w = !quant_block.tensor<4x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
+!a = !quant_block.tensor<1x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!s = !quant_block.tensor<4x64, #quant_block.scheme<i4 : f32, block = [1, 4]>>
+!t = !quant_block.tensor<64x4, #quant_block.scheme<i4 : f32, block = [32, 1]>>
+func.func @left_alone(%x: tensor<1x64xf32>, %xd: tensor<?x64xf32>, %w: !w, %a: !a, %s: !s, %t: !t) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<?x4xf32>) {
+  // expected-remark @below {{no GPU matmul kernel: the sum over k is ordered (no fastmath<reassoc>): one thread per output keeps the contract's order}}
+  %0 = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<1x64xf32>, !w -> tensor<1x4xf32>
+  // expected-remark @below {{no GPU matmul kernel: the accumulator is not f32}}
+  %1 = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<reassoc> : !a, !w -> tensor<1x4xf32>
+  // expected-remark @below {{no GPU matmul kernel: the blocks are not [1, B] with B dividing K and B codes filling whole 32-bit words}}
+  %2 = quant_block.matmul %x, %s transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x64xf32>, !s -> tensor<1x4xf32>
+  // expected-remark @below {{no GPU matmul kernel: the weight is not transposed ([N, K])}}
+  %3 = quant_block.matmul %x, %t accumulate(f32) inhibit fastmath<reassoc> : tensor<1x64xf32>, !t -> tensor<1x4xf32>
+  // expected-remark @below {{no GPU matmul kernel: the lhs is not a static rank-2 tensor}}
+  %4 = quant_block.matmul %xd, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<?x64xf32>, !w -> tensor<?x4xf32>
+  return %0, %1, %2, %3, %4 : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<?x4xf32>
+}
