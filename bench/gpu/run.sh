@@ -9,7 +9,9 @@
 # | hand; auto takes the quant_block pipeline when quant-opt has it, else, for
 # nvvm, the hand-written kernel), ITERS / WARMUP (timed / warm-up calls),
 # COPY_MIB (size of the bandwidth copy), SHAPES (NxK,...), CHIP (default: the
-# GPU's, else sm_80), OUT (where modules and logs go).
+# GPU's, else sm_80), OUT (where modules and logs go), PIPELINE_OPTIONS
+# (appended to the pipeline's options of the pipeline form, e.g.
+# `matmul-kernels=false` for the generic lowering of the GEMV).
 #
 # nvvm without an NVIDIA GPU: compiles every module for sm_80 and sm_90
 # through ptxas (gpu-module-to-binary format=bin), says that there is no GPU
@@ -18,6 +20,7 @@
 set -euo pipefail
 
 TARGET=${1:-nvvm}
+PIPELINE_OPTIONS=${PIPELINE_OPTIONS:-}
 case "$TARGET" in
   nvvm|spirv) ;;
   *) echo "usage: $0 [nvvm|spirv]" >&2; exit 2 ;;
@@ -107,7 +110,7 @@ compile() {
     "$MLIR_OPT" "$in" -o "$out" \
       --gpu-lower-to-nvvm-pipeline="cubin-chip=$chip cubin-features=+ptx80 cubin-format=$format"
   else
-    "$QUANT_OPT" "$in" -o "$out" --$PASS="chip=$chip format=$format"
+    "$QUANT_OPT" "$in" -o "$out" --$PASS="chip=$chip format=$format $PIPELINE_OPTIONS"
   fi
 }
 
@@ -161,7 +164,7 @@ else
     --pass-pipeline="builtin.module(gpu-to-llvm, convert-scf-to-cf, convert-cf-to-llvm, convert-arith-to-llvm, convert-func-to-llvm, finalize-memref-to-llvm, reconcile-unrealized-casts)"
   run_module copy "$OUT/copy.host.mlir"
   for name in $CASES; do
-    "$QUANT_OPT" "$OUT/$name.mlir" -o "$OUT/$name.spirv.mlir" --$PASS
+    "$QUANT_OPT" "$OUT/$name.mlir" -o "$OUT/$name.spirv.mlir" --$PASS="$PIPELINE_OPTIONS"
     run_module "$name" "$OUT/$name.spirv.mlir"
   done
 fi
