@@ -103,19 +103,46 @@ func.func @bf16_activations(%x: tensor<1x64xbf16>, %w: !b) -> tensor<1x4xbf16> {
 
 // -----
 
+// i8 activations with accumulate(i32): both sides viewed as i32 words; per
+// round of 32 blocks each lane's block sum in i32, then lane 0 adds the 32
+// terms in block order (31 xor shuffles of the block sum and of the scale
+// product per activation row), multiply then add without contract.
+// CHECK-LABEL: func.func @int8_activations
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} to tensor<5x32xi8>, tensor<5x2xf16>
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} to tensor<1x64xi8>, tensor<1x2xf32>
+// CHECK: memref.view %{{.*}} : memref<64xi8> to memref<1x16xi32>
+// CHECK: memref.view %{{.*}} : memref<160xi8> to memref<5x8xi32>
+// CHECK: gpu.launch
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c1{{.*}} step %c1{{.*}} iter_args
+// CHECK: arith.muli %{{.*}} : i32
+// CHECK: arith.sitofp %{{.*}} : i32 to f32
+// CHECK-COUNT-62: gpu.shuffle xor
+// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: math.fma
+// CHECK: scf.yield
+!w8 = !quant_block.tensor<5x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!a8 = !quant_block.tensor<1x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @int8_activations(%x: !a8, %w: !w8) -> tensor<1x5xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a8, !w8 -> tensor<1x5xf32>
+  return %y : tensor<1x5xf32>
+}
+
+// -----
+
 // Products the kernels leave to the generic lowering, with the reason.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-COUNT-5: quant_block.matmul
 // CHECK-NOT: gpu.launch
 !w = !quant_block.tensor<4x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
-!a = !quant_block.tensor<1x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!a = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 256]>>
+!wl = !quant_block.tensor<4x256, #quant_block.scheme<i8 : f32, block = [1, 256]>>
 !s = !quant_block.tensor<4x64, #quant_block.scheme<i4 : f32, block = [1, 4]>>
 !t = !quant_block.tensor<64x4, #quant_block.scheme<i4 : f32, block = [32, 1]>>
-func.func @left_alone(%x: tensor<1x64xf32>, %xd: tensor<?x64xf32>, %w: !w, %a: !a, %s: !s, %t: !t) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<?x4xf32>) {
+func.func @left_alone(%x: tensor<1x64xf32>, %xd: tensor<?x64xf32>, %w: !w, %a: !a, %wl: !wl, %s: !s, %t: !t) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<?x4xf32>) {
   // expected-remark @below {{no GPU matmul kernel: the sum over k is ordered (no fastmath<reassoc>): one thread per output keeps the contract's order}}
   %0 = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<1x64xf32>, !w -> tensor<1x4xf32>
-  // expected-remark @below {{no GPU matmul kernel: the accumulator is not f32}}
-  %1 = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<reassoc> : !a, !w -> tensor<1x4xf32>
+  // expected-remark @below {{no GPU matmul kernel: the blocks are longer than 1024 bits (one lane sums a block)}}
+  %1 = quant_block.matmul %a, %wl transpose_rhs accumulate(i32) inhibit fastmath<reassoc> : !a, !wl -> tensor<1x4xf32>
   // expected-remark @below {{no GPU matmul kernel: the blocks are not [1, B] with B dividing K and B codes filling whole 32-bit words}}
   %2 = quant_block.matmul %x, %s transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x64xf32>, !s -> tensor<1x4xf32>
   // expected-remark @below {{no GPU matmul kernel: the weight is not transposed ([N, K])}}

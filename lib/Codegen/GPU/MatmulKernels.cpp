@@ -52,6 +52,8 @@ constexpr int64_t kWordBits = 32;
 /// The most activation rows one workgroup computes (partial sums in
 /// registers per lane).
 constexpr int64_t kMaxTileM = 8;
+/// The longest block (in weight bits) the integer kernel gives one lane.
+constexpr int64_t kMaxIntegerBlockBits = 1024;
 
 /// A product the kernel covers, with its launch shape.
 struct KernelPlan {
@@ -71,27 +73,59 @@ struct KernelPlan {
   /// f16 or bf16. Products and sums are f32.
   Type expressed;
   bool hasZeroPoints, hasOuter, contract;
+  /// accumulate(i32): i8 activations (dynamically quantized) in blocks of
+  /// lhsBlock along K, exact block sums in i32, the f32 sum over the blocks
+  /// in the contract's order.
+  bool integer = false;
+  int64_t lhsBlock = 0;
 };
 
 /// Why `op` has no kernel (std::nullopt when it has one); fills `plan`.
 std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
                                       int64_t maxWorkgroups, KernelPlan &plan) {
   arith::FastMathFlags flags = op.getFastmath();
-  if (!arith::bitEnumContainsAll(flags, arith::FastMathFlags::reassoc))
-    return std::string("the sum over k is ordered (no fastmath<reassoc>): "
-                       "one thread per output keeps the contract's order");
   if (!op.getTransposeRhs())
     return std::string("the weight is not transposed ([N, K])");
   if (op.getPropagation() != Propagation::Inhibit)
     return std::string("the result is requantized (propagate)");
-  if (!op.getAccumulatorType().isF32())
-    return std::string("the accumulator is not f32");
-  auto lhsType = dyn_cast<RankedTensorType>(op.getLhs().getType());
-  if (!lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape())
-    return std::string("the lhs is not a static rank-2 tensor");
-  Type expressed = lhsType.getElementType();
-  if (!expressed.isF32() && !expressed.isF16() && !expressed.isBF16())
-    return std::string("the lhs is not f32, f16 or bf16");
+  plan.integer = op.getAccumulatorType().isInteger(32);
+  Type expressed;
+  int64_t lhsRows;
+  if (plan.integer) {
+    // Exact block sums, then the f32 sum over the blocks in the contract's
+    // order (for any flags): no reassociation needed.
+    auto lhsType = dyn_cast<QuantizedTensorType>(op.getLhs().getType());
+    if (!lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape())
+      return std::string("the lhs is not a static rank-2 quantized tensor");
+    SchemeAttr lhsScheme = lhsType.getScheme();
+    Type lhsScale = lhsScheme.getScaleType();
+    if (!lhsScheme.hasIntegerStorage() || lhsScheme.getStorageBitWidth() != 8 ||
+        !lhsScheme.isSignedStorage() || lhsScheme.getZeroPointType() ||
+        lhsScheme.hasMXScale() || lhsScheme.getOuter() ||
+        !lhsScheme.getExpressedType().isF32() ||
+        !(lhsScale.isF32() || lhsScale.isF16() || lhsScale.isBF16()))
+      return std::string("the lhs is not i8 with f32, f16 or bf16 scales "
+                         "and no zero points");
+    SmallVector<int64_t> lhsBlock = lhsType.getEffectiveBlockShape();
+    plan.lhsBlock = lhsBlock[1];
+    if (lhsBlock[0] != 1)
+      return std::string("the lhs blocks are not [1, B]");
+    lhsRows = lhsType.getShape()[0];
+    expressed = lhsScheme.getExpressedType();
+  } else {
+    if (!arith::bitEnumContainsAll(flags, arith::FastMathFlags::reassoc))
+      return std::string("the sum over k is ordered (no fastmath<reassoc>): "
+                         "one thread per output keeps the contract's order");
+    if (!op.getAccumulatorType().isF32())
+      return std::string("the accumulator is not f32 or i32");
+    auto lhsType = dyn_cast<RankedTensorType>(op.getLhs().getType());
+    if (!lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape())
+      return std::string("the lhs is not a static rank-2 tensor");
+    expressed = lhsType.getElementType();
+    if (!expressed.isF32() && !expressed.isF16() && !expressed.isBF16())
+      return std::string("the lhs is not f32, f16 or bf16");
+    lhsRows = lhsType.getDimSize(0);
+  }
   QuantizedTensorType weight = op.getRhs().getType();
   SchemeAttr scheme = weight.getScheme();
   if (weight.getRank() != 2 || !weight.hasStaticShape())
@@ -110,12 +144,25 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   if (block[0] != 1 || k % block[1] != 0 || (block[1] * bits) % kWordBits)
     return std::string("the blocks are not [1, B] with B dividing K and B "
                        "codes filling whole 32-bit words");
-  if (n == 0 || k == 0 || lhsType.getDimSize(0) == 0)
+  if (n == 0 || k == 0 || lhsRows == 0)
     return std::string("the product is empty");
+  if (plan.integer) {
+    if (!scheme.hasIntegerStorage() || scheme.hasMXScale() ||
+        scheme.getOuter() ||
+        (scheme.getZeroPointType() &&
+         !isa<IntegerType>(scheme.getZeroPointType())))
+      return std::string("the weight is not an integer with plain scales "
+                         "and integer zero points (accumulate(i32))");
+    // (The verifier makes both sides' blocks along K equal.)
+    // One block per lane and round: its words are loaded by one thread.
+    if (block[1] * bits > kMaxIntegerBlockBits)
+      return std::string("the blocks are longer than 1024 bits (one lane "
+                         "sums a block)");
+  }
   if (workgroupSize % kLanes != 0 || workgroupSize <= 0 || maxWorkgroups <= 0)
     return std::string("workgroup-size is not a positive multiple of 32");
 
-  plan.m = lhsType.getDimSize(0);
+  plan.m = lhsRows;
   plan.n = n;
   plan.k = k;
   plan.bits = bits;
@@ -150,9 +197,11 @@ public:
                 bool vectorLoads)
       : b(b), loc(loc), plan(plan), vectorLoads(vectorLoads) {}
 
-  /// The product of `lhs` ([M, K] of the expressed type) and the weight
-  /// with lowered `parts`, as an [M, N] tensor of the expressed type.
-  Value emit(Value lhs, ValueRange parts);
+  /// The product of the lhs (`lhsParts`: the [M, K] tensor of the expressed
+  /// type, or the lowered parts of the i8 activations for accumulate(i32))
+  /// and the weight with lowered `parts`, as an [M, N] tensor of the
+  /// expressed type.
+  Value emit(ValueRange lhsParts, ValueRange parts);
 
 private:
   Value index(int64_t value) {
@@ -181,6 +230,14 @@ private:
   /// the alignment its start has.
   Value loadVector(Value buffer, ValueRange indices, int64_t size,
                    Type elementType);
+  /// accumulate(i32): lane l sums blocks l, l + 32, ... exactly in i32
+  /// (the i8 activations read as words too), and lane 0 adds the terms
+  /// f32(isum) * (f32(sl) * f32(sr)) of all blocks in increasing order (the
+  /// contract's order, whatever the flags). Returns lane 0's totals.
+  SmallVector<Value> emitOrderedIntegerSums(Value lane, Value n, Value m0,
+                                            Value lhsWords, Value lhsScales,
+                                            Value words, Value scales,
+                                            Value zeroPoints);
   /// Adds the 32 lanes' `sums` (one per activation row) in a fixed tree;
   /// every lane gets the totals.
   SmallVector<Value> reduceLanes(ArrayRef<Value> sums);
@@ -223,8 +280,9 @@ Value KernelEmitter::toWords(Value data) {
   // A view made on the host: kernels get an i32 buffer, which every target
   // loads as whole words (little-endian: code j of a word is bits
   // [j * bits, (j + 1) * bits), as in the packed byte stream).
+  ArrayRef<int64_t> shape = cast<MemRefType>(bytes.getType()).getShape();
   return memref::ViewOp::create(
-      b, loc, MemRefType::get({plan.n, plan.wordsPerRow}, b.getI32Type()), flat,
+      b, loc, MemRefType::get({shape[0], shape[1] / 4}, b.getI32Type()), flat,
       index(0), ValueRange());
 }
 
@@ -365,9 +423,144 @@ SmallVector<Value> KernelEmitter::reduceLanes(ArrayRef<Value> sums) {
   return totals;
 }
 
-Value KernelEmitter::emit(Value lhs, ValueRange parts) {
+SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
+    Value lane, Value n, Value m0, Value lhsWords, Value lhsScales, Value words,
+    Value scales, Value zeroPoints) {
   Type f32 = b.getF32Type();
-  Value lhsBuffer = toBuffer(lhs);
+  Type i32 = b.getI32Type();
+  int64_t blockSize = plan.lhsBlock;
+  int64_t numBlocks = plan.k / blockSize;
+  int64_t rounds = llvm::divideCeil(numBlocks, kLanes);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  SmallVector<Value> inits(plan.tileM, zero);
+  // Round r: lane l sums block 32 r + l. Every lane runs every round (the
+  // shuffles need them all); lanes past the last block add zero terms.
+  auto loop =
+      scf::ForOp::create(b, loc, index(0), index(rounds), index(1), inits);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value rawBlock = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, loop.getInductionVar(), index(kLanes)),
+      lane);
+  Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                      rawBlock, index(numBlocks));
+  Value block = arith::MinUIOp::create(b, loc, rawBlock, index(numBlocks - 1));
+  Value weightScale = quant_block::detail::emitScaleToF32(
+      b, loc, memref::LoadOp::create(b, loc, scales, ValueRange{n, block}));
+  Value zeroPoint;
+  if (zeroPoints)
+    zeroPoint = quant_block::detail::extendInteger(
+        b, loc,
+        memref::LoadOp::create(b, loc, zeroPoints, ValueRange{n, block}), i32,
+        !quant_block::detail::hasUnsignedZeroPoints(plan.scheme));
+  bool isSigned = plan.scheme.isSignedStorage();
+  // The block's exact integer sums, one per activation row.
+  SmallVector<Value> blockSums(
+      plan.tileM, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+  // The block's words, and each activation row's (4 codes a word), each
+  // with one (vector) load.
+  Value firstWord =
+      arith::MulIOp::create(b, loc, block, index(plan.wordsPerBlock));
+  Value blockWords = loadVector(words, {n, firstWord}, plan.wordsPerBlock, i32);
+  int64_t lhsWordsPerBlock = blockSize / 4;
+  Value firstLhsWord =
+      arith::MulIOp::create(b, loc, block, index(lhsWordsPerBlock));
+  SmallVector<Value> lhsBlockWords;
+  for (int64_t mi = 0; mi < plan.tileM; ++mi) {
+    Value m = arith::AddIOp::create(b, loc, m0, index(mi));
+    lhsBlockWords.push_back(
+        loadVector(lhsWords, {m, firstLhsWord}, lhsWordsPerBlock, i32));
+  }
+  int64_t lhsWordsPerWord = plan.codesPerWord / 4;
+  for (int64_t v = 0; v < plan.wordsPerBlock; ++v) {
+    Value packed = vector::ExtractOp::create(b, loc, blockWords, v);
+    for (int64_t mi = 0; mi < plan.tileM; ++mi) {
+      // The activation codes of the word's k.
+      SmallVector<Value> lhsCodes;
+      for (int64_t t = 0; t < lhsWordsPerWord; ++t) {
+        Value lhsWord = vector::ExtractOp::create(b, loc, lhsBlockWords[mi],
+                                                  v * lhsWordsPerWord + t);
+        for (int64_t byte = 0; byte < 4; ++byte) {
+          Value shifted = lhsWord;
+          if (byte != 0)
+            shifted = arith::ShRUIOp::create(
+                b, loc, lhsWord,
+                arith::ConstantOp::create(b, loc,
+                                          b.getI32IntegerAttr(8 * byte)));
+          lhsCodes.push_back(arith::ExtSIOp::create(
+              b, loc, i32,
+              quant_block::detail::narrowToCode(b, loc, shifted, 8, true)));
+        }
+      }
+      for (int64_t j = 0; j < plan.codesPerWord; ++j) {
+        Value shifted = packed;
+        if (j != 0)
+          shifted = arith::ShRUIOp::create(
+              b, loc, packed,
+              arith::ConstantOp::create(b, loc,
+                                        b.getI32IntegerAttr(j * plan.bits)));
+        Value code = quant_block::detail::extendInteger(
+            b, loc,
+            quant_block::detail::narrowToCode(b, loc, shifted, plan.bits,
+                                              isSigned),
+            i32, isSigned);
+        if (zeroPoint)
+          code = arith::SubIOp::create(b, loc, code, zeroPoint);
+        blockSums[mi] = arith::AddIOp::create(
+            b, loc, blockSums[mi],
+            arith::MulIOp::create(b, loc, lhsCodes[j], code));
+      }
+    }
+  }
+  // The terms f32(isum) * (f32(sl) * f32(sr)) (zero past the last block),
+  // added in block order: lane 0 takes lane i's values with a shuffle by
+  // xor i, for i = 0, 1, ..., 31.
+  Value width = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(kLanes));
+  SmallVector<Value> sums(loop.getRegionIterArgs());
+  for (int64_t mi = 0; mi < plan.tileM; ++mi) {
+    Value m = arith::AddIOp::create(b, loc, m0, index(mi));
+    Value lhsScale = quant_block::detail::emitScaleToF32(
+        b, loc,
+        memref::LoadOp::create(b, loc, lhsScales, ValueRange{m, block}));
+    Value scale = arith::MulFOp::create(b, loc, lhsScale, weightScale);
+    Value blockSum = arith::SIToFPOp::create(b, loc, f32, blockSums[mi]);
+    scale = arith::SelectOp::create(b, loc, valid, scale, zero);
+    blockSum = arith::SelectOp::create(b, loc, valid, blockSum, zero);
+    for (int64_t i = 0; i < kLanes; ++i) {
+      Value theirSum = blockSum, theirScale = scale;
+      if (i != 0) {
+        Value offset =
+            arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(i));
+        theirSum = gpu::ShuffleOp::create(b, loc, blockSum, offset, width,
+                                          gpu::ShuffleMode::XOR)
+                       .getShuffleResult();
+        theirScale = gpu::ShuffleOp::create(b, loc, scale, offset, width,
+                                            gpu::ShuffleMode::XOR)
+                         .getShuffleResult();
+      }
+      if (plan.contract) {
+        sums[mi] = math::FmaOp::create(b, loc, theirSum, theirScale, sums[mi]);
+        continue;
+      }
+      sums[mi] = arith::AddFOp::create(
+          b, loc, sums[mi],
+          arith::MulFOp::create(b, loc, theirSum, theirScale));
+    }
+  }
+  scf::YieldOp::create(b, loc, sums);
+  return SmallVector<Value>(loop.getResults());
+}
+
+Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
+  Type f32 = b.getF32Type();
+  Value lhsBuffer, lhsScales;
+  if (plan.integer) {
+    lhsBuffer = toWords(lhsParts[0]);
+    lhsScales = toBuffer(lhsParts[1]);
+  } else {
+    lhsBuffer = toBuffer(lhsParts[0]);
+  }
   Value words = toWords(parts[0]);
   Value scales = toBuffer(parts[1]);
   Value zeroPoints, outerScales;
@@ -409,9 +602,12 @@ Value KernelEmitter::emit(Value lhs, ValueRange parts) {
     // The last group's surplus warps compute row N - 1 again (so that they
     // take part in the shuffles) and store nothing.
     Value n = arith::MinUIOp::create(b, loc, rawRow, index(plan.n - 1));
-    SmallVector<Value> sums = emitPartialSums(lane, n, m0, lhsBuffer, words,
-                                              scales, zeroPoints, outer);
-    SmallVector<Value> totals = reduceLanes(sums);
+    SmallVector<Value> totals =
+        plan.integer
+            ? emitOrderedIntegerSums(lane, n, m0, lhsBuffer, lhsScales, words,
+                                     scales, zeroPoints)
+            : reduceLanes(emitPartialSums(lane, n, m0, lhsBuffer, words, scales,
+                                          zeroPoints, outer));
     Value first =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
@@ -472,8 +668,17 @@ struct GPUMatmulKernelsPass
       // lowered parts (docs/Packing.md, "Lowered tensors").
       auto parts =
           UnrealizedConversionCastOp::create(b, loc, partTypes, op.getRhs());
+      SmallVector<Value> lhsParts = {op.getLhs()};
+      if (plan.integer) {
+        SmallVector<Type> lhsTypes;
+        if (failed(converter.convertType(op.getLhs().getType(), lhsTypes)))
+          continue;
+        auto cast =
+            UnrealizedConversionCastOp::create(b, loc, lhsTypes, op.getLhs());
+        lhsParts.assign(cast.getResults().begin(), cast.getResults().end());
+      }
       KernelEmitter emitter(b, loc, plan, vectorLoads);
-      Value result = emitter.emit(op.getLhs(), parts.getResults());
+      Value result = emitter.emit(lhsParts, parts.getResults());
       op.getResult().replaceAllUsesWith(result);
       op.erase();
     }

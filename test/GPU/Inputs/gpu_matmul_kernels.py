@@ -87,7 +87,13 @@ class Case:
             self.zero_points = (rng.integers(-32, 32, size=(n, blocks)) /
                                 16.0).astype(np.float32)
         self.outer_scale = np.float32(0.375)
-        self.x = rng.standard_normal((m, k)).astype(self.dtype)
+        if act == "i8":  # Dynamically quantized activations, blocks of B.
+            self.x_codes = rng.integers(-128, 128, size=(m, k))
+            self.x_scales = (rng.integers(1, 64, size=(m, k // block)) /
+                             256.0).astype(np.float32)
+            self.dtype = np.float32
+        else:
+            self.x = rng.standard_normal((m, k)).astype(self.dtype)
 
     def weights(self):
         """The dequantized weights (f32 values), as quant_block.dequantize:
@@ -120,12 +126,23 @@ class Case:
         if self.outer:
             params += ", outer = <f32>"
         return (f"!quant_block.tensor<{self.n}x{self.k}, "
-                f"#quant_block.scheme<{self.storage} : {self.act}, "
+                f"#quant_block.scheme<{self.storage} : "
+                f"{'f32' if self.act == 'i8' else self.act}, "
                 f"{params}>>")
+
+    def lhs_type(self):
+        return (f"!quant_block.tensor<{self.m}x{self.k}, #quant_block.scheme<"
+                f"i8 : f32, block = [1, {self.block}]>>")
 
     def function(self):
         flags = "fast" if self.fast else "reassoc"
         a = self.act
+        if a == "i8":
+            # accumulate(i32) keeps the contract's order for any flags.
+            return f"""func.func @{self.name}(%x: {self.lhs_type()}, %w: {self.type()}) -> tensor<{self.m}x{self.n}xf32> {{
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit fastmath<reassoc> : {self.lhs_type()}, {self.type()} -> tensor<{self.m}x{self.n}xf32>
+  return %y : tensor<{self.m}x{self.n}xf32>
+}}"""
         return f"""func.func @{self.name}(%x: tensor<{self.m}x{self.k}x{a}>, %w: {self.type()}) -> tensor<{self.m}x{self.n}x{a}> {{
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<{flags}> : tensor<{self.m}x{self.k}x{a}>, {self.type()} -> tensor<{self.m}x{self.n}x{a}>
   return %y : tensor<{self.m}x{self.n}x{a}>
@@ -166,9 +183,18 @@ class Case:
             pack += f" outer_scales(%{name}_o : tensor<1x1xf32>)"
         lines.append(pack + f" : {data_type} -> {self.type()}")
         a = self.act
-        x = self.x.astype(np.float32)
-        lines.append(f"  %{name}_x = arith.constant dense<{dense(x, F)}> : tensor<{m}x{k}x{a}>")
-        lines.append(f"  %{name}_y = func.call @{name}(%{name}_x, %{name}_w) : (tensor<{m}x{k}x{a}>, {self.type()}) -> tensor<{m}x{n}x{a}>")
+        if a == "i8":
+            lhs = self.lhs_type()
+            xs_type = f"tensor<{m}x{blocks}xf32>"
+            lines.append(f"  %{name}_xc = arith.constant dense<{dense(self.x_codes)}> : tensor<{m}x{k}xi8>")
+            lines.append(f"  %{name}_xs = arith.constant dense<{dense(self.x_scales, F)}> : {xs_type}")
+            lines.append(f"  %{name}_x = quant_block.pack %{name}_xc scales(%{name}_xs : {xs_type}) : tensor<{m}x{k}xi8> -> {lhs}")
+            lines.append(f"  %{name}_y = func.call @{name}(%{name}_x, %{name}_w) : ({lhs}, {self.type()}) -> tensor<{m}x{n}xf32>")
+            a = "f32"
+        else:
+            x = self.x.astype(np.float32)
+            lines.append(f"  %{name}_x = arith.constant dense<{dense(x, F)}> : tensor<{m}x{k}x{a}>")
+            lines.append(f"  %{name}_y = func.call @{name}(%{name}_x, %{name}_w) : (tensor<{m}x{k}x{a}>, {self.type()}) -> tensor<{m}x{n}x{a}>")
         if a == "f32":
             lines.append(f"  %{name}_b = arith.bitcast %{name}_y : tensor<{m}x{n}xf32> to tensor<{m}x{n}xi32>")
         else:  # The f16 bits, zero-extended.
@@ -178,8 +204,36 @@ class Case:
         lines.append(f"  func.call @printMemrefI32(%{name}_u) : (tensor<*xi32>) -> ()")
         return "\n".join(lines)
 
+    def block_terms(self):
+        """accumulate(i32): the exact block sums and the f32 scale products
+        [m, n, block]."""
+        q = self.codes
+        if self.zero_point == "ui4":
+            q = q - np.repeat(self.zero_points, self.block, axis=1)
+        blocks = self.k // self.block
+        prods = (self.x_codes[:, None, :] * q[None, :, :]).reshape(
+            self.m, self.n, blocks, self.block)
+        isum = prods.sum(axis=3)
+        scale = (self.x_scales[:, None, :] * self.scales[None, :, :]).astype(
+            np.float32)
+        return isum, scale
+
     def kernel_order(self):
         """The kernel's result bits (see the module docstring)."""
+        if self.act == "i8":
+            # The contract's order: blocks in increasing order, each term
+            # f32(isum) * (sl * sr) rounded, then added.
+            isum, scale = self.block_terms()
+            out = np.zeros((self.m, self.n), np.float32)
+            for m in range(self.m):
+                for n in range(self.n):
+                    acc = np.float32(0.0)
+                    for kb in range(isum.shape[2]):
+                        term = np.float32(np.float32(isum[m, n, kb]) *
+                                          scale[m, n, kb])
+                        acc = np.float32(acc + term)
+                    out[m, n] = acc
+            return out
         w = self.weights()
         x = self.x.astype(np.float32)
         per_word = 32 // self.bits
@@ -205,6 +259,13 @@ class Case:
         return out.astype(self.dtype)
 
     def bound_check(self, result):
+        if self.act == "i8":
+            isum, scale = self.block_terms()
+            terms = isum.astype(np.float64) * scale
+            exact = terms.sum(axis=2)
+            bound = (1.01 * (terms.shape[2] + 2) * U *
+                     np.abs(terms).sum(axis=2))
+            return np.abs(result.astype(np.float64) - exact) <= bound
         w = self.weights().astype(np.float64)
         terms = self.x.astype(np.float64)[:, None, :] * w[None, :, :]
         exact = terms.sum(axis=2)
@@ -239,6 +300,14 @@ def cases():
         # rounded once to f16.
         Case("int4_f16_act", rng, "i4", 4, 6, 256, 32, 2, scale="f16",
              act="f16"),
+        # accumulate(i32) with i8 activations: exact block sums, the f32
+        # sum over the blocks in the contract's order (two rounds of 32
+        # blocks; one round with lanes past the last block).
+        Case("int8act_int4", rng, "i4", 4, 5, 2048, 32, 2, scale="f16",
+             act="i8"),
+        Case("int8act_uint4_zp", rng, "ui4", 4, 3, 128, 32, 1, scale="f16",
+             zero_point="ui4", act="i8"),
+        Case("int8act_int8", rng, "i8", 8, 4, 96, 32, 3, act="i8"),
     ]
 
 
@@ -289,7 +358,8 @@ def check(paths):
             line = (f"{target} {case.name}: {within.size} results within "
                     f"the reassoc bound: {bool(within.all())}")
             ok &= bool(within.all())
-            if target == "gpu" and not case.fast:
+            # accumulate(i32) has one order on every target.
+            if (target == "gpu" or case.act == "i8") and not case.fast:
                 model = case.kernel_order()
                 same = (result.view(np.uint16 if case.act == "f16" else
                                     np.uint32) ==

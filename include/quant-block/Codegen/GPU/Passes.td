@@ -62,9 +62,20 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     E4M3, f16, bf16, f32), integer zero points (narrower than 8 bits, as
     ONNX's uint4, they are extended to i8 on tensors first: no target loads
     sub-byte buffers) or float zero points, and a per-tensor f32 outer
-    scale (NVFP4). Other products (strict order, int8 activations with
-    `accumulate(i32)`) are left to the generic lowering; `report` explains
-    why at the op.
+    scale (NVFP4).
+
+    `accumulate(i32)` with i8 activations (dynamically quantized: signed
+    i8, f32 / f16 / bf16 scales, no zero points) against integer weights
+    (2-, 4-, 8-bit, integer zero points) with blocks of at most 1024 bits:
+    any flags, because the order is the contract's. Both sides are read as
+    i32 words; in round `r` lane `l` computes the exact i32 sum of block
+    `32 r + l` (`sum (ql) * (qr - zr)`), and lane 0 then adds the 32 terms
+    `f32(isum) * (f32(sl) * f32(sr))` in block order (it takes lane `i`'s
+    values with a shuffle by xor `i`; one FMA per block with `contract`):
+    the same bits as the CPU pipeline.
+
+    Other products (strict-order float sums, longer integer blocks) are
+    left to the generic lowering; `report` explains why at the op.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
