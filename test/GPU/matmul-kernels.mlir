@@ -108,8 +108,8 @@ func.func @bf16_activations(%x: tensor<1x64xbf16>, %w: !b) -> tensor<1x4xbf16> {
 // terms in block order (31 xor shuffles of the block sum and of the scale
 // product per activation row), multiply then add without contract.
 // CHECK-LABEL: func.func @int8_activations
-// CHECK: builtin.unrealized_conversion_cast %{{.*}} to tensor<5x32xi8>, tensor<5x2xf16>
 // CHECK: builtin.unrealized_conversion_cast %{{.*}} to tensor<1x64xi8>, tensor<1x2xf32>
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} to tensor<5x32xi8>, tensor<5x2xf16>
 // CHECK: memref.view %{{.*}} : memref<64xi8> to memref<1x16xi32>
 // CHECK: memref.view %{{.*}} : memref<160xi8> to memref<5x8xi32>
 // CHECK: gpu.launch

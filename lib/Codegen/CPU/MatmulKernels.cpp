@@ -1343,7 +1343,6 @@ struct CPUMatmulKernelsPass
   void runOnOperation() override {
     SmallVector<MatmulOp> products;
     getOperation().walk([&](MatmulOp op) { products.push_back(op); });
-    QuantBlockTypeConverter converter;
     for (MatmulOp op : products) {
       KernelPlan plan;
       plan.prefetch = prefetch;
@@ -1357,24 +1356,20 @@ struct CPUMatmulKernelsPass
                          !plan.hasZeroPoints;
       OpBuilder b(op);
       Location loc = op.getLoc();
-      SmallVector<Type> partTypes;
-      if (failed(converter.convertType(op.getRhs().getType(), partTypes)))
+      FailureOr<SmallVector<Value>> parts =
+          materializeLoweredParts(b, loc, op.getRhs());
+      if (failed(parts))
         continue;
-      // The lowering of quant_block resolves this cast to the weight's
-      // lowered parts (docs/Packing.md, "Lowered tensors").
-      auto parts =
-          UnrealizedConversionCastOp::create(b, loc, partTypes, op.getRhs());
       bool runParallel = parallel &&
                          plan.m * plan.n * plan.k >= parallelMinIterations &&
                          plan.n / plan.tileN > 1;
       SmallVector<Value> lhs = {op.getLhs()};
       if (plan.integer) {
-        SmallVector<Type> lhsTypes;
-        if (failed(converter.convertType(op.getLhs().getType(), lhsTypes)))
+        FailureOr<SmallVector<Value>> lhsParts =
+            materializeLoweredParts(b, loc, op.getLhs());
+        if (failed(lhsParts))
           continue;
-        auto lhsParts =
-            UnrealizedConversionCastOp::create(b, loc, lhsTypes, op.getLhs());
-        lhs.assign(lhsParts.getResults().begin(), lhsParts.getResults().end());
+        lhs = *lhsParts;
       }
       // f16 / bf16 activations: extended exactly once per call, the f32
       // sums rounded once to the result type at the end.
@@ -1384,7 +1379,7 @@ struct CPUMatmulKernelsPass
             b, loc, RankedTensorType::get({plan.m, plan.k}, b.getF32Type()),
             lhs[0]);
       KernelEmitter emitter(b, loc, plan);
-      Value result = emitter.emit(lhs, parts.getResults(), runParallel);
+      Value result = emitter.emit(lhs, *parts, runParallel);
       if (narrow)
         result =
             arith::TruncFOp::create(b, loc, op.getResult().getType(), result);

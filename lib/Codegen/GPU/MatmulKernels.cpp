@@ -220,6 +220,17 @@ private:
   SmallVector<Value> emitPartialSums(Value lane, Value n, Value m0, Value lhs,
                                      Value words, Value scales,
                                      Value zeroPoints, Value outer);
+  /// Code `j` of the 32-bit `word` of `bits`-bit codes (bits [j * bits,
+  /// (j + 1) * bits), little-endian as the packed byte stream) as an i8,
+  /// sign-extended within it when `isSigned`.
+  Value extractCode(Value word, int64_t j, unsigned bits, bool isSigned) {
+    Value shifted = word;
+    if (j != 0)
+      shifted = arith::ShRUIOp::create(
+          b, loc, word,
+          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(j * bits)));
+    return quant_block::detail::narrowToCode(b, loc, shifted, bits, isSigned);
+  }
   /// `value` (f32, f16 or bf16) extended exactly to f32.
   Value toF32(Value value) {
     if (value.getType().isF32())
@@ -344,14 +355,7 @@ SmallVector<Value> KernelEmitter::emitPartialSums(Value lane, Value n, Value m0,
     for (int64_t j = 0; j < plan.codesPerWord; ++j) {
       Value code;
       if (packed) {
-        Value shifted = packed;
-        if (j != 0)
-          shifted = arith::ShRUIOp::create(
-              b, loc, packed,
-              arith::ConstantOp::create(b, loc,
-                                        b.getI32IntegerAttr(j * plan.bits)));
-        code = quant_block::detail::narrowToCode(b, loc, shifted, plan.bits,
-                                                 isSigned);
+        code = extractCode(packed, j, plan.bits, isSigned);
       } else {
         // FP8: the byte of code j is the code (scalar loads, which the
         // SPIR-V path retypes to i8 storage).
@@ -481,30 +485,13 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
       for (int64_t t = 0; t < lhsWordsPerWord; ++t) {
         Value lhsWord = vector::ExtractOp::create(b, loc, lhsBlockWords[mi],
                                                   v * lhsWordsPerWord + t);
-        for (int64_t byte = 0; byte < 4; ++byte) {
-          Value shifted = lhsWord;
-          if (byte != 0)
-            shifted = arith::ShRUIOp::create(
-                b, loc, lhsWord,
-                arith::ConstantOp::create(b, loc,
-                                          b.getI32IntegerAttr(8 * byte)));
+        for (int64_t byte = 0; byte < 4; ++byte)
           lhsCodes.push_back(arith::ExtSIOp::create(
-              b, loc, i32,
-              quant_block::detail::narrowToCode(b, loc, shifted, 8, true)));
-        }
+              b, loc, i32, extractCode(lhsWord, byte, 8, /*isSigned=*/true)));
       }
       for (int64_t j = 0; j < plan.codesPerWord; ++j) {
-        Value shifted = packed;
-        if (j != 0)
-          shifted = arith::ShRUIOp::create(
-              b, loc, packed,
-              arith::ConstantOp::create(b, loc,
-                                        b.getI32IntegerAttr(j * plan.bits)));
         Value code = quant_block::detail::extendInteger(
-            b, loc,
-            quant_block::detail::narrowToCode(b, loc, shifted, plan.bits,
-                                              isSigned),
-            i32, isSigned);
+            b, loc, extractCode(packed, j, plan.bits, isSigned), i32, isSigned);
         if (zeroPoint)
           code = arith::SubIOp::create(b, loc, code, zeroPoint);
         blockSums[mi] = arith::AddIOp::create(
@@ -650,7 +637,6 @@ struct GPUMatmulKernelsPass
     }
     SmallVector<MatmulOp> products;
     getOperation().walk([&](MatmulOp op) { products.push_back(op); });
-    QuantBlockTypeConverter converter;
     for (MatmulOp op : products) {
       KernelPlan plan;
       if (std::optional<std::string> whyNot =
@@ -659,26 +645,22 @@ struct GPUMatmulKernelsPass
           op.emitRemark() << "no GPU matmul kernel: " << *whyNot;
         continue;
       }
-      SmallVector<Type> partTypes;
-      if (failed(converter.convertType(op.getRhs().getType(), partTypes)))
-        continue;
       OpBuilder b(op);
       Location loc = op.getLoc();
-      // The lowering of quant_block resolves this cast to the weight's
-      // lowered parts (docs/Packing.md, "Lowered tensors").
-      auto parts =
-          UnrealizedConversionCastOp::create(b, loc, partTypes, op.getRhs());
       SmallVector<Value> lhsParts = {op.getLhs()};
       if (plan.integer) {
-        SmallVector<Type> lhsTypes;
-        if (failed(converter.convertType(op.getLhs().getType(), lhsTypes)))
+        FailureOr<SmallVector<Value>> parts =
+            materializeLoweredParts(b, loc, op.getLhs());
+        if (failed(parts))
           continue;
-        auto cast =
-            UnrealizedConversionCastOp::create(b, loc, lhsTypes, op.getLhs());
-        lhsParts.assign(cast.getResults().begin(), cast.getResults().end());
+        lhsParts = *parts;
       }
+      FailureOr<SmallVector<Value>> parts =
+          materializeLoweredParts(b, loc, op.getRhs());
+      if (failed(parts))
+        continue;
       KernelEmitter emitter(b, loc, plan, vectorLoads);
-      Value result = emitter.emit(lhsParts, parts.getResults());
+      Value result = emitter.emit(lhsParts, *parts);
       op.getResult().replaceAllUsesWith(result);
       op.erase();
     }

@@ -49,6 +49,15 @@ public:
   QuantBlockTypeConverter();
 };
 
+/// The lowered parts of the quantized tensor `quantized` for code written
+/// before the lowering (the matmul kernels): a
+/// builtin.unrealized_conversion_cast from it to exactly its part types,
+/// which --convert-quant-block-to-linalg resolves to the parts themselves
+/// (docs/Packing.md, "Lowered tensors"). Fails, creating nothing, when the
+/// type has no lowering.
+FailureOr<SmallVector<Value>>
+materializeLoweredParts(OpBuilder &b, Location loc, Value quantized);
+
 /// Why the lowering cannot handle `op` (a quant_block op) yet, or
 /// std::nullopt if it can.
 std::optional<std::string>
