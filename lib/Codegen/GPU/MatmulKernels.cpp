@@ -172,12 +172,10 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   plan.wordsPerChunk = plan.wordsPerRow % 4 == 0   ? 4
                        : plan.wordsPerRow % 2 == 0 ? 2
                                                    : 1;
-  plan.tileM = 1;
-  for (int64_t candidate = kMaxTileM; candidate > 1; --candidate)
-    if (plan.m % candidate == 0) {
-      plan.tileM = candidate;
-      break;
-    }
+  // Up to 8 rows per workgroup; a last partial tile recomputes row M - 1
+  // and stores only its own rows (no tile size that divides a prime M
+  // would reread the weights once per row).
+  plan.tileM = std::min(plan.m, kMaxTileM);
   plan.rowsPerGroup = workgroupSize / kLanes;
   plan.numGroups = llvm::divideCeil(n, plan.rowsPerGroup);
   plan.gridX = std::min(plan.numGroups, maxWorkgroups);
@@ -220,6 +218,14 @@ private:
   SmallVector<Value> emitPartialSums(Value lane, Value n, Value m0, Value lhs,
                                      Value words, Value scales,
                                      Value zeroPoints, Value outer);
+  /// Activation row `m0 + mi`, clamped to the last row in a last partial
+  /// tile (whose surplus rows are computed and not stored).
+  Value activationRow(Value m0, int64_t mi) {
+    Value m = arith::AddIOp::create(b, loc, m0, index(mi));
+    if (plan.m % plan.tileM == 0)
+      return m;
+    return arith::MinUIOp::create(b, loc, m, index(plan.m - 1));
+  }
   /// Code `j` of the 32-bit `word` of `bits`-bit codes (bits [j * bits,
   /// (j + 1) * bits), little-endian as the packed byte stream) as an i8,
   /// sign-extended within it when `isSigned`.
@@ -348,7 +354,7 @@ SmallVector<Value> KernelEmitter::emitPartialSums(Value lane, Value n, Value m0,
     // The word's activations, one vector per activation row.
     SmallVector<Value> activations;
     for (int64_t mi = 0; mi < plan.tileM; ++mi) {
-      Value m = arith::AddIOp::create(b, loc, m0, index(mi));
+      Value m = activationRow(m0, mi);
       activations.push_back(
           loadVector(lhs, {m, firstK}, plan.codesPerWord, plan.expressed));
     }
@@ -472,7 +478,7 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
       arith::MulIOp::create(b, loc, block, index(lhsWordsPerBlock));
   SmallVector<Value> lhsBlockWords;
   for (int64_t mi = 0; mi < plan.tileM; ++mi) {
-    Value m = arith::AddIOp::create(b, loc, m0, index(mi));
+    Value m = activationRow(m0, mi);
     lhsBlockWords.push_back(
         loadVector(lhsWords, {m, firstLhsWord}, lhsWordsPerBlock, i32));
   }
@@ -506,7 +512,7 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
   Value width = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(kLanes));
   SmallVector<Value> sums(loop.getRegionIterArgs());
   for (int64_t mi = 0; mi < plan.tileM; ++mi) {
-    Value m = arith::AddIOp::create(b, loc, m0, index(mi));
+    Value m = activationRow(m0, mi);
     Value lhsScale = quant_block::detail::emitScaleToF32(
         b, loc,
         memref::LoadOp::create(b, loc, lhsScales, ValueRange{m, block}));
@@ -560,9 +566,9 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
 
   int64_t workgroupSize = plan.rowsPerGroup * kLanes;
   Value one = index(1);
-  auto launch = gpu::LaunchOp::create(b, loc, index(plan.gridX),
-                                      index(plan.m / plan.tileM), one,
-                                      index(workgroupSize), one, one);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, index(plan.gridX), index(llvm::divideCeil(plan.m, plan.tileM)),
+      one, index(workgroupSize), one, one);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&launch.getBody().front());
@@ -605,7 +611,15 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
       OpBuilder::InsertionGuard storeGuard(b);
       b.setInsertionPointToStart(store.thenBlock());
       for (auto [mi, total] : llvm::enumerate(totals)) {
+        OpBuilder::InsertionGuard rowGuard(b);
         Value m = arith::AddIOp::create(b, loc, m0, index(mi));
+        if (plan.m % plan.tileM != 0) {
+          auto ownRow = scf::IfOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, m,
+                                    index(plan.m)));
+          b.setInsertionPointToStart(ownRow.thenBlock());
+        }
         // The f32 sum rounded once to the result type.
         if (!plan.expressed.isF32())
           total = arith::TruncFOp::create(b, loc, plan.expressed, total);

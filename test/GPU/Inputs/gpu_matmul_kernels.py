@@ -300,6 +300,9 @@ def cases():
         # rounded once to f16.
         Case("int4_f16_act", rng, "i4", 4, 6, 256, 32, 2, scale="f16",
              act="f16"),
+        # M = 11: a tile of 8 rows and a partial one of 3 (rows 11-15 are
+        # computed as row 10 and not stored).
+        Case("int4_m11", rng, "i4", 4, 3, 256, 32, 11),
         # accumulate(i32) with i8 activations: exact block sums, the f32
         # sum over the blocks in the contract's order (two rounds of 32
         # blocks; one round with lanes past the last block).
