@@ -126,20 +126,10 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
     // The integer block sums are exact in any order and the f32 sum over
     // the blocks runs in order for each output (one lane each), so the
     // strict order is kept too.
-    auto lhsType = dyn_cast<QuantizedTensorType>(op.getLhs().getType());
-    if (!lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape())
-      return std::string("the lhs is not a static rank-2 quantized tensor");
-    SchemeAttr lhsScheme = lhsType.getScheme();
-    if (!lhsScheme.hasIntegerStorage() || lhsScheme.getStorageBitWidth() != 8 ||
-        !lhsScheme.isSignedStorage() || lhsScheme.getZeroPointType() ||
-        lhsScheme.hasMXScale() || lhsScheme.getOuter())
-      return std::string("the lhs is not i8 with plain scales");
-    Type lhsScale = lhsScheme.getScaleType();
-    if (!lhsScale.isF32() && !lhsScale.isF16() && !lhsScale.isBF16())
-      return std::string("the lhs scales are not f32, f16 or bf16");
-    if (!lhsScheme.getExpressedType().isF32())
-      return std::string("the lhs expressed type is not f32");
-    plan.m = lhsType.getShape()[0];
+    if (std::optional<std::string> whyNot =
+            getInt8ActivationsUnsupportedReason(op.getLhs().getType()))
+      return whyNot;
+    plan.m = cast<QuantizedTensorType>(op.getLhs().getType()).getShape()[0];
   } else {
     plan.orderedRows =
         !arith::bitEnumContainsAll(flags, arith::FastMathFlags::reassoc);

@@ -94,24 +94,13 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   if (plan.integer) {
     // Exact block sums, then the f32 sum over the blocks in the contract's
     // order (for any flags): no reassociation needed.
-    auto lhsType = dyn_cast<QuantizedTensorType>(op.getLhs().getType());
-    if (!lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape())
-      return std::string("the lhs is not a static rank-2 quantized tensor");
-    SchemeAttr lhsScheme = lhsType.getScheme();
-    Type lhsScale = lhsScheme.getScaleType();
-    if (!lhsScheme.hasIntegerStorage() || lhsScheme.getStorageBitWidth() != 8 ||
-        !lhsScheme.isSignedStorage() || lhsScheme.getZeroPointType() ||
-        lhsScheme.hasMXScale() || lhsScheme.getOuter() ||
-        !lhsScheme.getExpressedType().isF32() ||
-        !(lhsScale.isF32() || lhsScale.isF16() || lhsScale.isBF16()))
-      return std::string("the lhs is not i8 with f32, f16 or bf16 scales "
-                         "and no zero points");
-    SmallVector<int64_t> lhsBlock = lhsType.getEffectiveBlockShape();
-    plan.lhsBlock = lhsBlock[1];
-    if (lhsBlock[0] != 1)
-      return std::string("the lhs blocks are not [1, B]");
+    if (std::optional<std::string> whyNot =
+            getInt8ActivationsUnsupportedReason(op.getLhs().getType()))
+      return whyNot;
+    auto lhsType = cast<QuantizedTensorType>(op.getLhs().getType());
+    plan.lhsBlock = lhsType.getEffectiveBlockShape()[1];
     lhsRows = lhsType.getShape()[0];
-    expressed = lhsScheme.getExpressedType();
+    expressed = lhsType.getScheme().getExpressedType();
   } else {
     if (!arith::bitEnumContainsAll(flags, arith::FastMathFlags::reassoc))
       return std::string("the sum over k is ordered (no fastmath<reassoc>): "

@@ -58,17 +58,6 @@ mlir::quant_block::getLoweredDataType(QuantizedTensorType type) {
   return RankedTensorType::get(shape, IntegerType::get(type.getContext(), 8));
 }
 
-FailureOr<SmallVector<Value>>
-mlir::quant_block::materializeLoweredParts(OpBuilder &b, Location loc,
-                                           Value quantized) {
-  SmallVector<Type> partTypes;
-  if (failed(QuantBlockTypeConverter().convertType(quantized.getType(),
-                                                   partTypes)))
-    return failure();
-  auto cast = UnrealizedConversionCastOp::create(b, loc, partTypes, quantized);
-  return SmallVector<Value>(cast.getResults());
-}
-
 QuantBlockTypeConverter::QuantBlockTypeConverter() {
   addConversion([](Type type) { return type; });
   addConversion(
