@@ -14,8 +14,8 @@
 #include "BlockIterationSpace.h"
 #include "GatherLowering.h"
 #include "Patterns.h"
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 #include "TwoLevelParameters.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 

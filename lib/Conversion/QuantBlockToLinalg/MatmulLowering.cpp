@@ -28,8 +28,8 @@
 #include "BlockDequantizer.h"
 #include "BlockIterationSpace.h"
 #include "Patterns.h"
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 #include "TwoLevelParameters.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 
