@@ -321,12 +321,16 @@ SmallVector<Value> KernelEmitter::emitPartialSums(Value lane, Value n, Value m0,
   Value scale, zeroPoint;
   for (int64_t v = 0; v < chunkWords; ++v) {
     Value word = arith::AddIOp::create(b, loc, firstWord, index(v));
-    // The word's block parameters: read once per block within the chunk
-    // (the chunk starts at a multiple of chunkWords).
+    // The word's block parameters: read once per block within the chunk.
+    // A chunk starts at a multiple of chunkWords, so a block starts at word
+    // v of every chunk only when the block length divides the chunk (at
+    // v % wordsPerBlock == 0) and never inside one when the chunk length
+    // divides the block; otherwise (blocks of 3 or 6 words in chunks of 4)
+    // every word reads its own.
+    int64_t wordsPerBlock = plan.wordsPerBlock;
     bool newBlock =
-        v == 0 ||
-        (plan.wordsPerBlock < chunkWords &&
-         (chunkWords % plan.wordsPerBlock != 0 || v % plan.wordsPerBlock == 0));
+        v == 0 || (wordsPerBlock % chunkWords != 0 &&
+                   (chunkWords % wordsPerBlock != 0 || v % wordsPerBlock == 0));
     if (newBlock) {
       Value blockIndex =
           arith::DivUIOp::create(b, loc, word, index(plan.wordsPerBlock));

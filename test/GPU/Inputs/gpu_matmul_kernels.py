@@ -303,6 +303,9 @@ def cases():
         # M = 11: a tile of 8 rows and a partial one of 3 (rows 11-15 are
         # computed as row 10 and not stored).
         Case("int4_m11", rng, "i4", 4, 3, 256, 32, 11),
+        # Blocks of 48 codes (6 words) in chunks of 4 words: a chunk spans
+        # two blocks, each word reads its own block's scale.
+        Case("int4_g48", rng, "i4", 4, 3, 192, 48, 1),
         # accumulate(i32) with i8 activations: exact block sums, the f32
         # sum over the blocks in the contract's order (two rounds of 32
         # blocks; one round with lanes past the last block).
