@@ -10,6 +10,8 @@
 
 #include "quant-block/Codegen/GPU/Passes.h"
 
+#include "BufferViews.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -24,6 +26,7 @@ namespace mlir::quant_block {
 } // namespace mlir::quant_block
 
 using namespace mlir;
+using namespace mlir::quant_block;
 
 namespace {
 /// How a kernel may use one of its memref arguments.
@@ -33,18 +36,12 @@ struct Access {
 };
 } // namespace
 
-/// The view ops whose result aliases their source.
-static bool isView(Operation *op) {
-  return isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::SubViewOp,
-             memref::CastOp, memref::ReinterpretCastOp, memref::ViewOp>(op);
-}
-
 /// Accumulates into `access` how the uses of `buffer` (and of its views)
 /// access the memory; an unknown use counts as a read and a write.
 static void collectAccess(Value buffer, Access &access) {
   for (OpOperand &use : buffer.getUses()) {
     Operation *user = use.getOwner();
-    if (isView(user) && use.getOperandNumber() == 0) {
+    if (isBufferView(user) && use.getOperandNumber() == 0) {
       collectAccess(user->getResult(0), access);
     } else if (isa<memref::LoadOp, vector::LoadOp, vector::TransferReadOp,
                    vector::MaskedLoadOp, vector::GatherOp>(user)) {
@@ -67,16 +64,6 @@ static void collectAccess(Value buffer, Access &access) {
   }
 }
 
-/// The buffer `value` is a view of (itself if it is no view).
-static Value rootBuffer(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (!isView(def))
-      break;
-    value = def->getOperand(0);
-  }
-  return value;
-}
-
 /// Whether every use of `buffer` (through views) is a kernel operand of a
 /// gpu.launch_func or a deallocation, or a view that has no other uses.
 static bool onlyKernelsUse(Value buffer) {
@@ -89,7 +76,7 @@ static bool onlyKernelsUse(Value buffer) {
         continue;
       return false;
     }
-    if (isView(user) && use.getOperandNumber() == 0 &&
+    if (isBufferView(user) && use.getOperandNumber() == 0 &&
         onlyKernelsUse(user->getResult(0)))
       continue;
     return false;
@@ -188,7 +175,7 @@ struct GPUDataMovementPass
     for (auto [index, operand] : llvm::enumerate(operands)) {
       if (!isa<MemRefType>(operand.getType()))
         continue;
-      Value root = rootBuffer(operand);
+      Value root = getRootBuffer(operand);
       if (isa_and_nonnull<gpu::AllocOp>(root.getDefiningOp()))
         continue;
       auto type = dyn_cast<MemRefType>(root.getType());

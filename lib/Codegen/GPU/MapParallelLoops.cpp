@@ -8,6 +8,8 @@
 
 #include "quant-block/Codegen/GPU/Passes.h"
 
+#include "BufferViews.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -28,6 +30,7 @@ namespace mlir::quant_block {
 } // namespace mlir::quant_block
 
 using namespace mlir;
+using namespace mlir::quant_block;
 
 /// Maps every dimension of `loop` to `processor`, with identity maps.
 static LogicalResult mapTo(scf::ParallelOp loop, gpu::Processor processor) {
@@ -87,17 +90,6 @@ static bool touchesSubByteMemory(scf::ParallelOp loop) {
   return result.wasInterrupted();
 }
 
-/// The buffer `value` views (itself if it is no view).
-static Value rootBuffer(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::SubViewOp,
-             memref::CastOp, memref::ReinterpretCastOp, memref::ViewOp>(def))
-      break;
-    value = def->getOperand(0);
-  }
-  return value;
-}
-
 /// The buffers `loop`'s body writes, or std::nullopt when it may write
 /// anything else (an op with unknown or other write effects).
 static std::optional<llvm::SmallPtrSet<Value, 4>>
@@ -105,7 +97,7 @@ getWrittenBuffers(scf::ParallelOp loop) {
   llvm::SmallPtrSet<Value, 4> written;
   WalkResult result = loop.getBody()->walk([&](Operation *op) {
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      written.insert(rootBuffer(store.getMemRef()));
+      written.insert(getRootBuffer(store.getMemRef()));
       return WalkResult::advance();
     }
     if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
@@ -149,7 +141,7 @@ static scf::ParallelOp splitPackedLanes(IRRewriter &rewriter,
   if (!written)
     return loop;
   auto writtenCannotAlias = [&](Value memref) {
-    Value root = rootBuffer(memref);
+    Value root = getRootBuffer(memref);
     return llvm::all_of(*written, [&](Value other) {
       return other != root &&
              isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(

@@ -72,7 +72,7 @@ struct KernelPlan {
   /// The activations', weights' (as dequantized) and result's type: f32,
   /// f16 or bf16. Products and sums are f32.
   Type expressed;
-  bool hasZeroPoints, hasOuter, contract;
+  bool hasZeroPoints, contract;
   /// accumulate(i32): i8 activations (dynamically quantized) in blocks of
   /// lhsBlock along K, exact block sums in i32, the f32 sum over the blocks
   /// in the contract's order.
@@ -148,8 +148,6 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
       return std::string("the blocks are longer than 1024 bits (one lane "
                          "sums a block)");
   }
-  if (workgroupSize % kLanes != 0 || workgroupSize <= 0 || maxWorkgroups <= 0)
-    return std::string("workgroup-size is not a positive multiple of 32");
 
   plan.m = lhsRows;
   plan.n = n;
@@ -171,7 +169,6 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   plan.scheme = scheme;
   plan.expressed = expressed;
   plan.hasZeroPoints = scheme.getZeroPointType() != nullptr;
-  plan.hasOuter = scheme.getOuter() != nullptr;
   plan.contract =
       arith::bitEnumContainsAll(flags, arith::FastMathFlags::contract);
   return std::nullopt;
@@ -539,7 +536,6 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
 }
 
 Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
-  Type f32 = b.getF32Type();
   Value lhsBuffer, lhsScales;
   if (plan.integer) {
     lhsBuffer = toWords(lhsParts[0]);
