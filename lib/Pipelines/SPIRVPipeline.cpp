@@ -57,6 +57,8 @@ void mlir::quant_block::buildSPIRVBackHalfPipeline(
   // then FP8 / E8M0 buffers become i8 buffers (SPIR-V has no such types).
   pm.addNestedPass<gpu::GPUModuleOp>(memref::createFoldMemRefAliasOpsPass());
   pm.addPass(createGPUNarrowFloatStorage());
+  // Dynamically shaped buffers: flat runtime arrays plus a buffer of sizes.
+  pm.addPass(createGPUSPIRVDynamicShapes());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createGPUSPIRVKernelABI());
@@ -78,12 +80,14 @@ void mlir::quant_block::buildSPIRVBackHalfPipeline(
     return;
 
   pm.addPass(createGpuModuleToBinaryPass());
+  // (pointer, byte size) pairs, dynamic sizes included: upstream's
+  // intersperse-sizes-for-kernels refuses dynamically shaped buffers.
+  pm.addPass(createGPUSPIRVBufferSizes());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   GpuToLLVMConversionPassOptions host;
   host.kernelBarePtrCallConv = true;
-  host.kernelIntersperseSizeCallConv = true;
   pm.addPass(createGpuToLLVMConversionPass(host));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertToLLVMPass());

@@ -62,8 +62,21 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.module @kernels [#spirv.target_env<#spirv.vce<v1.3, [Shader], []>, #spirv.resource_limits<>>] {
-    // expected-error @+1 {{kernel argument #1 has type 'f32'; SPIR-V kernels take statically shaped, identity-layout memrefs only}}
+    // expected-error @+1 {{kernel argument #1 has type 'f32'; SPIR-V kernels take identity-layout memrefs only, statically shaped or one-dimensional (one storage buffer each)}}
     gpu.func @scalar(%a: memref<16xf32>, %s: f32) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A flat dynamically shaped buffer is a runtime array; a multi-dimensional
+// one must have been flattened (--quant-block-gpu-spirv-dynamic-shapes).
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#spirv.target_env<#spirv.vce<v1.3, [Shader], []>, #spirv.resource_limits<>>] {
+    // expected-error @+1 {{kernel argument #1 has type 'memref<?x4xf32>'; SPIR-V kernels take identity-layout memrefs only, statically shaped or one-dimensional}}
+    gpu.func @dynamic(%a: memref<?xf32>, %b: memref<?x4xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
       gpu.return
     }
   }
@@ -73,8 +86,8 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.module @kernels [#spirv.target_env<#spirv.vce<v1.3, [Shader], []>, #spirv.resource_limits<>>] {
-    // expected-error @+1 {{kernel argument #0 has type 'memref<?xf32>'}}
-    gpu.func @dynamic(%a: memref<?xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+    // expected-error @+1 {{kernel argument #0 has type 'memref<4xf32, strided<[2]>>'; SPIR-V kernels take identity-layout memrefs only}}
+    gpu.func @strided(%a: memref<4xf32, strided<[2]>>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
       gpu.return
     }
   }

@@ -97,11 +97,15 @@ struct GPUSPIRVKernelABIPass
         continue;
       for (BlockArgument arg : func.getArguments()) {
         auto type = dyn_cast<MemRefType>(arg.getType());
-        if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity()) {
+        // Dynamically shaped buffers were flattened to one dimension
+        // (--quant-block-gpu-spirv-dynamic-shapes).
+        if (!type || !type.getLayout().isIdentity() ||
+            (!type.hasStaticShape() && type.getRank() != 1)) {
           func.emitError("kernel argument #")
               << arg.getArgNumber() << " has type " << arg.getType()
-              << "; SPIR-V kernels take statically shaped, identity-layout "
-                 "memrefs only (one storage buffer each)";
+              << "; SPIR-V kernels take identity-layout memrefs only, "
+                 "statically shaped or one-dimensional (one storage buffer "
+                 "each)";
           failed = true;
         }
       }
@@ -110,7 +114,12 @@ struct GPUSPIRVKernelABIPass
           std::string why = whyUnsupported(type, target);
           if (why.empty())
             return true;
-          op->emitError() << what << " of type " << type << ": " << why;
+          // Constants that the canonicalizer hoisted and merged have no
+          // location: report those at the kernel (the op it came from).
+          InFlightDiagnostic diag = isa<UnknownLoc>(op->getLoc())
+                                        ? func.emitError()
+                                        : op->emitError();
+          diag << what << " of type " << type << ": " << why;
           return false;
         };
         for (Value result : op->getResults())

@@ -67,9 +67,11 @@ void launchKernel(Kernel &kernel, const int64_t grid[3], const int64_t block[3],
   const std::string &name = kernel.getName();
   if (paramsCount % 2 != 0)
     fatal("kernel '%s' got %zu launch parameters; the Vulkan runtime expects "
-          "(pointer, size) pairs: lower the host code with gpu-to-llvm"
-          "{use-bare-pointers-for-kernels=true "
-          "intersperse-sizes-for-kernels=true}",
+          "(pointer, size) pairs: lower the host code with "
+          "--quant-block-gpu-spirv-buffer-sizes and then gpu-to-llvm"
+          "{use-bare-pointers-for-kernels=true} (or, for statically shaped "
+          "buffers only, gpu-to-llvm{use-bare-pointers-for-kernels=true "
+          "intersperse-sizes-for-kernels=true})",
           name.c_str(), paramsCount);
   if (kernel.hasWorkgroupSize) {
     for (int i = 0; i < 3; ++i) {

@@ -16,9 +16,10 @@ namespace mlir::quant_block::vulkan {
 class Kernel;
 
 /// Runs `kernel` on a grid x block launch. `params` holds what
-/// gpu-to-llvm{use-bare-pointers-for-kernels intersperse-sizes-for-kernels}
-/// passes: {&ptr0, &bytes0, &ptr1, &bytes1, ...}; argument i becomes binding
-/// i of set 0. Returns after the kernel completed.
+/// --quant-block-gpu-spirv-buffer-sizes + gpu-to-llvm with bare pointers
+/// (or upstream's intersperse-sizes-for-kernels, static shapes only) pass:
+/// {&ptr0, &bytes0, &ptr1, &bytes1, ...}; argument i becomes binding i of
+/// set 0. Returns after the kernel completed.
 void launchKernel(Kernel &kernel, const int64_t grid[3], const int64_t block[3],
                   void **params, size_t paramsCount);
 

@@ -9,11 +9,15 @@ func.func @to_bf16(%q: !q) -> tensor<4x32xbf16> {
   return %y : tensor<4x32xbf16>
 }
 
+
 // -----
 
-!d = !quant_block.tensor<?x32, #quant_block.scheme<i8 : f32, block = [1, 32]>>
-func.func @dynamic(%q: !d) -> tensor<?x32xf32> {
-  // expected-error @+1 {{SPIR-V kernels take statically shaped, identity-layout memrefs only}}
-  %y = quant_block.dequantize %q : !d -> tensor<?x32xf32>
-  return %y : tensor<?x32xf32>
+// 32-bit codes are quantized in 64-bit arithmetic; the error is at the op
+// even where the offending value is a hoisted constant without a location.
+!q32 = !quant_block.tensor<1x4, #quant_block.scheme<i32 : f32, block = [4], zero_point = i32>>
+func.func @i32_codes(%x: tensor<1x4xf32>) -> !q32 {
+  // expected-error @+2 {{64-bit integers need the Int64 capability}}
+  // expected-error @+1 {{f64 needs the Float64 capability}}
+  %q = quant_block.quantize_dynamic minmax %x : tensor<1x4xf32> -> !q32
+  return %q : !q32
 }

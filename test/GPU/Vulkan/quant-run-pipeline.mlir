@@ -9,6 +9,13 @@
 // RUN: %python %S/../../Runner/Inputs/arrays.py check-linear %t | FileCheck %s
 // CHECK: linear: ok
 
+// The same layer with a dynamic batch: the activations and the result are
+// flat buffers on the device, their row count in a buffer of sizes.
+// RUN: rm %t/y.npy
+// RUN: quant-run %s -e linear_dynamic --quantized-as-parts -i %t/x.npy -i %t/data.npy -i %t/scales.npy -i %t/zero_points.npy -o %t/y.npy \
+// RUN:   --pipeline=quant-block-spirv-pipeline --shared-libs=%vulkan_runtime
+// RUN: %python %S/../../Runner/Inputs/arrays.py check-linear %t | FileCheck %s
+
 // Without the runtime library the JIT cannot resolve the mgpu* calls of the
 // host code, and says so.
 // RUN: not quant-run %s -e linear --quantized-as-parts -i %t/x.npy -i %t/data.npy -i %t/scales.npy -i %t/zero_points.npy \
@@ -21,4 +28,10 @@ func.func @linear(%x: tensor<3x64xf32>, %w: !w) -> tensor<3x16xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit
          : tensor<3x64xf32>, !w -> tensor<3x16xf32>
   return %y : tensor<3x16xf32>
+}
+
+func.func @linear_dynamic(%x: tensor<?x64xf32>, %w: !w) -> tensor<?x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit
+         : tensor<?x64xf32>, !w -> tensor<?x16xf32>
+  return %y : tensor<?x16xf32>
 }

@@ -313,6 +313,54 @@ def GPUSPIRVKernelABI : Pass<"quant-block-gpu-spirv-kernel-abi",
   ];
 }
 
+def GPUSPIRVDynamicShapes : Pass<"quant-block-gpu-spirv-dynamic-shapes",
+                                 "ModuleOp"> {
+  let summary = "Give SPIR-V kernels flat buffers and a buffer of sizes";
+  let description = [{
+    A Vulkan kernel binds each buffer as one runtime array: it has no memref
+    descriptor to read a dynamic size from, and the SPIR-V lowering indexes
+    only arrays whose strides are static. This pass, run on kernels and
+    their launches after `--fold-memref-alias-ops`, turns every dynamically
+    shaped, identity-layout kernel argument `memref<?x32xT>` into a flat
+    `memref<?xT>` (the same bytes): its `memref.load` and `memref.store`
+    index it with row-major linearized indices, its `memref.dim` and the
+    sizes of reshapes of it become the sizes themselves. The dynamic sizes
+    of all such arguments travel in one extra, last kernel argument, a
+    `memref<Kxi32>` that the host fills before each launch (a stack buffer
+    of the calling function; the Vulkan runtime stages host memory) and that
+    the kernel reads once at its entry. On the host each flattened operand
+    is a `memref.collapse_shape` of the original buffer.
+
+    Any other use of such an argument (a view read through, a non-constant
+    `memref.dim`) is an error at that use. Statically shaped arguments are
+    left as they are.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def GPUSPIRVBufferSizes : Pass<"quant-block-gpu-spirv-buffer-sizes",
+                               "ModuleOp"> {
+  let summary = "Pass each kernel buffer's byte size after it";
+  let description = [{
+    The host side of the Vulkan runtime's ABI (docs/GPU.md): after each
+    memref operand of a `gpu.launch_func`, an i64 operand with its size in
+    bytes (the element's bytes times the product of its sizes, dynamic ones
+    read with `memref.dim`). Run after `gpu-module-to-binary`, then
+    `gpu-to-llvm` with bare pointers turns every memref into its aligned
+    pointer, so the runtime receives (pointer, byte size) pairs. Upstream's
+    `intersperse-sizes-for-kernels` does the same for statically shaped
+    buffers only. An operand that is not an identity-layout memref of
+    integers or floats is an error: the runtime binds buffers only.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def GPUNestSPIRVModules : Pass<"quant-block-gpu-nest-spirv-modules",
                                "ModuleOp"> {
   let summary = "Move each kernel's spirv.module into its gpu.module";
