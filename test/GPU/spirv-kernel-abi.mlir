@@ -1,6 +1,10 @@
 // RUN: quant-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(gpu.module(quant-block-gpu-spirv-kernel-abi))" | FileCheck %s
 
-// The workgroup size comes from known_block_size.
+// The workgroup size comes from known_block_size. The target environment
+// is also put on the gpu.module as an attribute, where conversions such as
+// convert-math-to-spirv look for it.
+// CHECK: gpu.module @kernels
+// CHECK-SAME: attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.3, [Shader, Int8, StorageBuffer8BitAccess], [SPV_KHR_8bit_storage]>
 module attributes {gpu.container_module} {
   gpu.module @kernels [#spirv.target_env<#spirv.vce<v1.3, [Shader, Int8, StorageBuffer8BitAccess], [SPV_KHR_8bit_storage]>, #spirv.resource_limits<>>] {
     // CHECK-LABEL: gpu.func @ok

@@ -90,6 +90,12 @@ struct GPUSPIRVKernelABIPass
                        "spirv-attach-target first)");
       return signalPassFailure();
     }
+    // Passes that look the environment up as an attribute around the ops
+    // (convert-math-to-spirv) do not read the gpu.module's targets, and
+    // would convert with the default environment, which has no Float64 or
+    // Int64: give them the same one.
+    if (!module->hasAttr(spirv::getTargetEnvAttrName()))
+      module->setAttr(spirv::getTargetEnvAttrName(), envAttr);
     spirv::TargetEnv target(envAttr);
     bool failed = false;
     for (auto func : module.getOps<gpu::GPUFuncOp>()) {

@@ -294,12 +294,17 @@ def GPUSPIRVKernelABI : Pass<"quant-block-gpu-spirv-kernel-abi",
   let description = [{
     Runs after `spirv-attach-target`, before `convert-gpu-to-spirv`. Gives
     every kernel a `spirv.entry_point_abi` with its known workgroup size
-    (`known_block_size`, from the constant block sizes of the launch), and
-    reports, at the op or argument, what the SPIR-V lowering would otherwise
-    accept silently or fail on obscurely:
-    * a kernel argument that is not a statically shaped, identity-layout
-      memref (the Vulkan ABI binds one storage buffer per memref; a scalar
-      would become a one-element buffer);
+    (`known_block_size`, from the constant block sizes of the launch), puts
+    the target environment on the gpu.module as a `spirv.target_env`
+    attribute too (convert-math-to-spirv looks only there, and would convert
+    f64 math with the default environment, which has no Float64), and
+    reports, at the op or argument (at the kernel for a value without a
+    location), what the SPIR-V lowering would otherwise accept silently or
+    fail on obscurely:
+    * a kernel argument that is not an identity-layout memref, statically
+      shaped or one-dimensional (the Vulkan ABI binds one storage buffer per
+      memref; a scalar would become a one-element buffer; dynamically shaped
+      buffers are flattened by `--quant-block-gpu-spirv-dynamic-shapes`);
     * bf16 anywhere in a kernel (SPIR-V for Vulkan has no bf16 type);
     * sub-byte integers or narrow floats in a kernel (the front half decodes
       them from i8 storage; SPIR-V has no such types);
