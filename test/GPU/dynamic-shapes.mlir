@@ -1,6 +1,6 @@
 // Dynamically shaped tensors through pack + dequantize of int4 (plus a
 // bias whose both dimensions are unknown to the compiler), quantize_dynamic
-// absmax and a linear layer with a dynamic batch, compiled for the CPU here and for the GPUs in
+// absmax and a linear layer with a dynamic batch (and K), compiled for the CPU here and for the GPUs in
 // test/GPU/SPIRV and test/GPU/NVVM. On Vulkan every such buffer is a flat
 // runtime array and the sizes travel in a buffer of their own
 // (--quant-block-gpu-spirv-dynamic-shapes). The values are exact in f32 in
@@ -34,6 +34,12 @@ func.func @roundtrip(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
 
 func.func @linear(%x: tensor<?x16xf32>, %w: !w) -> tensor<?x3xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<?x16xf32>, !w -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+}
+
+// The same layer with K unknown too (it takes the weight's).
+func.func @linear_dynamic_k(%x: tensor<?x?xf32>, %w: !w) -> tensor<?x3xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<?x?xf32>, !w -> tensor<?x3xf32>
   return %y : tensor<?x3xf32>
 }
 
@@ -84,6 +90,13 @@ func.func @main() {
   %l = func.call @linear(%od, %w) : (tensor<?x16xf32>, !w) -> tensor<?x3xf32>
   %lu = tensor.cast %l : tensor<?x3xf32> to tensor<*xf32>
   func.call @printMemrefF32(%lu) : (tensor<*xf32>) -> ()
+
+  // CHECK:      [10,   8,   0]
+  // CHECK-NEXT: [2,   4,   -17]
+  %odk = tensor.cast %ones : tensor<2x16xf32> to tensor<?x?xf32>
+  %lk = func.call @linear_dynamic_k(%odk, %w) : (tensor<?x?xf32>, !w) -> tensor<?x3xf32>
+  %lku = tensor.cast %lk : tensor<?x3xf32> to tensor<*xf32>
+  func.call @printMemrefF32(%lku) : (tensor<*xf32>) -> ()
   return
 }
 func.func private @printMemrefF32(tensor<*xf32>)

@@ -113,6 +113,32 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A cast to a more static shape is the same buffer: loads through it index
+// the flat argument with the argument's sizes.
+// CHECK-LABEL: gpu.func @cast
+// CHECK-SAME: (%[[IN:.*]]: memref<?xf32>, %[[OUT:.*]]: memref<4xf32>, %[[SHAPE:.*]]: memref<2xi32>) kernel
+// CHECK: %[[R1:.*]] = memref.load %[[SHAPE]][%c1]
+// CHECK: %[[D1:.*]] = arith.index_castui %[[R1]]
+// CHECK-NOT: memref.cast
+// CHECK: %[[ROW:.*]] = arith.muli %{{.*}}, %[[D1]]
+// CHECK: %[[AT:.*]] = arith.addi %[[ROW]], %{{.*}}
+// CHECK: memref.load %[[IN]][%[[AT]]] : memref<?xf32>
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @cast(%in: memref<?x?xf32>, %out: memref<4xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %i = gpu.thread_id x
+      %j = gpu.thread_id y
+      %cast = memref.cast %in : memref<?x?xf32> to memref<?x16xf32>
+      %v = memref.load %cast[%i, %j] : memref<?x16xf32>
+      memref.store %v, %out[%c0] : memref<4xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @view(%in: memref<?x8xf32>, %out: memref<4xf32>) kernel {
@@ -146,7 +172,7 @@ module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @other(%in: memref<?xf32>, %out: memref<16xf32>) kernel {
       %c0 = arith.constant 0 : index
-      // expected-error @+1 {{dynamically shaped kernel argument #0 of type 'memref<?xf32>' is used by 'memref.copy', which cannot be rewritten onto a flat SPIR-V buffer (only memref.load, memref.store, memref.dim and the sizes of reshapes can)}}
+      // expected-error @+1 {{dynamically shaped kernel argument #0 of type 'memref<?xf32>' is used by 'memref.copy', which cannot be rewritten onto a flat SPIR-V buffer (only memref.load, memref.store, memref.dim, identity-layout casts and the sizes of reshapes can)}}
       memref.copy %in, %out : memref<?xf32> to memref<16xf32>
       gpu.return
     }

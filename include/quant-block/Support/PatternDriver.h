@@ -53,6 +53,33 @@ inline LogicalResult applyPatternsAndFold(Operation *root,
   return applyPatternsGreedily(root, std::move(patterns));
 }
 
+/// Reports at `root` that the patterns of `what` did not converge; the
+/// greedy driver itself says nothing, so a pass that fails on it must.
+inline LogicalResult reportNonConvergence(Operation *root, StringRef what) {
+  return root->emitError()
+         << what
+         << " did not converge (its rewrite patterns kept rewriting each "
+            "other's results)";
+}
+
+/// applyOnlyPatterns that reports a failure to converge as an error.
+inline LogicalResult applyOnlyPatterns(Operation *root,
+                                       RewritePatternSet &&patterns,
+                                       StringRef what) {
+  if (succeeded(applyOnlyPatterns(root, std::move(patterns))))
+    return success();
+  return reportNonConvergence(root, what);
+}
+
+/// applyPatternsAndFold that reports a failure to converge as an error.
+inline LogicalResult applyPatternsAndFold(Operation *root,
+                                          RewritePatternSet &&patterns,
+                                          StringRef what) {
+  if (succeeded(applyPatternsAndFold(root, std::move(patterns))))
+    return success();
+  return reportNonConvergence(root, what);
+}
+
 } // namespace mlir::quant_block
 
 #endif // QUANT_BLOCK_SUPPORT_PATTERNDRIVER_H

@@ -132,7 +132,8 @@ struct CPUFlattenVectorsPass
     // test/Differential/differential_matmul.py).
     RewritePatternSet shuffles(ctx);
     shuffles.add<BroadcastAsShuffle, TransposeAsShuffle>(ctx);
-    if (failed(applyPatternsAndFold(func, std::move(shuffles))))
+    if (failed(applyPatternsAndFold(func, std::move(shuffles),
+                                    "vector flattening (shuffles)")))
       return signalPassFailure();
 
     RewritePatternSet transfers(ctx);
@@ -143,7 +144,8 @@ struct CPUFlattenVectorsPass
     vector::ShapeCastOp::getCanonicalizationPatterns(transfers, ctx);
     vector::BroadcastOp::getCanonicalizationPatterns(transfers, ctx);
     transfers.add<BroadcastAsShuffle, TransposeAsShuffle>(ctx);
-    if (failed(applyPatternsAndFold(func, std::move(transfers))))
+    if (failed(applyPatternsAndFold(func, std::move(transfers),
+                                    "vector flattening (transfers)")))
       return signalPassFailure();
 
     // Linearize what is still n-D (elementwise ops, constants, broadcasts)
@@ -174,7 +176,8 @@ struct CPUFlattenVectorsPass
 
     RewritePatternSet cleanup(ctx);
     vector::ShapeCastOp::getCanonicalizationPatterns(cleanup, ctx);
-    if (failed(applyPatternsAndFold(func, std::move(cleanup))))
+    if (failed(applyPatternsAndFold(func, std::move(cleanup),
+                                    "vector flattening (clean-up)")))
       return signalPassFailure();
   }
 };

@@ -173,7 +173,8 @@ struct CPUVectorizePass
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
-    if (failed(applyPatternsAndFold(func, std::move(patterns))))
+    if (failed(applyPatternsAndFold(func, std::move(patterns),
+                                    "vectorization clean-up")))
       return signalPassFailure();
   }
 };

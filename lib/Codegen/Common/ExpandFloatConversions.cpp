@@ -263,8 +263,8 @@ struct ExpandFloatConversionsPass
     patterns.add<ExpandExtension>(&getContext(), nativeF16Extension);
     // Only these rewrites (PatternDriver.h). The patterns create no op they
     // match (only f64 <-> f32 conversions), so they converge at once.
-    if (failed(quant_block::applyOnlyPatterns(getOperation(),
-                                              std::move(patterns))))
+    if (failed(quant_block::applyOnlyPatterns(
+            getOperation(), std::move(patterns), "float conversion expansion")))
       return signalPassFailure();
   }
 };

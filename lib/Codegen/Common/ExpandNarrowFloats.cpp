@@ -61,7 +61,8 @@ struct ExpandNarrowFloatsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandNarrowFloatExtension>(&getContext());
-    if (failed(applyOnlyPatterns(getOperation(), std::move(patterns))))
+    if (failed(applyOnlyPatterns(getOperation(), std::move(patterns),
+                                 "narrow float expansion")))
       return signalPassFailure();
 
     // What is left cannot be lowered: say so at each op rather than leaving

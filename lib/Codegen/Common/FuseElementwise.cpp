@@ -97,7 +97,8 @@ struct FuseElementwisePass
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
     // A pipeline stage (PatternDriver.h): the upstream fusion patterns work
     // on canonical forms, and folding cleans up what fusion leaves behind.
-    if (failed(applyPatternsAndFold(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsAndFold(getOperation(), std::move(patterns),
+                                    "elementwise fusion")))
       return signalPassFailure();
   }
 };

@@ -113,12 +113,13 @@ static LogicalResult resolveViewSizes(Operation *view, ArrayRef<Value> sizes,
   return success();
 }
 
-/// Rewrites the uses of kernel argument `arg`, of type `original` with
-/// sizes `sizes`, onto the flat buffer it becomes.
-static LogicalResult flattenUses(BlockArgument arg, MemRefType original,
-                                 ArrayRef<Value> sizes) {
+/// Rewrites the uses of `buffer` (kernel argument `arg`, of type `original`
+/// with sizes `sizes`, or a memref.cast of it) onto the flat buffer `arg`
+/// becomes.
+static LogicalResult flattenUses(Value buffer, BlockArgument arg,
+                                 MemRefType original, ArrayRef<Value> sizes) {
   unsigned argIndex = arg.getArgNumber();
-  for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+  for (Operation *user : llvm::make_early_inc_range(buffer.getUsers())) {
     OpBuilder builder(user);
     Location loc = user->getLoc();
     if (auto dim = dyn_cast<memref::DimOp>(user)) {
@@ -134,14 +135,27 @@ static LogicalResult flattenUses(BlockArgument arg, MemRefType original,
     }
     if (auto load = dyn_cast<memref::LoadOp>(user)) {
       Value linear = linearize(builder, loc, load.getIndices(), sizes);
+      load.getMemrefMutable().assign(arg);
       load.getIndicesMutable().assign(linear);
       continue;
     }
     if (auto store = dyn_cast<memref::StoreOp>(user);
-        store && store.getMemRef() == arg) {
+        store && store.getMemRef() == buffer) {
       Value linear = linearize(builder, loc, store.getIndices(), sizes);
+      store.getMemrefMutable().assign(arg);
       store.getIndicesMutable().assign(linear);
       continue;
+    }
+    // A cast to a more static shape (the same buffer): its uses are the
+    // argument's.
+    if (auto cast = dyn_cast<memref::CastOp>(user)) {
+      auto castType = dyn_cast<MemRefType>(cast.getType());
+      if (castType && castType.getLayout().isIdentity()) {
+        if (failed(flattenUses(cast.getResult(), arg, original, sizes)))
+          return failure();
+        cast.erase();
+        continue;
+      }
     }
     if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
       if (failed(resolveViewSizes(user, sizes, argIndex)))
@@ -152,8 +166,8 @@ static LogicalResult flattenUses(BlockArgument arg, MemRefType original,
            << argIndex << " of type " << original << " is used by '"
            << user->getName()
            << "', which cannot be rewritten onto a flat SPIR-V buffer (only "
-              "memref.load, memref.store, memref.dim and the sizes of "
-              "reshapes can)";
+              "memref.load, memref.store, memref.dim, identity-layout casts "
+              "and the sizes of reshapes can)";
   }
   return success();
 }
@@ -202,7 +216,7 @@ flattenKernel(gpu::GPUFuncOp func) {
               ? slots[slot++]
               : arith::ConstantIndexOp::create(builder, loc, size).getResult());
     BlockArgument arg = func.getArgument(argument.index);
-    if (failed(flattenUses(arg, argument.original, sizes)))
+    if (failed(flattenUses(arg, arg, argument.original, sizes)))
       return failure();
     arg.setType(getFlatType(argument.original));
   }

@@ -534,7 +534,8 @@ struct QuantBlockFoldConstantsPass
     populateQuantBlockFoldConstantsPatterns(patterns);
     // Only these rewrites (and the removal of the float constants they make
     // dead): no folding or region simplification of the surrounding IR.
-    if (failed(applyOnlyPatterns(getOperation(), std::move(patterns))))
+    if (failed(applyOnlyPatterns(getOperation(), std::move(patterns),
+                                 "constant folding")))
       return signalPassFailure();
   }
 };

@@ -261,7 +261,8 @@ struct QuantBlockFusePass
     populateQuantBlockFusePatterns(patterns, integerDot);
     // Only these rewrites (PatternDriver.h): the IR around the contractions
     // it fuses stays as it was.
-    if (failed(applyOnlyPatterns(getOperation(), std::move(patterns))))
+    if (failed(applyOnlyPatterns(getOperation(), std::move(patterns),
+                                 "dequantization fusion")))
       return signalPassFailure();
   }
 };

@@ -533,7 +533,8 @@ struct QuantBlockPropagatePass
     populateQuantBlockPropagatePatterns(patterns, propagation);
     // Only these rewrites: no folding, constant hoisting or region
     // simplification of the surrounding IR.
-    if (failed(applyOnlyPatterns(getOperation(), std::move(patterns))))
+    if (failed(applyOnlyPatterns(getOperation(), std::move(patterns),
+                                 "propagation")))
       return signalPassFailure();
   }
 };
