@@ -25,6 +25,9 @@
 // codes without zero points are decoded by
 // vpermps table lookups where quant-run's target has AVX512F (here, on such
 // a host) and by integer arithmetic in the x86-64-v2/v3 reruns: same bits.
+// A dynamic M (the `_dyn` functions: the same products with the activation
+// rows unknown to the compiler, so whole tiles of rows and the rows left
+// over, or tiles of one row) gives the same bits.
 // Every function must have been given a kernel.
 // REQUIRES: libomp
 // RUN: quant-opt %s --quant-block-cpu-matmul-kernels=report=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=COVERED --allow-empty
@@ -94,6 +97,17 @@
 // RUN: quant-run %s -e i8_strict --quantized-as-parts -i %t/i8_strict_x.npy -i %t/i8_strict_data.npy -i %t/i8_strict_scales.npy -o %t/i8_strict.npy
 // RUN: quant-run %s -e bf16_fast --quantized-as-parts -i %t/bf16_fast_x.npy -i %t/bf16_fast_data.npy -i %t/bf16_fast_scales.npy -o %t/bf16_fast.npy
 // RUN: quant-run %s -e f16_strict --quantized-as-parts -i %t/f16_strict_x.npy -i %t/f16_strict_data.npy -i %t/f16_strict_scales.npy -o %t/f16_strict.npy
+// RUN: quant-run %s -e i4_zp_dyn -i %t/i4_zp_x.npy -i %t/i4_zp_data.npy -i %t/i4_zp_scales.npy -i %t/i4_zp_zp.npy -o %t/i4_zp.dyn.npy
+// RUN: quant-run %s -e i8_strict_dyn --quantized-as-parts -i %t/i8_strict_x.npy -i %t/i8_strict_data.npy -i %t/i8_strict_scales.npy -o %t/i8_strict.dyn.npy
+// RUN: quant-run %s -e i4_i8act_m8_dyn --quantized-as-parts -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_data.npy -i %t/i4_i8act_m8_scales.npy -o %t/i4_i8act_m8.dyn.npy
+// RUN: quant-run %s -e u4zp_i8act_m4_dyn -i %t/u4zp_i8act_m4_xq.npy -i %t/u4zp_i8act_m4_xs.npy -i %t/u4zp_i8act_m4_data.npy -i %t/u4zp_i8act_m4_scales.npy -i %t/u4zp_i8act_m4_zp.npy -o %t/u4zp_i8act_m4.dyn.npy
+// RUN: quant-run %s -e i8zp_i8act_dyn --quantized-as-parts -i %t/i8zp_i8act_xq.npy -i %t/i8zp_i8act_xs.npy -i %t/i8zp_i8act_data.npy -i %t/i8zp_i8act_scales.npy -i %t/i8zp_i8act_zp.npy -o %t/i8zp_i8act.dyn.npy
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp.dyn i8_strict.dyn i4_i8act_m8.dyn u4zp_i8act_m4.dyn i8zp_i8act.dyn | FileCheck %s --check-prefix=DYN
+// DYN: i4_zp.dyn: bit-exact
+// DYN-NEXT: i8_strict.dyn: bit-exact
+// DYN-NEXT: i4_i8act_m8.dyn: bit-exact
+// DYN-NEXT: u4zp_i8act_m4.dyn: bit-exact
+// DYN-NEXT: i8zp_i8act.dyn: bit-exact
 // RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i8_b512 i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i8_i8act_rows u8zp_i8act_rows i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
@@ -273,4 +287,40 @@ func.func @i4_e4m3(%x: tensor<1x256xf32>, %w: !wi4e4m3) -> tensor<1x16xf32> {
 func.func @u4_b16(%x: tensor<2x128xf32>, %w: !wu4b16) -> tensor<2x8xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc,contract> : tensor<2x128xf32>, !wu4b16 -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
+}
+
+// The products above with a dynamic M.
+func.func @i4_zp_dyn(%x: tensor<?x256xf32>, %data: tensor<96x128xi8>, %scales: tensor<96x4xf16>, %zp8: tensor<96x4xi8>) -> tensor<?x96xf32> {
+  %zp = arith.trunci %zp8 : tensor<96x4xi8> to tensor<96x4xi4>
+  %w = builtin.unrealized_conversion_cast %data, %scales, %zp : tensor<96x128xi8>, tensor<96x4xf16>, tensor<96x4xi4> to !w4zp
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<?x256xf32>, !w4zp -> tensor<?x96xf32>
+  return %y : tensor<?x96xf32>
+}
+
+func.func @i8_strict_dyn(%x: tensor<?x96xf32>, %w: !w8s) -> tensor<?x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<nnan> : tensor<?x96xf32>, !w8s -> tensor<?x16xf32>
+  return %y : tensor<?x16xf32>
+}
+
+!ad256 = !quant_block.tensor<?x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @i4_i8act_m8_dyn(%xq: tensor<?x256xi8>, %xs: tensor<?x8xf32>, %w: !w4m8) -> tensor<?x32xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<?x256xi8>, tensor<?x8xf32> to !ad256
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !ad256, !w4m8 -> tensor<?x32xf32>
+  return %y : tensor<?x32xf32>
+}
+
+!ad256b64 = !quant_block.tensor<?x256, #quant_block.scheme<i8 : f32, block = [1, 64]>>
+func.func @u4zp_i8act_m4_dyn(%xq: tensor<?x256xi8>, %xs: tensor<?x4xf32>, %data: tensor<16x128xi8>, %scales: tensor<16x4xf32>, %zp8: tensor<16x4xi8>) -> tensor<?x16xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<?x256xi8>, tensor<?x4xf32> to !ad256b64
+  %zp = arith.trunci %zp8 : tensor<16x4xi8> to tensor<16x4xi4>
+  %w = builtin.unrealized_conversion_cast %data, %scales, %zp : tensor<16x128xi8>, tensor<16x4xf32>, tensor<16x4xi4> to !wu4zp
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<reassoc,contract> : !ad256b64, !wu4zp -> tensor<?x16xf32>
+  return %y : tensor<?x16xf32>
+}
+
+!ad192 = !quant_block.tensor<?x192, #quant_block.scheme<i8 : f32, block = [1, 64]>>
+func.func @i8zp_i8act_dyn(%xq: tensor<?x192xi8>, %xs: tensor<?x3xf32>, %w: !w8zp) -> tensor<?x12xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<?x192xi8>, tensor<?x3xf32> to !ad192
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<fast> : !ad192, !w8zp -> tensor<?x12xf32>
+  return %y : tensor<?x12xf32>
 }

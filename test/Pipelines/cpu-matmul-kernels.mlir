@@ -189,11 +189,58 @@ func.func @bf16_expressed(%x: tensor<1x64xbf16>, %w: !w) -> tensor<1x8xbf16> {
 
 // -----
 
+// A dynamic M (a frontend's batch): the kernel reads M at run time. The
+// reassociated f32 kernel's weight-row tile depends on its activation rows,
+// so it takes the tiles of M = 1 (a decode step) for every row.
+// CHECK-LABEL: func.func @dynamic_m
+// CHECK: %[[M:.*]] = tensor.dim %{{.*}}, %c0 : tensor<?x64xf32>
+// CHECK: tensor.empty(%[[M]]) : tensor<?x8xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[M]] step %{{.*}} iter_args
+// CHECK-NOT: arith.remui
+// CHECK: return
 !w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
 func.func @dynamic_m(%x: tensor<?x64xf32>, %w: !w) -> tensor<?x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the lhs is not a static rank-2 tensor}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<?x64xf32>, !w -> tensor<?x8xf32>
   return %y : tensor<?x8xf32>
+}
+
+// -----
+
+// The strict-order kernel (one weight row per lane) keeps tiles of 8
+// activation rows with a dynamic M, and the M mod 8 rows left over take
+// tiles of one row.
+// CHECK-LABEL: func.func @dynamic_m_ordered
+// CHECK: %[[M:.*]] = tensor.dim %{{.*}}, %c0 : tensor<?x64xf32>
+// CHECK: %[[REST:.*]] = arith.remui %[[M]], %c8
+// CHECK: %[[WHOLE:.*]] = arith.subi %[[M]], %[[REST]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[WHOLE]] step %{{.*}} iter_args
+// CHECK: scf.for %{{.*}} = %[[WHOLE]] to %[[M]] step %{{.*}} iter_args
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
+func.func @dynamic_m_ordered(%x: tensor<?x64xf32>, %w: !w) -> tensor<?x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<?x64xf32>, !w -> tensor<?x16xf32>
+  return %y : tensor<?x16xf32>
+}
+
+// -----
+
+// A dynamic K takes the weight's.
+// CHECK-LABEL: func.func @dynamic_k
+// CHECK: tensor.cast %{{.*}} : tensor<2x?xf32> to tensor<2x64xf32>
+// CHECK-NOT: quant_block.matmul
+// CHECK: return
+!w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
+func.func @dynamic_k(%x: tensor<2x?xf32>, %w: !w) -> tensor<2x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<2x?xf32>, !w -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
+func.func @batched(%x: tensor<2x3x64xf32>, %w: !w) -> tensor<2x3x8xf32> {
+  // expected-remark @below {{no register-tiled kernel: the lhs is not a rank-2 tensor}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<2x3x64xf32>, !w -> tensor<2x3x8xf32>
+  return %y : tensor<2x3x8xf32>
 }
 
 // -----

@@ -58,11 +58,15 @@ constexpr int64_t kMaxPrefetchBytesPerStep = 256;
 
 /// A product the kernel covers, with its tiling.
 struct KernelPlan {
+  /// M may be dynamic (a frontend's batch or token count).
   int64_t m, n, k;
   /// Block size along K and blocks per row.
   int64_t blockSize, numBlocks;
   /// Activation rows and weight rows of one register tile.
   int64_t tileM, tileN;
+  /// With a dynamic M: after the tiles of tileM activation rows, the rows
+  /// left over (M mod tileM) are one tile each.
+  bool remainderRows = false;
   /// Blocks per iteration of the K loop (their scales are one vector read).
   int64_t blocksPerStep;
   unsigned storageBits;
@@ -113,6 +117,16 @@ int64_t largestDivisor(int64_t value, ArrayRef<int64_t> candidates) {
   return 1;
 }
 
+/// Activation rows per tile where the weight-row tile does not depend on
+/// them: the largest candidate dividing a static M; with a dynamic M the
+/// largest, the rows left over taking tiles of one row.
+int64_t chooseTileRows(KernelPlan &plan, ArrayRef<int64_t> candidates) {
+  if (!ShapedType::isDynamic(plan.m))
+    return largestDivisor(plan.m, candidates);
+  plan.remainderRows = candidates.front() > 1;
+  return candidates.front();
+}
+
 /// Why `op` has no kernel (std::nullopt when it has one); fills `plan`.
 std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
                                       KernelPlan &plan) {
@@ -134,8 +148,8 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
     plan.orderedRows =
         !arith::bitEnumContainsAll(flags, arith::FastMathFlags::reassoc);
     auto lhsType = dyn_cast<RankedTensorType>(op.getLhs().getType());
-    if (!lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape())
-      return std::string("the lhs is not a static rank-2 tensor");
+    if (!lhsType || lhsType.getRank() != 2)
+      return std::string("the lhs is not a rank-2 tensor");
     plan.expressed = lhsType.getElementType();
     if (!plan.expressed.isF32() && !plan.expressed.isF16() &&
         !plan.expressed.isBF16())
@@ -226,22 +240,26 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   // 0.93 -> 0.83 ms, M = 8 2.84 -> 1.34 ms, M = 32 10.8 -> 4.5 ms).
   plan.rowLanes = plan.vnni && n % kLanes == 0;
   if (plan.orderedRows) {
-    plan.tileM = largestDivisor(plan.m, {8, 4, 2, 1});
+    plan.tileM = chooseTileRows(plan, {8, 4, 2, 1});
     plan.tileN = kLanes;
     plan.blocksPerStep = 1;
     return std::nullopt;
   }
   if (plan.rowLanes) {
-    plan.tileM = largestDivisor(plan.m, {8, 4, 2, 1});
+    plan.tileM = chooseTileRows(plan, {8, 4, 2, 1});
     plan.tileN = kLanes;
     plan.blocksPerStep = largestDivisor(
         plan.numBlocks,
         chunksPerBlock == 1 ? ArrayRef<int64_t>{2, 1} : ArrayRef<int64_t>{1});
     return std::nullopt;
   }
+  // Here the weight-row tile depends on tileM (16 accumulators in all): a
+  // dynamic M gets the tiles of M = 1, what a decode step runs.
   plan.tileM =
-      largestDivisor(plan.m, plan.vnni ? ArrayRef<int64_t>{2, 1}
-                                       : ArrayRef<int64_t>{8, 4, 2, 1});
+      ShapedType::isDynamic(plan.m)
+          ? 1
+          : largestDivisor(plan.m, plan.vnni ? ArrayRef<int64_t>{2, 1}
+                                             : ArrayRef<int64_t>{8, 4, 2, 1});
   int64_t maxTileN =
       plan.vnni
           ? std::min<int64_t>(16 / plan.tileM, 2 * std::max<int64_t>(rows, 1))
@@ -307,6 +325,8 @@ private:
 
   Value deinterleaveActivations(Value lhs);
   Value emitTile(ValueRange lhs, ValueRange parts, Value n0, Value output);
+  Value emitRowTiles(ValueRange lhs, ValueRange parts, Value n0, Value tileInit,
+                     Value lower, Value upper);
   SmallVector<Value> emitKStep(Value lhs, ValueRange parts, Value n0, Value m0,
                                Value firstBlock, ValueRange accumulators);
   SmallVector<Value> emitOrderedKStep(Value lhs, ValueRange parts, Value n0,
@@ -347,9 +367,13 @@ private:
 
   OpBuilder &b;
   Location loc;
-  const KernelPlan &plan;
+  /// A copy: the rows left over with a dynamic M are emitted with tileM 1.
+  KernelPlan plan;
   /// The weight's packed data as a read-only buffer, for prefetching.
   Value weightBuffer;
+  /// M (the activation rows), a constant unless dynamic.
+  Value numRows;
+  OpFoldResult getNumRows() { return getAsOpFoldResult(numRows); }
 };
 
 } // namespace
@@ -367,9 +391,11 @@ Value KernelEmitter::deinterleaveActivations(Value lhs) {
   for (int64_t parity = 0; parity < 2; ++parity)
     for (int64_t l = 0; l < kLanes; ++l)
       order.push_back(2 * l + parity);
-  Value init = tensor::EmptyOp::create(b, loc, {plan.m, plan.k}, element);
+  Value init = tensor::EmptyOp::create(
+      b, loc, ArrayRef<OpFoldResult>{getNumRows(), b.getIndexAttr(plan.k)},
+      element);
   auto rowsLoop = scf::ForOp::create(
-      b, loc, index(0), index(plan.m), index(1), ValueRange{init},
+      b, loc, index(0), numRows, index(1), ValueRange{init},
       [&](OpBuilder &, Location, Value m, ValueRange rowIter) {
         auto chunksLoop = scf::ForOp::create(
             b, loc, index(0), index(plan.k), index(kChunk), rowIter,
@@ -706,10 +732,12 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
 Value KernelEmitter::sumActivationBlocks(Value codes) {
   auto blockType = VectorType::get({plan.blockSize}, b.getI8Type());
   auto wideType = VectorType::get({plan.blockSize}, b.getI32Type());
-  Value init =
-      tensor::EmptyOp::create(b, loc, {plan.m, plan.numBlocks}, b.getI32Type());
+  Value init = tensor::EmptyOp::create(
+      b, loc,
+      ArrayRef<OpFoldResult>{getNumRows(), b.getIndexAttr(plan.numBlocks)},
+      b.getI32Type());
   auto rowsLoop = scf::ForOp::create(
-      b, loc, index(0), index(plan.m), index(1), ValueRange{init},
+      b, loc, index(0), numRows, index(1), ValueRange{init},
       [&](OpBuilder &, Location, Value m, ValueRange rowIter) {
         auto blocksLoop = scf::ForOp::create(
             b, loc, index(0), index(plan.numBlocks), index(1), rowIter,
@@ -1222,14 +1250,32 @@ Value KernelEmitter::decodeWordCodes(Value words, int64_t j, Value zeroPoint) {
 /// that slice of `output` (so that bufferization writes them in place).
 Value KernelEmitter::emitTile(ValueRange lhs, ValueRange parts, Value n0,
                               Value output) {
-  auto f32Vector = VectorType::get({kLanes}, b.getF32Type());
-  Value tileInit = tensor::ExtractSliceOp::create(
+  Value tile = tensor::ExtractSliceOp::create(
       b, loc, output, ArrayRef<OpFoldResult>{b.getIndexAttr(0), n0},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(plan.m),
-                             b.getIndexAttr(plan.tileN)},
+      ArrayRef<OpFoldResult>{getNumRows(), b.getIndexAttr(plan.tileN)},
       ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  if (!plan.remainderRows)
+    return emitRowTiles(lhs, parts, n0, tile, index(0), numRows);
+  // A dynamic M: whole tiles, then the rows left over one at a time. Every
+  // output is summed in the same order either way.
+  Value wholeRows = arith::SubIOp::create(
+      b, loc, numRows,
+      arith::RemUIOp::create(b, loc, numRows, index(plan.tileM)));
+  tile = emitRowTiles(lhs, parts, n0, tile, index(0), wholeRows);
+  int64_t tileM = plan.tileM;
+  plan.tileM = 1;
+  tile = emitRowTiles(lhs, parts, n0, tile, wholeRows, numRows);
+  plan.tileM = tileM;
+  return tile;
+}
+
+/// The outputs of activation rows [lower, upper) (a multiple of tileM
+/// rows) and of the weight rows starting at `n0`, written into `tile`.
+Value KernelEmitter::emitRowTiles(ValueRange lhs, ValueRange parts, Value n0,
+                                  Value tileInit, Value lower, Value upper) {
+  auto f32Vector = VectorType::get({kLanes}, b.getF32Type());
   auto mLoop = scf::ForOp::create(
-      b, loc, index(0), index(plan.m), index(plan.tileM), ValueRange{tileInit},
+      b, loc, lower, upper, index(plan.tileM), ValueRange{tileInit},
       [&](OpBuilder &, Location, Value m0, ValueRange tileIter) {
         // Float products: 16-lane partial sums per output, added across
         // the lanes at the end. Integer products: one lane per weight row.
@@ -1273,6 +1319,9 @@ Value KernelEmitter::emitTile(ValueRange lhs, ValueRange parts, Value n0,
 
 Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
                           bool parallel) {
+  numRows = ShapedType::isDynamic(plan.m)
+                ? tensor::DimOp::create(b, loc, lhs[0], 0).getResult()
+                : index(plan.m);
   if (plan.prefetch) {
     auto dataType = cast<RankedTensorType>(weightParts[0].getType());
     auto layout =
@@ -1290,11 +1339,11 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
     activations.push_back(lhs[1]);
     activations.push_back(sumActivationBlocks(lhs[0]));
   }
-  Value init =
-      tensor::EmptyOp::create(b, loc, {plan.m, plan.n}, b.getF32Type());
+  Value init = tensor::EmptyOp::create(
+      b, loc, ArrayRef<OpFoldResult>{getNumRows(), b.getIndexAttr(plan.n)},
+      b.getF32Type());
   int64_t numTiles = plan.n / plan.tileN;
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(plan.m),
-                                     b.getIndexAttr(plan.tileN)};
+  SmallVector<OpFoldResult> sizes = {getNumRows(), b.getIndexAttr(plan.tileN)};
   SmallVector<OpFoldResult> strides = {b.getIndexAttr(1), b.getIndexAttr(1)};
   if (parallel) {
     auto forall = scf::ForallOp::create(
@@ -1350,8 +1399,10 @@ struct CPUMatmulKernelsPass
           materializeLoweredParts(b, loc, op.getRhs());
       if (failed(parts))
         continue;
+      // A dynamic M counts as one row (a decode step).
+      int64_t minRows = ShapedType::isDynamic(plan.m) ? 1 : plan.m;
       bool runParallel = parallel &&
-                         plan.m * plan.n * plan.k >= parallelMinIterations &&
+                         minRows * plan.n * plan.k >= parallelMinIterations &&
                          plan.n / plan.tileN > 1;
       SmallVector<Value> lhs = {op.getLhs()};
       if (plan.integer) {
@@ -1361,6 +1412,13 @@ struct CPUMatmulKernelsPass
           continue;
         lhs = *lhsParts;
       }
+      // A dynamic K takes the weight's (the verifier checked that they are
+      // compatible).
+      auto lhsType = cast<RankedTensorType>(lhs[0].getType());
+      if (!plan.integer && lhsType.isDynamicDim(1))
+        lhs[0] = tensor::CastOp::create(
+            b, loc, RankedTensorType::get({plan.m, plan.k}, plan.expressed),
+            lhs[0]);
       // f16 / bf16 activations: extended exactly once per call, the f32
       // sums rounded once to the result type at the end.
       bool narrow = !plan.integer && !plan.expressed.isF32();

@@ -98,6 +98,8 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
             getInt8ActivationsUnsupportedReason(op.getLhs().getType()))
       return whyNot;
     auto lhsType = cast<QuantizedTensorType>(op.getLhs().getType());
+    if (ShapedType::isDynamic(lhsType.getShape()[0]))
+      return std::string("the lhs has a dynamic number of rows");
     plan.lhsBlock = lhsType.getEffectiveBlockShape()[1];
     lhsRows = lhsType.getShape()[0];
     expressed = lhsType.getScheme().getExpressedType();

@@ -26,8 +26,9 @@ mlir::quant_block::materializeLoweredParts(OpBuilder &b, Location loc,
 std::optional<std::string>
 mlir::quant_block::getInt8ActivationsUnsupportedReason(Type lhs) {
   auto type = dyn_cast<QuantizedTensorType>(lhs);
-  if (!type || type.getRank() != 2 || !type.hasStaticShape())
-    return std::string("the lhs is not a static rank-2 quantized tensor");
+  if (!type || type.getRank() != 2 || ShapedType::isDynamic(type.getShape()[1]))
+    return std::string(
+        "the lhs is not a rank-2 quantized tensor with a static K");
   SchemeAttr scheme = type.getScheme();
   if (!scheme.hasIntegerStorage() || scheme.getStorageBitWidth() != 8 ||
       !scheme.isSignedStorage() || scheme.getZeroPointType() ||

@@ -156,7 +156,12 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     (the weight's expressed type) with `accumulate(f32)` and `reassoc` (or
     without, below), or an i8 lhs (dynamically quantized activations,
     expressed type f32, blocks of the same size) with `accumulate(i32)` and
-    any flags. f16 / bf16 activations are extended to f32 once per call,
+    any flags. The lhs rows M may be dynamic (a frontend's batch or token
+    count; K must be static): the kernels with one weight row per lane keep
+    their tiles of up to 8 activation rows and take the M mod 8 rows left
+    over one at a time, the others use the tiles of M = 1 for every row;
+    each output is summed in the same order as with a static M, so the bits
+    are the same. f16 / bf16 activations are extended to f32 once per call,
     each dequantized weight is rounded to the expressed type (as dequantize
     does) and extended back, and the f32 results are rounded once to the
     expressed type. With a float lhs also: FP4 E2M1 weights (codes decoded

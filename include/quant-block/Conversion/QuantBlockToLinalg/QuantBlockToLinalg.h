@@ -59,8 +59,9 @@ FailureOr<SmallVector<Value>>
 materializeLoweredParts(OpBuilder &b, Location loc, Value quantized);
 
 /// Why `lhs` is not the activations the integer matmul kernels
-/// (`accumulate(i32)`) take, or std::nullopt if it is: a static rank-2
-/// quantized tensor of signed i8 in blocks [1, B], f32, f16 or bf16 scales,
+/// (`accumulate(i32)`) take, or std::nullopt if it is: a rank-2 quantized
+/// tensor (the rows may be dynamic, K is static) of signed i8 in blocks
+/// [1, B], f32, f16 or bf16 scales,
 /// no zero points, MX or outer scales, expressed type f32 (what
 /// quant_block.quantize_dynamic makes of f32 activations).
 std::optional<std::string> getInt8ActivationsUnsupportedReason(Type lhs);
