@@ -138,7 +138,7 @@ func.func @int8_activations(%x: !a8, %w: !w8) -> tensor<1x5xf32> {
 !wl = !quant_block.tensor<4x256, #quant_block.scheme<i8 : f32, block = [1, 256]>>
 !s = !quant_block.tensor<4x64, #quant_block.scheme<i4 : f32, block = [1, 4]>>
 !t = !quant_block.tensor<64x4, #quant_block.scheme<i4 : f32, block = [32, 1]>>
-func.func @left_alone(%x: tensor<1x64xf32>, %xd: tensor<?x64xf32>, %w: !w, %a: !a, %wl: !wl, %s: !s, %t: !t) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<?x4xf32>) {
+func.func @left_alone(%x: tensor<1x64xf32>, %xd: tensor<1x?xf32>, %w: !w, %a: !a, %wl: !wl, %s: !s, %t: !t) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) {
   // expected-remark @below {{no GPU matmul kernel: the sum over k is ordered (no fastmath<reassoc>): one thread per output keeps the contract's order}}
   %0 = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<1x64xf32>, !w -> tensor<1x4xf32>
   // expected-remark @below {{no GPU matmul kernel: the blocks are longer than 1024 bits (one lane sums a block)}}
@@ -147,7 +147,34 @@ func.func @left_alone(%x: tensor<1x64xf32>, %xd: tensor<?x64xf32>, %w: !w, %a: !
   %2 = quant_block.matmul %x, %s transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x64xf32>, !s -> tensor<1x4xf32>
   // expected-remark @below {{no GPU matmul kernel: the weight is not transposed ([N, K])}}
   %3 = quant_block.matmul %x, %t accumulate(f32) inhibit fastmath<reassoc> : tensor<1x64xf32>, !t -> tensor<1x4xf32>
-  // expected-remark @below {{no GPU matmul kernel: the lhs is not a static rank-2 tensor}}
-  %4 = quant_block.matmul %xd, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<?x64xf32>, !w -> tensor<?x4xf32>
-  return %0, %1, %2, %3, %4 : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<?x4xf32>
+  // expected-remark @below {{no GPU matmul kernel: the lhs is not a rank-2 tensor with a static K}}
+  %4 = quant_block.matmul %xd, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x?xf32>, !w -> tensor<1x4xf32>
+  return %0, %1, %2, %3, %4 : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>
+}
+
+// -----
+
+// A dynamic M: the result has M rows, the grid ceil(M / 8) tiles of 8 rows,
+// no launch at all for M = 0 (an empty grid is an error on CUDA), and the
+// kernel reads M from the activations' buffer (a scalar kernel argument
+// would not do for SPIR-V): rows past the last are computed as row M - 1
+// and not stored.
+// CHECK-LABEL: func.func @dynamic_m
+// CHECK: %[[X:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<?x64xf32> to memref<?x64xf32>
+// CHECK: %[[M:.*]] = memref.dim %[[X]], %{{.*}} : memref<?x64xf32>
+// CHECK: %[[Y:.*]] = memref.alloc(%[[M]]) : memref<?x4xf32>
+// CHECK: %[[ANY:.*]] = arith.cmpi ne, %[[M]], %{{.*}} : index
+// CHECK: scf.if %[[ANY]] {
+// CHECK: %[[UP:.*]] = arith.addi %[[M]], %c7
+// CHECK: %[[TILES:.*]] = arith.divui %[[UP]], %c8
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %{{.*}}, {{.*}} = %[[TILES]], {{.*}} = %{{.*}})
+// CHECK: %[[KM:.*]] = memref.dim %[[X]], %{{.*}} : memref<?x64xf32>
+// CHECK: %[[LAST:.*]] = arith.subi %[[KM]], %c1
+// CHECK: arith.minui %{{.*}}, %[[LAST]] : index
+// CHECK: arith.cmpi ult, %{{.*}}, %[[KM]] : index
+// CHECK: bufferization.to_tensor %[[Y]]
+!w = !quant_block.tensor<4x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
+func.func @dynamic_m(%x: tensor<?x64xf32>, %w: !w) -> tensor<?x4xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<?x64xf32>, !w -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
 }

@@ -98,8 +98,6 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
             getInt8ActivationsUnsupportedReason(op.getLhs().getType()))
       return whyNot;
     auto lhsType = cast<QuantizedTensorType>(op.getLhs().getType());
-    if (ShapedType::isDynamic(lhsType.getShape()[0]))
-      return std::string("the lhs has a dynamic number of rows");
     plan.lhsBlock = lhsType.getEffectiveBlockShape()[1];
     lhsRows = lhsType.getShape()[0];
     expressed = lhsType.getScheme().getExpressedType();
@@ -110,8 +108,8 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
     if (!op.getAccumulatorType().isF32())
       return std::string("the accumulator is not f32 or i32");
     auto lhsType = dyn_cast<RankedTensorType>(op.getLhs().getType());
-    if (!lhsType || lhsType.getRank() != 2 || !lhsType.hasStaticShape())
-      return std::string("the lhs is not a static rank-2 tensor");
+    if (!lhsType || lhsType.getRank() != 2 || lhsType.isDynamicDim(1))
+      return std::string("the lhs is not a rank-2 tensor with a static K");
     expressed = lhsType.getElementType();
     if (!expressed.isF32() && !expressed.isF16() && !expressed.isBF16())
       return std::string("the lhs is not f32, f16 or bf16");
@@ -164,7 +162,10 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   // Up to 8 rows per workgroup; a last partial tile recomputes row M - 1
   // and stores only its own rows (no tile size that divides a prime M
   // would reread the weights once per row).
-  plan.tileM = std::min(plan.m, kMaxTileM);
+  // A dynamic M (a frontend's batch) takes tiles of 8 rows, the last one
+  // partial as above.
+  plan.tileM =
+      ShapedType::isDynamic(plan.m) ? kMaxTileM : std::min(plan.m, kMaxTileM);
   plan.rowsPerGroup = workgroupSize / kLanes;
   plan.numGroups = llvm::divideCeil(n, plan.rowsPerGroup);
   plan.gridX = std::min(plan.numGroups, maxWorkgroups);
@@ -201,18 +202,26 @@ private:
   Value widenZeroPoints(Value zeroPoints);
   /// The packed data [N, K * bits / 8] (i8 or FP8) as i32 words [N, W].
   Value toWords(Value data);
+  /// Inside the kernel: the last activation row, M - 1 (read from the
+  /// activations' buffer where M is dynamic).
+  Value lastRow;
   /// The lanes' partial sums, one per activation row of the tile, for row
   /// `n`: each lane's words in increasing order.
   SmallVector<Value> emitPartialSums(Value lane, Value n, Value m0, Value lhs,
                                      Value words, Value scales,
                                      Value zeroPoints, Value outer);
-  /// Activation row `m0 + mi`, clamped to the last row in a last partial
-  /// tile (whose surplus rows are computed and not stored).
+  /// Whether the last tile of activation rows may be partial.
+  bool hasPartialTile() const {
+    return ShapedType::isDynamic(plan.m) || plan.m % plan.tileM != 0;
+  }
+  /// Activation row `m0 + mi`, clamped to the last row (M - 1, `lastRow`)
+  /// in a last partial tile (whose surplus rows are computed and not
+  /// stored).
   Value activationRow(Value m0, int64_t mi) {
     Value m = arith::AddIOp::create(b, loc, m0, index(mi));
-    if (plan.m % plan.tileM == 0)
+    if (!hasPartialTile())
       return m;
-    return arith::MinUIOp::create(b, loc, m, index(plan.m - 1));
+    return arith::MinUIOp::create(b, loc, m, lastRow);
   }
   /// Code `j` of the 32-bit `word` of `bits`-bit codes (bits [j * bits,
   /// (j + 1) * bits), little-endian as the packed byte stream) as an i8,
@@ -286,9 +295,12 @@ Value KernelEmitter::toWords(Value data) {
   // loads as whole words (little-endian: code j of a word is bits
   // [j * bits, (j + 1) * bits), as in the packed byte stream).
   ArrayRef<int64_t> shape = cast<MemRefType>(bytes.getType()).getShape();
+  SmallVector<Value> sizes;
+  if (ShapedType::isDynamic(shape[0]))
+    sizes.push_back(memref::DimOp::create(b, loc, bytes, 0));
   return memref::ViewOp::create(
       b, loc, MemRefType::get({shape[0], shape[1] / 4}, b.getI32Type()), flat,
-      index(0), ValueRange());
+      index(0), sizes);
 }
 
 SmallVector<Value> KernelEmitter::emitPartialSums(Value lane, Value n, Value m0,
@@ -553,16 +565,46 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
   if (Value outer = quant_block::detail::getOuterScalesPart(plan.scheme, parts))
     outerScales = toBuffer(outer);
   auto resultType = MemRefType::get({plan.m, plan.n}, plan.expressed);
-  Value result = memref::AllocOp::create(b, loc, resultType);
+  bool dynamicRows = ShapedType::isDynamic(plan.m);
+  Value numRows = dynamicRows
+                      ? memref::DimOp::create(b, loc, lhsBuffer, 0).getResult()
+                      : index(plan.m);
+  Value result = memref::AllocOp::create(
+      b, loc, resultType, dynamicRows ? ValueRange{numRows} : ValueRange());
 
+  OpBuilder::InsertionGuard launchGuard(b);
+  if (dynamicRows) {
+    // No launch for no rows: an empty grid is an error on CUDA.
+    auto anyRows = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, numRows,
+                              index(0)));
+    b.setInsertionPointToStart(anyRows.thenBlock());
+  }
   int64_t workgroupSize = plan.rowsPerGroup * kLanes;
   Value one = index(1);
-  auto launch = gpu::LaunchOp::create(
-      b, loc, index(plan.gridX), index(llvm::divideCeil(plan.m, plan.tileM)),
-      one, index(workgroupSize), one, one);
+  Value gridY =
+      dynamicRows
+          ? arith::DivUIOp::create(
+                b, loc,
+                arith::AddIOp::create(b, loc, numRows, index(plan.tileM - 1)),
+                index(plan.tileM))
+                .getResult()
+          : index(llvm::divideCeil(plan.m, plan.tileM));
+  auto launch = gpu::LaunchOp::create(b, loc, index(plan.gridX), gridY, one,
+                                      index(workgroupSize), one, one);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&launch.getBody().front());
+    // M from the buffer inside the kernel: a value captured from the host
+    // would be a scalar kernel argument, which SPIR-V kernels do not take.
+    Value kernelRows =
+        dynamicRows ? memref::DimOp::create(b, loc, lhsBuffer, 0).getResult()
+                    : index(plan.m);
+    lastRow =
+        dynamicRows
+            ? arith::SubIOp::create(b, loc, kernelRows, index(1)).getResult()
+            : index(plan.m - 1);
     Value thread = launch.getThreadIds().x;
     Value lane = arith::RemUIOp::create(b, loc, thread, index(kLanes));
     Value row = arith::DivUIOp::create(b, loc, thread, index(kLanes));
@@ -604,11 +646,11 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
       for (auto [mi, total] : llvm::enumerate(totals)) {
         OpBuilder::InsertionGuard rowGuard(b);
         Value m = arith::AddIOp::create(b, loc, m0, index(mi));
-        if (plan.m % plan.tileM != 0) {
+        if (hasPartialTile()) {
           auto ownRow = scf::IfOp::create(
               b, loc,
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, m,
-                                    index(plan.m)));
+                                    kernelRows));
           b.setInsertionPointToStart(ownRow.thenBlock());
         }
         // The f32 sum rounded once to the result type.
@@ -620,6 +662,9 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
     b.setInsertionPointToEnd(&launch.getBody().front());
     gpu::TerminatorOp::create(b, loc);
   }
+  // After the launch (and the test around it).
+  b.setInsertionPointAfter(dynamicRows ? launch->getParentOp()
+                                       : launch.getOperation());
   return bufferization::ToTensorOp::create(
       b, loc, RankedTensorType::get({plan.m, plan.n}, plan.expressed), result,
       /*restrict=*/true, /*writable=*/true);

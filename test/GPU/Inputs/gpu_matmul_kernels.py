@@ -51,13 +51,16 @@ class Case:
 
     def __init__(self, name, rng, storage, bits, n, k, block, m,
                  scale="f32", zero_point=None, outer=False, fast=False,
-                 act="f32"):
+                 act="f32", dynamic_m=False):
         self.name, self.storage, self.bits = name, storage, bits
         self.n, self.k, self.block, self.m = n, k, block, m
         self.scale, self.zero_point, self.outer, self.fast = (
             scale, zero_point, outer, fast)
         # The activations' (and weights' expressed and result) type.
         self.act = act
+        # The function takes a dynamic number of activation rows.
+        self.dynamic_m = dynamic_m
+        self.mt = "?" if dynamic_m else str(m)
         self.dtype = np.float16 if act == "f16" else np.float32
         blocks = k // block
         if storage in ("i4", "i8"):
@@ -130,8 +133,9 @@ class Case:
                 f"{'f32' if self.act == 'i8' else self.act}, "
                 f"{params}>>")
 
-    def lhs_type(self):
-        return (f"!quant_block.tensor<{self.m}x{self.k}, #quant_block.scheme<"
+    def lhs_type(self, rows=None):
+        rows = self.mt if rows is None else rows
+        return (f"!quant_block.tensor<{rows}x{self.k}, #quant_block.scheme<"
                 f"i8 : f32, block = [1, {self.block}]>>")
 
     def function(self):
@@ -139,13 +143,13 @@ class Case:
         a = self.act
         if a == "i8":
             # accumulate(i32) keeps the contract's order for any flags.
-            return f"""func.func @{self.name}(%x: {self.lhs_type()}, %w: {self.type()}) -> tensor<{self.m}x{self.n}xf32> {{
-  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit fastmath<reassoc> : {self.lhs_type()}, {self.type()} -> tensor<{self.m}x{self.n}xf32>
-  return %y : tensor<{self.m}x{self.n}xf32>
+            return f"""func.func @{self.name}(%x: {self.lhs_type()}, %w: {self.type()}) -> tensor<{self.mt}x{self.n}xf32> {{
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit fastmath<reassoc> : {self.lhs_type()}, {self.type()} -> tensor<{self.mt}x{self.n}xf32>
+  return %y : tensor<{self.mt}x{self.n}xf32>
 }}"""
-        return f"""func.func @{self.name}(%x: tensor<{self.m}x{self.k}x{a}>, %w: {self.type()}) -> tensor<{self.m}x{self.n}x{a}> {{
-  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<{flags}> : tensor<{self.m}x{self.k}x{a}>, {self.type()} -> tensor<{self.m}x{self.n}x{a}>
-  return %y : tensor<{self.m}x{self.n}x{a}>
+        return f"""func.func @{self.name}(%x: tensor<{self.mt}x{self.k}x{a}>, %w: {self.type()}) -> tensor<{self.mt}x{self.n}x{a}> {{
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<{flags}> : tensor<{self.mt}x{self.k}x{a}>, {self.type()} -> tensor<{self.mt}x{self.n}x{a}>
+  return %y : tensor<{self.mt}x{self.n}x{a}>
 }}"""
 
     def call(self):
@@ -188,19 +192,32 @@ class Case:
             xs_type = f"tensor<{m}x{blocks}xf32>"
             lines.append(f"  %{name}_xc = arith.constant dense<{dense(self.x_codes)}> : tensor<{m}x{k}xi8>")
             lines.append(f"  %{name}_xs = arith.constant dense<{dense(self.x_scales, F)}> : {xs_type}")
-            lines.append(f"  %{name}_x = quant_block.pack %{name}_xc scales(%{name}_xs : {xs_type}) : tensor<{m}x{k}xi8> -> {lhs}")
-            lines.append(f"  %{name}_y = func.call @{name}(%{name}_x, %{name}_w) : ({lhs}, {self.type()}) -> tensor<{m}x{n}xf32>")
+            codes, scales = f"%{name}_xc", f"%{name}_xs"
+            if self.dynamic_m:
+                lines.append(f"  %{name}_xcd = tensor.cast %{name}_xc : tensor<{m}x{k}xi8> to tensor<?x{k}xi8>")
+                lines.append(f"  %{name}_xsd = tensor.cast %{name}_xs : {xs_type} to tensor<?x{blocks}xf32>")
+                codes, scales = f"%{name}_xcd", f"%{name}_xsd"
+                xs_type = f"tensor<?x{blocks}xf32>"
+            mt = self.mt
+            lines.append(f"  %{name}_x = quant_block.pack {codes} scales({scales} : {xs_type}) : tensor<{mt}x{k}xi8> -> {lhs}")
+            lines.append(f"  %{name}_y = func.call @{name}(%{name}_x, %{name}_w) : ({lhs}, {self.type()}) -> tensor<{mt}x{n}xf32>")
             a = "f32"
         else:
             x = self.x.astype(np.float32)
             lines.append(f"  %{name}_x = arith.constant dense<{dense(x, F)}> : tensor<{m}x{k}x{a}>")
-            lines.append(f"  %{name}_y = func.call @{name}(%{name}_x, %{name}_w) : (tensor<{m}x{k}x{a}>, {self.type()}) -> tensor<{m}x{n}x{a}>")
+            arg = f"%{name}_x"
+            if self.dynamic_m:
+                lines.append(f"  %{name}_xd = tensor.cast %{name}_x : tensor<{m}x{k}x{a}> to tensor<?x{k}x{a}>")
+                arg = f"%{name}_xd"
+            mt = self.mt
+            lines.append(f"  %{name}_y = func.call @{name}({arg}, %{name}_w) : (tensor<{mt}x{k}x{a}>, {self.type()}) -> tensor<{mt}x{n}x{a}>")
+        mt = self.mt
         if a == "f32":
-            lines.append(f"  %{name}_b = arith.bitcast %{name}_y : tensor<{m}x{n}xf32> to tensor<{m}x{n}xi32>")
+            lines.append(f"  %{name}_b = arith.bitcast %{name}_y : tensor<{mt}x{n}xf32> to tensor<{mt}x{n}xi32>")
         else:  # The f16 bits, zero-extended.
-            lines.append(f"  %{name}_h = arith.bitcast %{name}_y : tensor<{m}x{n}x{a}> to tensor<{m}x{n}xi16>")
-            lines.append(f"  %{name}_b = arith.extui %{name}_h : tensor<{m}x{n}xi16> to tensor<{m}x{n}xi32>")
-        lines.append(f"  %{name}_u = tensor.cast %{name}_b : tensor<{m}x{n}xi32> to tensor<*xi32>")
+            lines.append(f"  %{name}_h = arith.bitcast %{name}_y : tensor<{mt}x{n}x{a}> to tensor<{mt}x{n}xi16>")
+            lines.append(f"  %{name}_b = arith.extui %{name}_h : tensor<{mt}x{n}xi16> to tensor<{mt}x{n}xi32>")
+        lines.append(f"  %{name}_u = tensor.cast %{name}_b : tensor<{mt}x{n}xi32> to tensor<*xi32>")
         lines.append(f"  func.call @printMemrefI32(%{name}_u) : (tensor<*xi32>) -> ()")
         return "\n".join(lines)
 
@@ -314,6 +331,13 @@ def cases():
         Case("int8act_uint4_zp", rng, "ui4", 4, 3, 128, 32, 1, scale="f16",
              zero_point="ui4", act="i8"),
         Case("int8act_int8", rng, "i8", 8, 4, 96, 32, 3, act="i8"),
+        # A dynamic M (the rows read from the buffer in the kernel): a tile
+        # of 8 rows and a partial one, and a single partial tile with i8
+        # activations.
+        Case("int4_m11_dynamic", rng, "i4", 4, 3, 256, 32, 11,
+             dynamic_m=True),
+        Case("int8act_int4_dynamic", rng, "i4", 4, 5, 512, 32, 2,
+             scale="f16", act="i8", dynamic_m=True),
     ]
 
 

@@ -27,7 +27,10 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     * a warp of 32 threads per weight row (output column `n`),
       `workgroup-size / 32` rows per workgroup, the activation rows split
       into tiles of up to 8 over the y workgroups; above `max-workgroups`
-      rows of workgroups each workgroup takes several in turn;
+      rows of workgroups each workgroup takes several in turn. M may be
+      dynamic (a frontend's batch; K must be static): tiles of 8, the grid
+      computed on the host, no launch for M = 0, and the kernel reads M
+      from the activations' buffer (SPIR-V kernels take no scalars);
     * the packed data is read as 32-bit words (a view of the i8 buffer made
       on the host, so every target sees an i32 buffer) in chunks of `V` = 4
       words (2 or 1 where a row is not a multiple of 4 words): lane `l`
