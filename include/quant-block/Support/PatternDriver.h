@@ -53,9 +53,13 @@ inline LogicalResult applyPatternsAndFold(Operation *root,
   return applyPatternsGreedily(root, std::move(patterns));
 }
 
-/// Reports at `root` that the patterns of `what` did not converge; the
-/// greedy driver itself says nothing, so a pass that fails on it must.
-inline LogicalResult reportNonConvergence(Operation *root, StringRef what) {
+/// `converged`, after reporting at `root` that the patterns of `what` did
+/// not converge if they did not: the greedy driver itself says nothing, so
+/// a pass that fails on it must.
+inline LogicalResult reportNonConvergence(LogicalResult converged,
+                                          Operation *root, StringRef what) {
+  if (succeeded(converged))
+    return success();
   return root->emitError()
          << what
          << " did not converge (its rewrite patterns kept rewriting each "
@@ -66,18 +70,16 @@ inline LogicalResult reportNonConvergence(Operation *root, StringRef what) {
 inline LogicalResult applyOnlyPatterns(Operation *root,
                                        RewritePatternSet &&patterns,
                                        StringRef what) {
-  if (succeeded(applyOnlyPatterns(root, std::move(patterns))))
-    return success();
-  return reportNonConvergence(root, what);
+  return reportNonConvergence(applyOnlyPatterns(root, std::move(patterns)),
+                              root, what);
 }
 
 /// applyPatternsAndFold that reports a failure to converge as an error.
 inline LogicalResult applyPatternsAndFold(Operation *root,
                                           RewritePatternSet &&patterns,
                                           StringRef what) {
-  if (succeeded(applyPatternsAndFold(root, std::move(patterns))))
-    return success();
-  return reportNonConvergence(root, what);
+  return reportNonConvergence(applyPatternsAndFold(root, std::move(patterns)),
+                              root, what);
 }
 
 } // namespace mlir::quant_block

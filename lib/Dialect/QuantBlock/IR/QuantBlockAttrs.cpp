@@ -72,13 +72,6 @@ bool mlir::quant_block::isSameBlockPartition(int64_t a, int64_t b,
   return numerics::isSameBlockPartition(a, b, dimSize);
 }
 
-static std::string typeToString(Type type) {
-  std::string result;
-  llvm::raw_string_ostream os(result);
-  os << type;
-  return result;
-}
-
 static constexpr StringLiteral kSupportedStorage =
     "a 2..32-bit integer (iN or uiN) or one of f8E4M3FN, f8E5M2, f6E2M3FN, "
     "f6E3M2FN, f4E2M1FN";
