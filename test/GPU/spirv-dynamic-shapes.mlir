@@ -10,7 +10,6 @@
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
-// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK: %[[R0:.*]] = memref.load %[[SHAPE]][%[[C0]]] : memref<3xi32>
 // CHECK: %[[D0:.*]] = arith.index_castui %[[R0]] : i32 to index
 // CHECK: %[[R1:.*]] = memref.load %[[SHAPE]][%[[C1]]] : memref<3xi32>
@@ -19,11 +18,9 @@
 // CHECK: %[[D2:.*]] = arith.index_castui %[[R2]] : i32 to index
 // CHECK: %[[I:.*]] = gpu.thread_id x
 // CHECK: %[[J:.*]] = gpu.thread_id y
-// CHECK: %[[IN_ROW:.*]] = arith.muli %[[I]], %[[D1]] : index
-// CHECK: %[[IN_AT:.*]] = arith.addi %[[IN_ROW]], %[[J]] : index
+// CHECK: %[[IN_AT:.*]] = affine.linearize_index disjoint [%[[I]], %[[J]]] by (%[[D0]], %[[D1]]) : index
 // CHECK: %[[V:.*]] = memref.load %[[IN]][%[[IN_AT]]] : memref<?xf32>
-// CHECK: %[[OUT_ROW:.*]] = arith.muli %[[I]], %[[C4]] : index
-// CHECK: %[[OUT_AT:.*]] = arith.addi %[[OUT_ROW]], %[[J]] : index
+// CHECK: %[[OUT_AT:.*]] = affine.linearize_index disjoint [%[[I]], %[[J]]] by (%[[D2]], 4) : index
 // CHECK: memref.store %[[V]], %[[OUT]][%[[OUT_AT]]] : memref<?xf32>
 // CHECK: %[[ALL:.*]] = arith.muli %[[D0]], %[[D1]] : index
 // CHECK: %[[T:.*]] = arith.index_cast %[[ALL]] : index to i32
@@ -117,11 +114,12 @@ module attributes {gpu.container_module} {
 // the flat argument with the argument's sizes.
 // CHECK-LABEL: gpu.func @cast
 // CHECK-SAME: (%[[IN:.*]]: memref<?xf32>, %[[OUT:.*]]: memref<4xf32>, %[[SHAPE:.*]]: memref<2xi32>) kernel
+// CHECK: %[[R0:.*]] = memref.load %[[SHAPE]][%c0]
+// CHECK: %[[D0:.*]] = arith.index_castui %[[R0]]
 // CHECK: %[[R1:.*]] = memref.load %[[SHAPE]][%c1]
 // CHECK: %[[D1:.*]] = arith.index_castui %[[R1]]
 // CHECK-NOT: memref.cast
-// CHECK: %[[ROW:.*]] = arith.muli %{{.*}}, %[[D1]]
-// CHECK: %[[AT:.*]] = arith.addi %[[ROW]], %{{.*}}
+// CHECK: %[[AT:.*]] = affine.linearize_index disjoint [%{{.*}}, %{{.*}}] by (%[[D0]], %[[D1]]) : index
 // CHECK: memref.load %[[IN]][%[[AT]]] : memref<?xf32>
 module attributes {gpu.container_module} {
   gpu.module @kernels {

@@ -1412,13 +1412,9 @@ struct CPUMatmulKernelsPass
           continue;
         lhs = *lhsParts;
       }
-      // A dynamic K takes the weight's (the verifier checked that they are
-      // compatible).
-      auto lhsType = cast<RankedTensorType>(lhs[0].getType());
-      if (!plan.integer && lhsType.isDynamicDim(1))
-        lhs[0] = tensor::CastOp::create(
-            b, loc, RankedTensorType::get({plan.m, plan.k}, plan.expressed),
-            lhs[0]);
+      // A dynamic K takes the weight's.
+      if (!plan.integer)
+        lhs[0] = castToWeightDepth(b, loc, op, lhs[0]);
       // f16 / bf16 activations: extended exactly once per call, the f32
       // sums rounded once to the result type at the end.
       bool narrow = !plan.integer && !plan.expressed.isF32();

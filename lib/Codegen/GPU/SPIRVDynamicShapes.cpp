@@ -12,6 +12,7 @@
 
 #include "quant-block/Codegen/GPU/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -55,18 +56,12 @@ static MemRefType getFlatType(MemRefType type) {
                          MemRefLayoutAttrInterface(), type.getMemorySpace());
 }
 
-/// The row-major linear index of `indices` in a buffer of sizes `sizes`.
+/// The row-major linear index of `indices` in a buffer of sizes `sizes`
+/// (in bounds, as the accesses of the kernel are).
 static Value linearize(OpBuilder &builder, Location loc, ValueRange indices,
                        ArrayRef<Value> sizes) {
-  if (indices.empty())
-    return arith::ConstantIndexOp::create(builder, loc, 0);
-  Value linear = indices.front();
-  for (auto [index, size] :
-       llvm::zip(indices.drop_front(), ArrayRef(sizes).drop_front())) {
-    linear = arith::MulIOp::create(builder, loc, linear, size);
-    linear = arith::AddIOp::create(builder, loc, linear, index);
-  }
-  return linear;
+  return affine::AffineLinearizeIndexOp::create(builder, loc, indices, sizes,
+                                                /*disjoint=*/true);
 }
 
 /// The constant index of `value`, if it is one.
@@ -195,6 +190,7 @@ flattenKernel(gpu::GPUFuncOp func) {
     return func.emitError("cannot add the shape buffer argument");
   BlockArgument shape = func.getArguments().back();
 
+  SmallVector<Type> inputs(func.getArgumentTypes());
   // The dynamic sizes, read once at the kernel's entry.
   Block &entry = func.getBody().front();
   OpBuilder builder = OpBuilder::atBlockBegin(&entry);
@@ -219,10 +215,8 @@ flattenKernel(gpu::GPUFuncOp func) {
     if (failed(flattenUses(arg, arg, argument.original, sizes)))
       return failure();
     arg.setType(getFlatType(argument.original));
+    inputs[argument.index] = arg.getType();
   }
-  SmallVector<Type> inputs(func.getArgumentTypes());
-  for (const FlattenedArgument &argument : flattened)
-    inputs[argument.index] = getFlatType(argument.original);
   func.setType(FunctionType::get(context, inputs, {}));
 
   // A buffer whose sizes were all the kernel read of it (e.g. the i4

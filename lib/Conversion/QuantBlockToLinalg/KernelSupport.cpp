@@ -2,12 +2,16 @@
 //-===//
 //
 // What the CPU and GPU matmul kernels, which rewrite quant_block.matmul
-// before --convert-quant-block-to-linalg, share: the lowered parts of a
-// quantized operand, and which activations the integer kernels take.
+// before --convert-quant-block-to-linalg, share (with the lowering): the
+// lowered parts of a quantized operand, which activations the integer
+// kernels take, and the activations cast to the weight's K.
 //
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::quant_block;
@@ -21,6 +25,20 @@ mlir::quant_block::materializeLoweredParts(OpBuilder &b, Location loc,
     return failure();
   auto cast = UnrealizedConversionCastOp::create(b, loc, partTypes, quantized);
   return SmallVector<Value>(cast.getResults());
+}
+
+Value mlir::quant_block::castToWeightDepth(OpBuilder &b, Location loc,
+                                           MatmulOp op, Value lhs) {
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  ArrayRef<int64_t> rhsShape = op.getRhs().getType().getShape();
+  int64_t depth =
+      op.getTransposeRhs() ? rhsShape.back() : rhsShape[rhsShape.size() - 2];
+  if (!lhsType.isDynamicDim(lhsType.getRank() - 1) ||
+      ShapedType::isDynamic(depth))
+    return lhs;
+  SmallVector<int64_t> shape(lhsType.getShape());
+  shape.back() = depth;
+  return tensor::CastOp::create(b, loc, lhsType.clone(shape), lhs);
 }
 
 std::optional<std::string>

@@ -29,6 +29,7 @@
 #include "BlockIterationSpace.h"
 #include "Patterns.h"
 #include "TwoLevelParameters.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 #include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
@@ -445,25 +446,6 @@ struct MatmulOpLowering : public OpConversionPattern<MatmulOp> {
     if (!product)
       product = buildSeparateContraction(rewriter, loc, op, lhs, acc);
     return finish(op, product, rewriter);
-  }
-
-  /// `lhs` with the weight's static K where its own K is dynamic (the
-  /// verifier checked that they are compatible). A contraction whose k
-  /// extent is static in one operand and dynamic in the other made the
-  /// elementwise fusion stage reshape the dynamic operand back and forth
-  /// without converging.
-  static Value castToWeightDepth(ConversionPatternRewriter &rewriter,
-                                 Location loc, MatmulOp op, Value lhs) {
-    auto lhsType = cast<RankedTensorType>(lhs.getType());
-    ArrayRef<int64_t> rhsShape = op.getRhs().getType().getShape();
-    int64_t depth =
-        op.getTransposeRhs() ? rhsShape.back() : rhsShape[rhsShape.size() - 2];
-    if (!lhsType.isDynamicDim(lhsType.getRank() - 1) ||
-        ShapedType::isDynamic(depth))
-      return lhs;
-    SmallVector<int64_t> shape(lhsType.getShape());
-    shape.back() = depth;
-    return tensor::CastOp::create(rewriter, loc, lhsType.clone(shape), lhs);
   }
 
   /// The weight dequantized into its own tensor, then contracted.

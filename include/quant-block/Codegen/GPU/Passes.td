@@ -341,9 +341,11 @@ def GPUSPIRVDynamicShapes : Pass<"quant-block-gpu-spirv-dynamic-shapes",
 
     Any other use of such an argument (a view read through, a non-constant
     `memref.dim`) is an error at that use. Statically shaped arguments are
-    left as they are.
+    left as they are. The linear indices are `affine.linearize_index`
+    (lowered by lower-affine after this pass).
   }];
   let dependentDialects = [
+    "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",
   ];

@@ -15,6 +15,8 @@
 
 namespace mlir::quant_block {
 
+class MatmulOp;
+
 /// How the lowered data holds sub-byte storage: `elements` consecutive
 /// elements of the innermost dimension fill exactly `bytes` bytes of the
 /// little-endian bit stream of docs/Packing.md (2 in 1 for 4-bit, 4 in 1 for
@@ -57,6 +59,14 @@ public:
 /// type has no lowering.
 FailureOr<SmallVector<Value>>
 materializeLoweredParts(OpBuilder &b, Location loc, Value quantized);
+
+/// `lhs` (the float activations of `op`, a quant_block.matmul) with the
+/// weight's static K where its own K is dynamic (the verifier checked that
+/// they are compatible); `lhs` itself otherwise. The lowering and the CPU
+/// kernels contract over a static k: one that was static in one operand
+/// and dynamic in the other made the elementwise fusion stage reshape the
+/// dynamic operand back and forth without converging.
+Value castToWeightDepth(OpBuilder &b, Location loc, MatmulOp op, Value lhs);
 
 /// Why `lhs` is not the activations the integer matmul kernels
 /// (`accumulate(i32)`) take, or std::nullopt if it is: a rank-2 quantized
