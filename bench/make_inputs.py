@@ -89,6 +89,15 @@ KERNELS["linear_int4_g32_f16_i8act_dynm"] = _int4_g32_f16(1, 4096)
 KERNELS["linear_int4_g32_f16_fast_n11008"] = _int4_g32_f16(1, 11008)
 KERNELS["linear_int4_g32_f16_i8act_n11008"] = _int4_g32_f16(1, 11008)
 
+# The same layer with the weight in the row-tiled layout (row_tile = 16,
+# docs/Packing.md): random bytes in the tiled shapes of its parts.
+KERNELS["linear_int4_g32_f16_i8act_tiled"] = (
+    ["--quantized-as-parts"],
+    [("x", lambda r: normal(r, (1, 4096))),
+     ("data", lambda r: random_bytes(r, (256, 512, 16, 4), np.int8)),
+     ("scales",
+      lambda r: scales(r, (256, 128, 16)).astype(np.float16))])
+
 # MXFP4 (FP4 E2M1 codes, E8M0 scales per 32), NVFP4 and int8 per-channel
 # GEMVs.
 KERNELS["linear_mxfp4_fast"] = (

@@ -3,8 +3,8 @@
 // A hand-written prototype, not project code: how fast the int4 x int8
 // GEMV (4096 x 4096, blocks of 32 with f16 scales, M = 1, one thread,
 // AVX512-VNNI) of bench/linear_int4_g32_f16_i8act.mlir could run if the
-// weight were stored in the row-tiled layout that docs/Packing.md
-// ("Planned: a row-tiled weight layout") proposes, measured the way
+// weight were stored in the row-tiled layout of docs/Packing.md ("The
+// row-tiled layout", since implemented as `row_tile = 16`), measured the way
 // `quant-run --benchmark-cold` measures the compiled kernel: calls rotate
 // over copies of the weight totalling far more than the last-level cache,
 // min of the timed calls, beside a read-only sum over the same copies.

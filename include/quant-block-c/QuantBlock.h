@@ -104,6 +104,14 @@ MLIR_CAPI_EXPORTED int64_t
 mlirQuantBlockSchemeAttrGetOuterBlockSize(MlirAttribute scheme, intptr_t pos);
 MLIR_CAPI_EXPORTED MlirType
 mlirQuantBlockSchemeAttrGetOuterMinType(MlirAttribute scheme);
+/// The row tile of the row-tiled layout (`row_tile = R`, docs/Packing.md),
+/// or 0 for the row-major layout.
+MLIR_CAPI_EXPORTED int64_t
+mlirQuantBlockSchemeAttrGetRowTile(MlirAttribute scheme);
+/// The scheme with another row tile (0: row-major); null (and a diagnostic)
+/// if that is not a valid scheme.
+MLIR_CAPI_EXPORTED MlirAttribute
+mlirQuantBlockSchemeAttrWithRowTile(MlirAttribute scheme, int64_t rowTile);
 /// Writes the standard name ("mxfp4", ...) into `name` and returns true if
 /// the scheme is exactly a named one.
 MLIR_CAPI_EXPORTED bool
@@ -130,6 +138,16 @@ MLIR_CAPI_EXPORTED MlirType
 mlirQuantBlockTensorTypeGetScalesType(MlirType type);
 MLIR_CAPI_EXPORTED MlirType
 mlirQuantBlockTensorTypeGetZeroPointsType(MlirType type);
+/// The lowered parts a compiled function takes or returns for a value of
+/// this type (docs/Packing.md, "Lowered tensors"): packed i8 data, scales,
+/// then zero points, outer scales and outer mins where present, with
+/// unsigned integer element types signless, in the row-tiled shapes where
+/// the scheme has a row tile. 0 parts (and a null type) when the type has
+/// no lowering.
+MLIR_CAPI_EXPORTED intptr_t
+mlirQuantBlockTensorTypeGetNumLoweredParts(MlirType type);
+MLIR_CAPI_EXPORTED MlirType
+mlirQuantBlockTensorTypeGetLoweredPartType(MlirType type, intptr_t pos);
 
 #ifdef __cplusplus
 }

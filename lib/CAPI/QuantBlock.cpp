@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quant-block-c/QuantBlock.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlock.h"
 
 #include "mlir/CAPI/IR.h"
@@ -40,7 +41,8 @@ MlirAttribute mlirQuantBlockSchemeAttrGet(
       [&] { return emitError(loc); }, context, storageType, unwrap(expressed),
       ArrayRef<int64_t>(blockShape, blockRank), unwrap(scaleType),
       unwrap(zeroPointType), qmin, qmax, RoundingMode::HalfToEven,
-      /*saturate=*/true, ScaleRoundingMode::Floor, OuterScaleAttr()));
+      /*saturate=*/true, ScaleRoundingMode::Floor, OuterScaleAttr(),
+      /*rowTile=*/int64_t(0)));
 }
 
 MlirAttribute mlirQuantBlockSchemeAttrGetNamed(MlirContext ctx,
@@ -110,6 +112,20 @@ MlirType mlirQuantBlockSchemeAttrGetOuterMinType(MlirAttribute attr) {
   OuterScaleAttr outer = scheme(attr).getOuter();
   return wrap(outer ? outer.getMinType() : Type());
 }
+int64_t mlirQuantBlockSchemeAttrGetRowTile(MlirAttribute attr) {
+  return scheme(attr).getRowTile();
+}
+MlirAttribute mlirQuantBlockSchemeAttrWithRowTile(MlirAttribute attr,
+                                                  int64_t rowTile) {
+  SchemeAttr s = scheme(attr);
+  MLIRContext *context = s.getContext();
+  Location loc = UnknownLoc::get(context);
+  return wrap(SchemeAttr::getChecked(
+      [&] { return emitError(loc); }, context, s.getStorageType(),
+      s.getExpressedType(), s.getBlockShape(), s.getScaleType(),
+      s.getZeroPointType(), s.getQmin(), s.getQmax(), s.getRounding(),
+      s.getSaturate(), s.getScaleRounding(), s.getOuter(), rowTile));
+}
 bool mlirQuantBlockSchemeAttrGetStandardName(MlirAttribute attr,
                                              MlirStringRef *name) {
   std::optional<StringRef> standard = scheme(attr).getStandardName();
@@ -147,4 +163,22 @@ MlirType mlirQuantBlockTensorTypeGetScalesType(MlirType type) {
 }
 MlirType mlirQuantBlockTensorTypeGetZeroPointsType(MlirType type) {
   return wrap(Type(tensorType(type).getZeroPointsType()));
+}
+
+/// The lowered part types of `type` (none when it has no lowering).
+static SmallVector<Type> getLoweredPartTypes(MlirType type) {
+  SmallVector<Type> parts;
+  if (failed(QuantBlockTypeConverter().convertType(tensorType(type), parts)))
+    parts.clear();
+  return parts;
+}
+intptr_t mlirQuantBlockTensorTypeGetNumLoweredParts(MlirType type) {
+  return getLoweredPartTypes(type).size();
+}
+MlirType mlirQuantBlockTensorTypeGetLoweredPartType(MlirType type,
+                                                    intptr_t pos) {
+  SmallVector<Type> parts = getLoweredPartTypes(type);
+  if (pos < 0 || pos >= intptr_t(parts.size()))
+    return wrap(Type());
+  return wrap(parts[pos]);
 }

@@ -138,6 +138,7 @@ _SIGNATURES = {
     "mlirQuantBlockSchemeAttrGetRounding": ([Attribute], ctypes.c_int),
     "mlirQuantBlockSchemeAttrGetScaleRounding": ([Attribute], ctypes.c_int),
     "mlirQuantBlockSchemeAttrHasOuter": ([Attribute], ctypes.c_bool),
+    "mlirQuantBlockSchemeAttrGetRowTile": ([Attribute], ctypes.c_int64),
     "mlirQuantBlockSchemeAttrGetOuterScaleType": ([Attribute], Type),
     "mlirQuantBlockSchemeAttrGetOuterBlockRank": ([Attribute],
                                                   ctypes.c_ssize_t),

@@ -477,6 +477,10 @@ class Scheme:
     outer: Optional[str] = None
     outer_block: Tuple[int, ...] = ()
     outer_min: Optional[str] = None
+    # The row-tiled layout of the lowered parts (docs/Packing.md; 0:
+    # row-major). It changes no value, only how the parts are stored
+    # (tile_rows).
+    row_tile: int = 0
 
     @property
     def integer_storage(self):
@@ -804,3 +808,36 @@ def matmul_integer(lhs_codes, lhs_scheme, lhs_params, rhs_codes, rhs_scheme,
         term = (isum.astype(np.float32) * scale).astype(np.float32)
         total = (total + term).astype(np.float32)
     return _to_expressed(total, rhs_scheme.expressed)
+
+
+# --- The row-tiled layout of lowered parts (docs/Packing.md) ---------------
+
+def tile_rows(part, row_tile, *, data):
+    """A lowered part of an [N, K] weight in the row-tiled layout
+    (`row_tile = R`): the data bytes [N, 4 W] as [N / R, W, R, 4] (word d of
+    the tile's R rows in row order, then word d + 1), the scales or zero
+    points [N, K / B] as [N / R, K / B, R]. Only the layout changes."""
+    part = np.asarray(part)
+    n, width = part.shape
+    if n % row_tile:
+        raise ValueError(f"row_tile {row_tile} does not divide {n} rows")
+    if data:
+        if width % 4:
+            raise ValueError(f"{width} bytes per row are not whole words")
+        return np.ascontiguousarray(
+            part.reshape(n // row_tile, row_tile, width // 4, 4)
+            .transpose(0, 2, 1, 3))
+    return np.ascontiguousarray(
+        part.reshape(n // row_tile, row_tile, width).transpose(0, 2, 1))
+
+
+def untile_rows(part, *, data):
+    """The row-major [N, X] part of a row-tiled one (`tile_rows` undone)."""
+    part = np.asarray(part)
+    if data:
+        tiles, words, row_tile, _ = part.shape
+        return np.ascontiguousarray(
+            part.transpose(0, 2, 1, 3).reshape(tiles * row_tile, words * 4))
+    tiles, blocks, row_tile = part.shape
+    return np.ascontiguousarray(
+        part.transpose(0, 2, 1).reshape(tiles * row_tile, blocks))

@@ -60,6 +60,9 @@ class Scheme:
         self.saturate = bool(lib.mlirQuantBlockSchemeAttrGetSaturate(attribute))
         self.scale_rounding = SCALE_ROUNDING[
             lib.mlirQuantBlockSchemeAttrGetScaleRounding(attribute)]
+        # The row tile of the row-tiled layout (docs/Packing.md); 0 for
+        # row-major.
+        self.row_tile = lib.mlirQuantBlockSchemeAttrGetRowTile(attribute)
         self.outer = None
         if lib.mlirQuantBlockSchemeAttrHasOuter(attribute):
             self.outer = {

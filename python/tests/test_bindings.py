@@ -139,6 +139,11 @@ def test_scheme_fields():
     nv = Scheme.named("nvfp4")
     assert nv.outer == {"scale": "f32", "block": (), "min": None}
     assert Scheme("i8 : f32, block = [*]").block == ("*",)
+    assert s.row_tile == 0
+    tiled = Scheme("i4 : f32, block = [1, 32], row_tile = 16")
+    assert tiled.row_tile == 16 and str(tiled).endswith("row_tile = 16>")
+    assert Scheme("mxfp4, row_tile = 16").text == \
+        "#quant_block.scheme<mxfp4, row_tile = 16>"
     with pytest.raises(MLIRError):
         Scheme("#quant_block.scheme<i4 : f32, block = [0]>")
 

@@ -4,6 +4,7 @@ import json
 import os
 
 import numpy as np
+import pytest
 
 from quant_block import reference
 
@@ -80,3 +81,24 @@ def test_integer_ties_and_nan():
                               zero_point_domain="int")
     assert even.tolist() == [[3, 5, 1, 3]]
     assert away.tolist() == [[4, 5, 0, 3]]
+
+
+def test_row_tiled_layout():
+    # 32 rows of 8 bytes (16 int4 codes), 2 blocks: byte (r, c) = 8 r + c.
+    data = np.arange(32 * 8, dtype=np.int64).reshape(32, 8).astype(np.uint8)
+    tiled = reference.tile_rows(data, 16, data=True)
+    assert tiled.shape == (2, 2, 16, 4)
+    # Word 1 of row 17 (tile 1, row 1 of the tile): bytes 4..7 of row 17.
+    assert list(tiled[1, 1, 1]) == [17 * 8 + 4, 17 * 8 + 5, 17 * 8 + 6,
+                                    17 * 8 + 7]
+    # The 64 bytes of one word index are the 16 rows' words in row order.
+    assert list(tiled[0, 0].reshape(-1)[:8]) == [0, 1, 2, 3, 8, 9, 10, 11]
+    scales = np.arange(32 * 2, dtype=np.float32).reshape(32, 2)
+    tiled_scales = reference.tile_rows(scales, 16, data=False)
+    assert tiled_scales.shape == (2, 2, 16)
+    assert tiled_scales[1, 0, 3] == scales[19, 0]
+    assert np.array_equal(reference.untile_rows(tiled, data=True), data)
+    assert np.array_equal(
+        reference.untile_rows(tiled_scales, data=False), scales)
+    with pytest.raises(ValueError):
+        reference.tile_rows(data[:24], 16, data=True)

@@ -164,6 +164,47 @@ static void testRoundingAndOuterScales(MlirContext ctx) {
   printType("q4k outer min", mlirQuantBlockSchemeAttrGetOuterMinType(q4k));
 }
 
+static void testRowTiledLayout(MlirContext ctx) {
+  // CHECK-LABEL: testRowTiledLayout
+  printf("testRowTiledLayout\n");
+  MlirAttribute rowMajor = mlirAttributeParseGet(
+      ctx, mlirStringRefCreateFromCString(
+               "#quant_block.scheme<ui4 : f32, block = [1, 32], scale = f16, "
+               "zero_point = ui4>"));
+  MlirAttribute tiled = mlirQuantBlockSchemeAttrWithRowTile(rowMajor, 16);
+  // CHECK: row tiles: 0 16
+  printf("row tiles: %ld %ld\n",
+         (long)mlirQuantBlockSchemeAttrGetRowTile(rowMajor),
+         (long)mlirQuantBlockSchemeAttrGetRowTile(tiled));
+  int64_t shape[] = {32, 64};
+  MlirType type = mlirQuantBlockTensorTypeGet(ctx, 2, shape, tiled);
+  // The logical parts stay [N, K]; the lowered ones are tiled.
+  // CHECK: data: tensor<32x64xui4>
+  printType("data", mlirQuantBlockTensorTypeGetDataType(type));
+  // CHECK: lowered parts: 3
+  intptr_t parts = mlirQuantBlockTensorTypeGetNumLoweredParts(type);
+  printf("lowered parts: %ld\n", (long)parts);
+  // CHECK: part: tensor<2x8x16x4xi8>
+  // CHECK: part: tensor<2x2x16xf16>
+  // CHECK: part: tensor<2x2x16xi4>
+  for (intptr_t i = 0; i < parts; ++i)
+    printType("part", mlirQuantBlockTensorTypeGetLoweredPartType(type, i));
+  // CHECK: row-major data part: tensor<32x32xi8>
+  printType("row-major data part",
+            mlirQuantBlockTensorTypeGetLoweredPartType(
+                mlirQuantBlockTensorTypeGet(ctx, 2, shape, rowMajor), 0));
+  // CHECK: diagnostic: row_tile = 1 is not a tile
+  // CHECK: invalid row tile is null: 1
+  printf("invalid row tile is null: %d\n",
+         mlirAttributeIsNull(mlirQuantBlockSchemeAttrWithRowTile(rowMajor, 1)));
+  // A shape the tile does not divide: no type.
+  int64_t ragged[] = {24, 64};
+  // CHECK: diagnostic: row_tile = 16 does not divide the 24 rows
+  // CHECK: ragged is null: 1
+  printf("ragged is null: %d\n",
+         mlirTypeIsNull(mlirQuantBlockTensorTypeGet(ctx, 2, ragged, tiled)));
+}
+
 int main(void) {
   MlirContext ctx = mlirContextCreate();
   mlirDialectHandleRegisterDialect(mlirGetDialectHandle__quant_block__(), ctx);
@@ -174,6 +215,7 @@ int main(void) {
   testBuiltScheme(ctx);
   testParsedAndInvalid(ctx);
   testRoundingAndOuterScales(ctx);
+  testRowTiledLayout(ctx);
   mlirContextDestroy(ctx);
   return 0;
 }

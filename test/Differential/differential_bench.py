@@ -5,6 +5,8 @@ executed, against the numpy reference (python/quant_block/reference.py):
   scales, transpose_rhs, f32 activations with fastmath<fast> at M = 1, 8
   and 32, and int8 activations (quantize_dynamic absmax, blocks of 32) with
   accumulate(i32) at M = 1, 8 and 32;
+* linear_int4_g32_f16_i8act_tiled: the same weights in the row-tiled
+  layout (row_tile = 16), f32 and int8 activations, M = 1;
 * linear_mxfp4_fast: FP4 E2M1 weights with E8M0 scales per 32 (MXFP4),
   transpose_rhs, f32 activations, fastmath<fast>, M = 1;
 * linear_nvfp4_fast: FP4 E2M1 weights with E4M3 scales per 16 and an f32
@@ -37,6 +39,7 @@ from harness import Scheme, reference
 N, K = 32, 256
 
 INT4_G32_F16 = Scheme("i4", "f32", (1, 32), "f16")
+INT4_G32_F16_TILED = Scheme("i4", "f32", (1, 32), "f16", row_tile=16)
 MXFP4 = Scheme("f4E2M1FN", "f32", (1, 32), "f8E8M0FNU")
 NVFP4 = Scheme("f4E2M1FN", "f32", (1, 16), "f8E4M3FN", outer="f32")
 INT8_CHANNEL = Scheme("i8", "f32", (1, -1), "f32")
@@ -50,6 +53,8 @@ KINDS = [
     ("int4_g32_f16_i8act", INT4_G32_F16, 1, True),
     ("int4_g32_f16_i8act", INT4_G32_F16, 8, True),
     ("int4_g32_f16_i8act", INT4_G32_F16, 32, True),
+    ("int4_g32_f16_tiled", INT4_G32_F16_TILED, 1, False),
+    ("int4_g32_f16_i8act_tiled", INT4_G32_F16_TILED, 1, True),
     ("mxfp4", MXFP4, 1, False),
     ("nvfp4", NVFP4, 1, False),
     ("int8_channel", INT8_CHANNEL, 1, False),

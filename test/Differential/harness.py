@@ -115,6 +115,8 @@ def scheme_text(s):
         if s.outer_min:
             outer.append(f"min = {s.outer_min}")
         fields.append(f"outer = <{', '.join(outer)}>")
+    if s.row_tile:
+        fields.append(f"row_tile = {s.row_tile}")
     return f"#quant_block.scheme<{', '.join(fields)}>"
 
 

@@ -131,14 +131,15 @@ func.func @int8_activations(%x: !a8, %w: !w8) -> tensor<1x5xf32> {
 
 // Products the kernels leave to the generic lowering, with the reason.
 // CHECK-LABEL: func.func @left_alone
-// CHECK-COUNT-5: quant_block.matmul
+// CHECK-COUNT-6: quant_block.matmul
 // CHECK-NOT: gpu.launch
 !w = !quant_block.tensor<4x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
 !a = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 256]>>
 !wl = !quant_block.tensor<4x256, #quant_block.scheme<i8 : f32, block = [1, 256]>>
 !s = !quant_block.tensor<4x64, #quant_block.scheme<i4 : f32, block = [1, 4]>>
 !t = !quant_block.tensor<64x4, #quant_block.scheme<i4 : f32, block = [32, 1]>>
-func.func @left_alone(%x: tensor<1x64xf32>, %xd: tensor<1x?xf32>, %w: !w, %a: !a, %wl: !wl, %s: !s, %t: !t) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) {
+!rt = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], row_tile = 16>>
+func.func @left_alone(%x: tensor<1x64xf32>, %xd: tensor<1x?xf32>, %w: !w, %a: !a, %wl: !wl, %s: !s, %t: !t, %rt: !rt) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x16xf32>) {
   // expected-remark @below {{no GPU matmul kernel: the sum over k is ordered (no fastmath<reassoc>): one thread per output keeps the contract's order}}
   %0 = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<1x64xf32>, !w -> tensor<1x4xf32>
   // expected-remark @below {{no GPU matmul kernel: the blocks are longer than 1024 bits (one lane sums a block)}}
@@ -149,7 +150,9 @@ func.func @left_alone(%x: tensor<1x64xf32>, %xd: tensor<1x?xf32>, %w: !w, %a: !a
   %3 = quant_block.matmul %x, %t accumulate(f32) inhibit fastmath<reassoc> : tensor<1x64xf32>, !t -> tensor<1x4xf32>
   // expected-remark @below {{no GPU matmul kernel: the lhs is not a rank-2 tensor with a static K}}
   %4 = quant_block.matmul %xd, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x?xf32>, !w -> tensor<1x4xf32>
-  return %0, %1, %2, %3, %4 : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>
+  // expected-remark @below {{no GPU matmul kernel: the weight is row-tiled (a CPU layout: the lowering repacks it row-major)}}
+  %5 = quant_block.matmul %x, %rt transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x64xf32>, !rt -> tensor<1x16xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x16xf32>
 }
 
 // -----

@@ -84,7 +84,7 @@ func.func @gemm_u8_zp(%x: tensor<8x64xf32>, %w: !w) -> tensor<8x6xf32> {
 // CHECK-LABEL: func.func @ordered(
 // CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>)
 // CHECK: vector.transfer_read {{.*}} : tensor<16x4xf16>, vector<16x1xf16>
-// CHECK: arith.extf {{.*}} : vector<16xf16> to vector<16xf32>
+// CHECK: arith.extf {{.*}} : vector<1x16xf16> to vector<1x16xf32>
 // CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>)
 // CHECK: vector.transfer_read {{.*}} : tensor<16x128xi8>, vector<16x16xi8>
 // CHECK: vector.shuffle {{.*}} : vector<64xi32>, vector<64xi32>
@@ -361,4 +361,28 @@ func.func @mxfp4(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
 func.func @nvfp4(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
+}
+
+// -----
+
+// A row-tiled weight: the ordered kernel (one weight row per lane) reads a
+// tile's 16 scales of a block and each chunk's words as they are stored,
+// with no transposition; the reassociated float kernel does not read tiles
+// and gets the weight repacked row-major (a copy per call, reported).
+// CHECK-LABEL: func.func @row_tiled_ordered(
+// CHECK: vector.transfer_read %{{.*}} : tensor<2x2x16xf16>, vector<1x16xf16>
+// CHECK: vector.transfer_read %{{.*}} : tensor<2x8x16x4xi8>, vector<4x16x4xi8>
+// CHECK-NOT: vector.shuffle
+// CHECK-LABEL: func.func @row_tiled_reassoc(
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x16x4xi8>)
+// CHECK: vector.transfer_read %{{.*}} : tensor<32x32xi8>, vector<16xi8>
+!t = !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, row_tile = 16>>
+func.func @row_tiled_ordered(%x: tensor<1x64xf32>, %t: !t) -> tensor<1x32xf32> {
+  %y = quant_block.matmul %x, %t transpose_rhs accumulate(f32) inhibit : tensor<1x64xf32>, !t -> tensor<1x32xf32>
+  return %y : tensor<1x32xf32>
+}
+func.func @row_tiled_reassoc(%x: tensor<1x64xf32>, %t: !t) -> tensor<1x32xf32> {
+  // expected-remark @below {{the row-tiled weight is repacked row-major on every call: this kernel does not read tiles of 16 rows}}
+  %y = quant_block.matmul %x, %t transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x64xf32>, !t -> tensor<1x32xf32>
+  return %y : tensor<1x32xf32>
 }

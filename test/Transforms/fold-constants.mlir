@@ -196,3 +196,26 @@ func.func @not_folded(%x: tensor<2x32xf32>, %s: tensor<2x1xf32>) -> (!q, !q, !k,
   %i = quant_block.quantize_dynamic minmax %inf : tensor<1x32xf32> -> !z
   return %a, %b, %k, %o, %n, %i : !q, !q, !k, !o, !q, !z
 }
+
+// -----
+
+// A constant weight repacked to the row-tiled layout is packed in it
+// directly; a repack of parts that are not all constant is left alone.
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!t = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, row_tile = 16>>
+// CHECK-LABEL: func.func @repack_constant
+// CHECK-DAG: %[[D:.*]] = arith.constant dense<2> : tensor<16x64xi4>
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<5.000000e-01> : tensor<16x2xf16>
+// CHECK: %[[T:.*]] = quant_block.pack %[[D]] scales(%[[S]] : tensor<16x2xf16>) : tensor<16x64xi4> -> !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, row_tile = 16>>
+// CHECK: %[[P:.*]] = quant_block.pack %{{.*}} scales(%[[S]] : tensor<16x2xf16>) : tensor<16x64xi4> -> !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+// CHECK: %[[R:.*]] = quant_block.repack %[[P]]
+// CHECK: return %[[T]], %[[R]]
+func.func @repack_constant(%d: tensor<16x64xi4>) -> (!t, !t) {
+  %x = arith.constant dense<1.0> : tensor<16x64xf32>
+  %s = arith.constant dense<0.5> : tensor<16x2xf16>
+  %q = quant_block.quantize %x scales(%s : tensor<16x2xf16>) : tensor<16x64xf32> -> !w
+  %t = quant_block.repack %q : !w -> !t
+  %p = quant_block.pack %d scales(%s : tensor<16x2xf16>) : tensor<16x64xi4> -> !w
+  %r = quant_block.repack %p : !w -> !t
+  return %t, %r : !t, !t
+}

@@ -124,7 +124,8 @@ TEST_F(SchemeAttrTest, VerifierDiagnosticsInsteadOfCrashes) {
                   bool saturate = true) {
     return diagnoseScheme(storage, expressed, block, scale, zp, qmin, qmax,
                           RoundingMode::HalfToEven, saturate,
-                          ScaleRoundingMode::Floor, OuterScaleAttr());
+                          ScaleRoundingMode::Floor, OuterScaleAttr(),
+                          /*rowTile=*/int64_t(0));
   };
   EXPECT_EQ(full(i4, f32, {32}, f16, Type(), -8, 7), "");
   EXPECT_EQ(full(i4, f32, {32}, f16, Type(), -8, 8),
@@ -177,7 +178,8 @@ TEST_F(SchemeAttrTest, TwoLevelScales) {
   auto outer = OuterScaleAttr::get(&context, f16, {8}, f16);
   SchemeAttr q4k = SchemeAttr::get(&context, ui4, f32, {32}, ui6, ui6, 0, 15,
                                    RoundingMode::HalfToEven, true,
-                                   ScaleRoundingMode::Floor, outer);
+                                   ScaleRoundingMode::Floor, outer,
+                                   /*rowTile=*/int64_t(0));
   auto type = QuantizedTensorType::get(&context, {4, 256}, q4k);
   EXPECT_EQ(q4k.getZeroPointDomain(), ZeroPointDomain::Float);
   EXPECT_EQ(print(type.getScalesType()), "tensor<4x8xui6>");

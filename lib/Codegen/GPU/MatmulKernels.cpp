@@ -88,6 +88,9 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
     return std::string("the weight is not transposed ([N, K])");
   if (op.getPropagation() != Propagation::Inhibit)
     return std::string("the result is requantized (propagate)");
+  if (op.getRhs().getType().getScheme().isRowTiled())
+    return std::string("the weight is row-tiled (a CPU layout: the lowering "
+                       "repacks it row-major)");
   plan.integer = op.getAccumulatorType().isInteger(32);
   Type expressed;
   int64_t lhsRows;

@@ -425,12 +425,30 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
 namespace {
 
 struct MatmulOpLowering : public OpConversionPattern<MatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
+  MatmulOpLowering(const TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context) {
+    // A product of a row-tiled weight becomes one of a row-major weight.
+    setHasBoundedRewriteRecursion();
+  }
 
   LogicalResult
   matchAndRewrite(MatmulOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    // A row-tiled weight (one the CPU kernels did not take): the same
+    // product of the weight repacked row-major, lowered next.
+    QuantizedTensorType weightType = op.getRhs().getType();
+    if (weightType.getScheme().isRowTiled()) {
+      Value rowMajor = RepackOp::create(
+          rewriter, loc,
+          weightType.clone(weightType.getShape(),
+                           weightType.getScheme().withRowTile(0)),
+          op.getRhs());
+      rewriter.replaceOp(op, MatmulOp::create(rewriter, loc, op.getType(),
+                                              ValueRange{op.getLhs(), rowMajor},
+                                              op->getAttrs()));
+      return success();
+    }
     auto acc = dyn_cast<FloatType>(op.getAccumulatorType());
     if (!acc) {
       if (getIntegerMatmulUnsupportedReason(op))

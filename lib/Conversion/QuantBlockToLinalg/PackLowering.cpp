@@ -76,7 +76,10 @@ struct PackOpLowering : public OpConversionPattern<PackOp> {
   LogicalResult
   matchAndRewrite(PackOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    QuantizedTensorType qType = op.getResult().getType();
+    QuantizedTensorType tiledType = op.getResult().getType();
+    // A row-tiled result is packed row-major, then tiled.
+    QuantizedTensorType qType = tiledType.clone(
+        tiledType.getShape(), tiledType.getScheme().withRowTile(0));
     SmallVector<Type> loweredTypes;
     if (failed(getTypeConverter()->convertType(qType, loweredTypes)))
       return rewriter.notifyMatchFailure(op, "unsupported quantized type");
@@ -124,6 +127,8 @@ struct PackOpLowering : public OpConversionPattern<PackOp> {
       results.push_back(
           castTensorElements(rewriter, loc, lowered.front(), target));
     }
+    if (tiledType.getScheme().isRowTiled())
+      results = tileLoweredParts(rewriter, loc, tiledType, results);
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }
@@ -138,7 +143,9 @@ struct UnpackOpLowering : public OpConversionPattern<UnpackOp> {
     QuantizedTensorType qType = op.getInput().getType();
     SchemeAttr scheme = qType.getScheme();
     Location loc = op.getLoc();
-    ValueRange parts = adaptor.getInput();
+    SmallVector<Value> parts = llvm::to_vector(adaptor.getInput());
+    if (scheme.isRowTiled())
+      parts = untileLoweredParts(rewriter, loc, qType, parts);
     PackingGroup group = *getPackingGroup(scheme);
     unsigned width = scheme.getStorageBitWidth();
     Type signlessStorage = IntegerType::get(rewriter.getContext(), width);
@@ -178,6 +185,27 @@ struct UnpackOpLowering : public OpConversionPattern<UnpackOp> {
 /// way: how a caller that passes or receives the lowered parts states it
 /// in IR that verifies before the lowering. The lowering makes it the
 /// identity; a cast to any other types is left for the driver to report.
+/// quant_block.repack: the input's parts untiled if they are tiled, then
+/// tiled if the result is.
+struct RepackOpLowering : public OpConversionPattern<RepackOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(RepackOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    QuantizedTensorType input = op.getInput().getType();
+    QuantizedTensorType result = op.getResult().getType();
+    SmallVector<Value> parts = llvm::to_vector(adaptor.getInput());
+    if (input.getScheme().isRowTiled())
+      parts = untileLoweredParts(rewriter, loc, input, parts);
+    if (result.getScheme().isRowTiled())
+      parts = tileLoweredParts(rewriter, loc, result, parts);
+    rewriter.replaceOpWithMultiple(op, {parts});
+    return success();
+  }
+};
+
 struct LoweredPartsCastLowering
     : public OpConversionPattern<UnrealizedConversionCastOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -213,6 +241,6 @@ struct LoweredPartsCastLowering
 
 void mlir::quant_block::detail::populatePackPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<PackOpLowering, UnpackOpLowering, LoweredPartsCastLowering>(
-      converter, patterns.getContext());
+  patterns.add<PackOpLowering, UnpackOpLowering, RepackOpLowering,
+               LoweredPartsCastLowering>(converter, patterns.getContext());
 }

@@ -165,10 +165,11 @@ void mlir::quant_block::detail::foldTwoLevelBlockParameters(
     flatParts.push_back(zeroPoints);
   parts.assign(flatParts.begin(), flatParts.end());
 
-  SchemeAttr flat = SchemeAttr::get(
-      ctx, scheme.getStorageType(), scheme.getExpressedType(),
-      scheme.getBlockShape(), f32, hasMin ? f32 : zeroPointType,
-      scheme.getQmin(), scheme.getQmax(), scheme.getRounding(),
-      scheme.getSaturate(), scheme.getScaleRounding(), OuterScaleAttr());
+  SchemeAttr flat =
+      SchemeAttr::get(ctx, scheme.getStorageType(), scheme.getExpressedType(),
+                      scheme.getBlockShape(), f32, hasMin ? f32 : zeroPointType,
+                      scheme.getQmin(), scheme.getQmax(), scheme.getRounding(),
+                      scheme.getSaturate(), scheme.getScaleRounding(),
+                      OuterScaleAttr(), scheme.getRowTile());
   type = type.clone(type.getShape(), flat);
 }

@@ -66,13 +66,14 @@ QuantBlockTypeConverter::QuantBlockTypeConverter() {
         RankedTensorType data = getLoweredDataType(type);
         if (!data)
           return failure();
-        results.push_back(data);
-        results.push_back(makeSignless(type.getScalesType()));
+        SmallVector<Type> rowMajor = {data, makeSignless(type.getScalesType())};
         for (RankedTensorType part :
              {type.getZeroPointsType(), type.getOuterScalesType(),
               type.getOuterMinsType()})
           if (part)
-            results.push_back(makeSignless(part));
+            rowMajor.push_back(makeSignless(part));
+        for (auto [index, part] : llvm::enumerate(rowMajor))
+          results.push_back(getRowTiledPartType(type, index, part));
         return success();
       });
 }

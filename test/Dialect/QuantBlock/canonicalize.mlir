@@ -345,3 +345,22 @@ func.func @refuse_batch_reshape(%x: tensor<2x16x64xf32>, %w: !w) -> tensor<2x16x
   %y = quant_block.matmul %x, %b accumulate(f32) inhibit : tensor<2x16x64xf32>, !wb -> tensor<2x16x64xf32>
   return %y : tensor<2x16x64xf32>
 }
+
+// -----
+
+// A repack to the same layout is its input; a repack back to the input's
+// layout cancels the first.
+!w = !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
+!t = !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], row_tile = 16>>
+!t8 = !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], row_tile = 8>>
+// CHECK-LABEL: func.func @repack_folds
+// CHECK-SAME: (%[[W:.*]]: !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>, %[[T:.*]]: !quant_block.tensor
+// CHECK: %[[T8:.*]] = quant_block.repack %[[T]] {{.*}} row_tile = 16>> -> {{.*}} row_tile = 8>>
+// CHECK: return %[[W]], %[[T]], %[[T8]]
+func.func @repack_folds(%w: !w, %t: !t) -> (!w, !t, !t8) {
+  %a = quant_block.repack %w : !w -> !t
+  %b = quant_block.repack %a : !t -> !w
+  %same = quant_block.repack %t : !t -> !t
+  %c = quant_block.repack %same : !t -> !t8
+  return %b, %same, %c : !w, !t, !t8
+}

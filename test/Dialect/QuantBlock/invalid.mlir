@@ -145,7 +145,7 @@ func.func private @f(!quant_block.tensor<4x64, #quant_block.scheme<ui4 : f32, bl
 
 // -----
 
-// expected-error @+1 {{unknown scheme field 'blocks'; expected block, scale, zero_point, range, rounding, saturate, scale_rounding or outer}}
+// expected-error @+1 {{unknown scheme field 'blocks'; expected block, scale, zero_point, range, rounding, saturate, scale_rounding, outer or row_tile}}
 func.func private @f(!quant_block.tensor<4x64, #quant_block.scheme<i8 : f32, blocks = [32]>>)
 
 // -----
@@ -879,5 +879,161 @@ func.func @broadcast_shape(%q: !quant_block.tensor<128, #s>) {
 func.func @broadcast_block(%q: !quant_block.tensor<128, #quant_block.scheme<i8 : f32, block = [32]>>) {
   // expected-error @+1 {{'quant_block.broadcast' op result block 16 along kept dimension 1 must be the input block 32}}
   %b = quant_block.broadcast %q dimensions = [0] : !quant_block.tensor<128, #quant_block.scheme<i8 : f32, block = [32]>> -> !quant_block.tensor<4x128, #quant_block.scheme<i8 : f32, block = [16]>>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// The row-tiled layout (row_tile) and quant_block.repack
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{row_tile = 1 is not a tile: expected 2 or more rows}}
+func.func private @f(!quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], row_tile = 1>>)
+
+// -----
+
+// expected-error @+1 {{row_tile needs 4- or 8-bit storage, not 'i16'}}
+func.func private @f(!quant_block.tensor<32x64, #quant_block.scheme<i16 : f32, block = [1, 32], row_tile = 16>>)
+
+// -----
+
+// expected-error @+1 {{row_tile needs blocks along the last dimension only ([1, B] or [B])}}
+func.func private @f(!quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [2, 32], row_tile = 16>>)
+
+// -----
+
+// expected-error @+1 {{row_tile allows only a per-tensor outer scale, but the outer scale has blocks}}
+func.func private @f(!quant_block.tensor<32x256, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui6, outer = <f16, block = [8]>, row_tile = 16>>)
+
+// -----
+
+// expected-error @+1 {{row_tile = 16 needs a rank-2 [N, K] tensor, not rank 3}}
+func.func private @f(!quant_block.tensor<2x32x64, #quant_block.scheme<i4 : f32, block = [32], row_tile = 16>>)
+
+// -----
+
+// expected-error @+1 {{row_tile = 16 needs a static shape, but the shape is dynamic}}
+func.func private @f(!quant_block.tensor<?x64, #quant_block.scheme<i4 : f32, block = [32], row_tile = 16>>)
+
+// -----
+
+// expected-error @+1 {{row_tile = 16 does not divide the 24 rows}}
+func.func private @f(!quant_block.tensor<24x64, #quant_block.scheme<i4 : f32, block = [32], row_tile = 16>>)
+
+// -----
+
+// expected-error @+1 {{row_tile needs whole blocks, but the block of 32 does not divide K = 48}}
+func.func private @f(!quant_block.tensor<16x48, #quant_block.scheme<i4 : f32, block = [32], row_tile = 16>>)
+
+// -----
+
+// expected-error @+1 {{row_tile needs blocks of whole 32-bit words, but a block of 4 x 4-bit codes is 16 bits}}
+func.func private @f(!quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [4], row_tile = 16>>)
+
+// -----
+
+!t = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [32], row_tile = 16>>
+func.func @dequantize_tiled(%t: !t) {
+  // expected-error @+1 {{'quant_block.dequantize' op does not take the row-tiled layout, but its input is '!quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [32], row_tile = 16>>'; only quant_block.matmul (as its transpose_rhs weight), pack, unpack and repack do: convert it with quant_block.repack}}
+  %x = quant_block.dequantize %t : !t -> tensor<16x64xf32>
+  return
+}
+
+// -----
+
+!t = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [32], row_tile = 16>>
+func.func @quantize_tiled(%x: tensor<16x64xf32>, %s: tensor<16x2xf32>) {
+  // expected-error @+1 {{'quant_block.quantize' op does not take the row-tiled layout, but its result is}}
+  %q = quant_block.quantize %x scales(%s : tensor<16x2xf32>) : tensor<16x64xf32> -> !t
+  return
+}
+
+// -----
+
+!t = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [32], row_tile = 16>>
+func.func @quantize_dynamic_tiled(%x: tensor<16x64xf32>) {
+  // expected-error @+1 {{'quant_block.quantize_dynamic' op does not take the row-tiled layout, but its result is}}
+  %q = quant_block.quantize_dynamic absmax %x : tensor<16x64xf32> -> !t
+  return
+}
+
+// -----
+
+!t = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], row_tile = 16>>
+func.func @transpose_tiled(%t: !t) {
+  // expected-error @+1 {{'quant_block.transpose' op does not take the row-tiled layout, but its input is}}
+  %r = quant_block.transpose %t permutation = [1, 0] : !t -> !quant_block.tensor<64x16, #quant_block.scheme<i4 : f32, block = [32, 1]>>
+  return
+}
+
+// -----
+
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @reshape_to_tiled(%w: !quant_block.tensor<1x16x64, #quant_block.scheme<i8 : f32, block = [1, 1, 32]>>) {
+  // expected-error @+1 {{'quant_block.reshape' op does not take the row-tiled layout, but its result is}}
+  %r = quant_block.reshape %w : !quant_block.tensor<1x16x64, #quant_block.scheme<i8 : f32, block = [1, 1, 32]>> -> !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 32], row_tile = 16>>
+  return
+}
+
+// -----
+
+!t = !quant_block.tensor<32x64, #quant_block.scheme<i8 : f32, block = [1, 32], row_tile = 16>>
+func.func @slice_tiled(%t: !t) {
+  // expected-error @+1 {{'quant_block.extract_slice' op does not take the row-tiled layout, but its input is}}
+  %s = quant_block.extract_slice %t offsets = [0, 0] sizes = [16, 64] : !t -> !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 32], row_tile = 16>>
+  return
+}
+
+// -----
+
+func.func @broadcast_to_tiled(%q: !quant_block.tensor<64, #quant_block.scheme<i8 : f32, block = [32]>>) {
+  // expected-error @+1 {{'quant_block.broadcast' op does not take the row-tiled layout, but its result is}}
+  %b = quant_block.broadcast %q dimensions = [0] : !quant_block.tensor<64, #quant_block.scheme<i8 : f32, block = [32]>> -> !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 32], row_tile = 16>>
+  return
+}
+
+// -----
+
+!t = !quant_block.tensor<64x16, #quant_block.scheme<i8 : f32, block = [1, 16], row_tile = 16>>
+func.func @matmul_tiled_not_transposed(%x: tensor<2x64xf32>, %t: !t) {
+  // expected-error @+1 {{'quant_block.matmul' op takes a row-tiled rhs only as a transposed ([N, K]) weight, but transpose_rhs is not set}}
+  %y = quant_block.matmul %x, %t accumulate(f32) inhibit : tensor<2x64xf32>, !t -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+!a = !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 32], row_tile = 16>>
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @matmul_tiled_lhs(%a: !a, %w: !w) {
+  // expected-error @+1 {{'quant_block.matmul' op does not take the row-tiled layout, but its lhs is}}
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!r = !quant_block.tensor<16x16, #quant_block.scheme<i8 : f32, block = [1, 16], row_tile = 16>>
+func.func @matmul_tiled_result(%x: tensor<16x64xf32>, %w: !w) {
+  // expected-error @+1 {{'quant_block.matmul' op does not take the row-tiled layout, but its result is}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) propagate : tensor<16x64xf32>, !w -> !r
+  return
+}
+
+// -----
+
+func.func @repack_shape(%w: !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [32]>>) {
+  // expected-error @+1 {{'quant_block.repack' op may not change the shape}}
+  %t = quant_block.repack %w : !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [32]>> -> !quant_block.tensor<16x128, #quant_block.scheme<i4 : f32, block = [32], row_tile = 16>>
+  return
+}
+
+// -----
+
+func.func @repack_scheme(%w: !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [32]>>) {
+  // expected-error @+1 {{'quant_block.repack' op may only change row_tile, but the input scheme is #quant_block.scheme<i4 : f32, block = [32]> and the result scheme is #quant_block.scheme<i4 : f32, block = [64], row_tile = 16>}}
+  %t = quant_block.repack %w : !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [32]>> -> !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [64], row_tile = 16>>
   return
 }

@@ -237,3 +237,21 @@ func.func @transpose_2d_blocks(%q: !quant_block.tensor<256x128, #quant_block.sch
       : !quant_block.tensor<4x256, #quant_block.scheme<ui4 : f32, block = [32], scale = ui6, outer = <f16, block = [8]>>> -> !quant_block.tensor<256x4, #quant_block.scheme<ui4 : f32, block = [32, 1], scale = ui6, outer = <f16, block = [8, 1]>>>
   return
 }
+
+// -----
+
+// The row-tiled layout: a scheme field, printed after the others (also after
+// a named scheme), and the op that converts between layouts.
+// CHECK-LABEL: func.func @row_tiled
+// CHECK-SAME: !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, zero_point = i4, row_tile = 16>>
+// CHECK-SAME: !quant_block.tensor<16x64, #quant_block.scheme<mxfp4, row_tile = 16>>
+// CHECK: %[[T:.*]] = quant_block.repack %{{.*}} : !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, zero_point = i4>> -> !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, zero_point = i4, row_tile = 16>>
+// CHECK: quant_block.matmul %{{.*}}, %[[T]] transpose_rhs accumulate(f32) inhibit
+func.func @row_tiled(%w: !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, zero_point = i4>>,
+                     %t: !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, zero_point = i4, row_tile = 16>>,
+                     %mx: !quant_block.tensor<16x64, #quant_block.scheme<mxfp4, row_tile = 16>>,
+                     %x: tensor<2x64xf32>) -> tensor<2x32xf32> {
+  %r = quant_block.repack %w : !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, zero_point = i4>> -> !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, zero_point = i4, row_tile = 16>>
+  %y = quant_block.matmul %x, %r transpose_rhs accumulate(f32) inhibit : tensor<2x64xf32>, !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, zero_point = i4, row_tile = 16>> -> tensor<2x32xf32>
+  return %y : tensor<2x32xf32>
+}

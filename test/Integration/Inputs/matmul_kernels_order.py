@@ -14,10 +14,21 @@ f32, ties to even), and compares the bits quant-run wrote.
 usage: matmul_kernels_order.py gen DIR | check DIR NAME...
 """
 
+import os
 import sys
 from fractions import Fraction
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "python"))
+from quant_block.reference import tile_rows  # noqa: E402
+
+# Cases whose weights test/Integration/matmul-row-tiled.mlir also passes in
+# the row-tiled layout (row_tile = 16): <name>_tdata / _tscales / _tzp.
+ROW_TILED_CASES = ["i4_i8act", "i4_i8act_m8", "u4zp_i8act_m4",
+                   "i4_i8act_b128", "i8_i8act_rows", "u8zp_i8act_rows",
+                   "i4zp_strict", "u8_strict", "i8_strict"]
 
 # accumulate(i32) products: int8 activation codes and f32 scales per block
 # (as quantize_dynamic gives them) times the weight; exact i32 block sums,
@@ -202,6 +213,14 @@ def generate(directory):
         if zp:
             points = rng.integers(lo, hi + 1, (n, k // block))
             np.save(f"{directory}/{name}_zp.npy", points.astype(np.int8))
+        if name in ROW_TILED_CASES:
+            np.save(f"{directory}/{name}_tdata.npy",
+                    tile_rows(pack(codes, bits), 16, data=True))
+            np.save(f"{directory}/{name}_tscales.npy",
+                    tile_rows(scales, 16, data=False))
+            if zp:
+                np.save(f"{directory}/{name}_tzp.npy",
+                        tile_rows(points.astype(np.int8), 16, data=False))
 
 
 def fused(a, b, c):

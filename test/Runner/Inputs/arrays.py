@@ -13,6 +13,10 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "python"))
+from quant_block.reference import tile_rows  # noqa: E402
+
 
 def save(directory, name, array):
     np.save(os.path.join(directory, name), array)
@@ -85,6 +89,12 @@ def gen_linear(directory):
     save(directory, "data.npy", packed.astype(np.uint8))
     save(directory, "scales.npy", scales)
     save(directory, "zero_points.npy", zero_points)
+    # The same weight in the row-tiled layout (row_tile = 16).
+    save(directory, "tdata.npy", tile_rows(packed.astype(np.uint8), 16,
+                                           data=True))
+    save(directory, "tscales.npy", tile_rows(scales, 16, data=False))
+    save(directory, "tzero_points.npy", tile_rows(zero_points, 16,
+                                                  data=False))
 
 
 def check_linear(directory):

@@ -43,6 +43,23 @@ std::optional<PackingGroup> getPackingGroup(SchemeAttr scheme);
 /// ceil(K * width / 8) bytes. Null if unsupported.
 RankedTensorType getLoweredDataType(QuantizedTensorType type);
 
+/// The lowered type of part `index` (data, scales, ...) of `type`, given
+/// its row-major lowered type `rowMajor`: `rowMajor` itself unless the
+/// scheme is row-tiled (`row_tile = R`), where the data [N, 4 W] becomes
+/// [N / R, W, R, 4] and the scales and zero points [N, K / B] become
+/// [N / R, K / B, R] (docs/Packing.md, "The row-tiled layout").
+Type getRowTiledPartType(QuantizedTensorType type, size_t index, Type rowMajor);
+
+/// The row-tiled lowered parts of `type` (a row-tiled quantized tensor)
+/// from its row-major lowered parts `rowMajor`, and back. Each is one
+/// reshape and one linalg.transpose per part that the layout changes.
+SmallVector<Value> tileLoweredParts(OpBuilder &b, Location loc,
+                                    QuantizedTensorType type,
+                                    ValueRange rowMajor);
+SmallVector<Value> untileLoweredParts(OpBuilder &b, Location loc,
+                                      QuantizedTensorType type,
+                                      ValueRange tiled);
+
 /// Lowers !quant_block.tensor to its parts: data (see getLoweredDataType),
 /// scales, then zero points, outer scales and outer mins where present, with
 /// unsigned element types made signless.

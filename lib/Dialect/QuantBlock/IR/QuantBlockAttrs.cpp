@@ -227,7 +227,7 @@ SchemeAttr SchemeAttr::getNamed(MLIRContext *context, StringRef name,
     return SchemeAttr::get(
         context, storage, expressedType, ArrayRef<int64_t>{named.blockSize},
         named.scale(context), Type(), qmin, qmax, RoundingMode::HalfToEven,
-        /*saturate=*/true, ScaleRoundingMode::Floor, outer);
+        /*saturate=*/true, ScaleRoundingMode::Floor, outer, /*rowTile=*/0);
   }
   return {};
 }
@@ -248,7 +248,8 @@ SchemeAttr SchemeAttr::get(Type storageType, Type expressedType,
   return SchemeAttr::get(storageType.getContext(), storageType, expressedType,
                          blockShape, scaleType, zeroPointType, qmin, qmax,
                          RoundingMode::HalfToEven, /*saturate=*/true,
-                         ScaleRoundingMode::Floor, OuterScaleAttr());
+                         ScaleRoundingMode::Floor, OuterScaleAttr(),
+                         /*rowTile=*/0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -306,14 +307,21 @@ SchemeAttr SchemeAttr::withBlockShape(ArrayRef<int64_t> blockShape) const {
   return SchemeAttr::get(getContext(), getStorageType(), getExpressedType(),
                          blockShape, getScaleType(), getZeroPointType(),
                          getQmin(), getQmax(), getRounding(), getSaturate(),
-                         getScaleRounding(), getOuter());
+                         getScaleRounding(), getOuter(), getRowTile());
 }
 
 SchemeAttr SchemeAttr::withOuter(OuterScaleAttr outer) const {
   return SchemeAttr::get(getContext(), getStorageType(), getExpressedType(),
                          getBlockShape(), getScaleType(), getZeroPointType(),
                          getQmin(), getQmax(), getRounding(), getSaturate(),
-                         getScaleRounding(), outer);
+                         getScaleRounding(), outer, getRowTile());
+}
+
+SchemeAttr SchemeAttr::withRowTile(int64_t rowTile) const {
+  return SchemeAttr::get(getContext(), getStorageType(), getExpressedType(),
+                         getBlockShape(), getScaleType(), getZeroPointType(),
+                         getQmin(), getQmax(), getRounding(), getSaturate(),
+                         getScaleRounding(), getOuter(), rowTile);
 }
 
 //===----------------------------------------------------------------------===//
@@ -358,6 +366,7 @@ Attribute SchemeAttr::parse(AsmParser &parser, Type) {
   bool saturate = true;
   ScaleRoundingMode scaleRounding = ScaleRoundingMode::Floor;
   OuterScaleAttr outer;
+  int64_t rowTile = 0;
   if (named) {
     storage = named.getStorageType();
     llvm::append_range(block, named.getBlockShape());
@@ -445,11 +454,14 @@ Attribute SchemeAttr::parse(AsmParser &parser, Type) {
         if (!outer)
           return {};
       }
+    } else if (field == "row_tile") {
+      if (parser.parseInteger(rowTile))
+        return {};
     } else {
       parser.emitError(fieldLoc, "unknown scheme field '")
           << field
           << "'; expected block, scale, zero_point, range, rounding, "
-             "saturate, scale_rounding or outer";
+             "saturate, scale_rounding, outer or row_tile";
       return {};
     }
   }
@@ -465,15 +477,17 @@ Attribute SchemeAttr::parse(AsmParser &parser, Type) {
   }
   return parser.getChecked<SchemeAttr>(loc, ctx, storage, expressed, block,
                                        scale, zeroPoint, qmin, qmax, rounding,
-                                       saturate, scaleRounding, outer);
+                                       saturate, scaleRounding, outer, rowTile);
 }
 
 void SchemeAttr::print(AsmPrinter &printer) const {
   printer << '<';
-  if (std::optional<StringRef> name = getStandardName()) {
+  if (std::optional<StringRef> name = withRowTile(0).getStandardName()) {
     printer << *name;
     if (!getExpressedType().isF32())
       printer << " : " << getExpressedType();
+    if (isRowTiled())
+      printer << ", row_tile = " << getRowTile();
     printer << '>';
     return;
   }
@@ -502,6 +516,8 @@ void SchemeAttr::print(AsmPrinter &printer) const {
     printer << ", outer = ";
     getOuter().print(printer);
   }
+  if (isRowTiled())
+    printer << ", row_tile = " << getRowTile();
   printer << '>';
 }
 
@@ -515,7 +531,7 @@ LogicalResult SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  Type zeroPointType, int64_t qmin, int64_t qmax,
                                  RoundingMode rounding, bool saturate,
                                  ScaleRoundingMode scaleRounding,
-                                 OuterScaleAttr outer) {
+                                 OuterScaleAttr outer, int64_t rowTile) {
   // Storage.
   auto intStorage = dyn_cast<IntegerType>(storageType);
   if (intStorage && intStorage.isSigned())
@@ -634,6 +650,23 @@ LogicalResult SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (outer && outer.getMinType() && !zeroPointType)
     return emitError() << "an outer min (" << outer.getMinType()
                        << ") needs zero points (mins) to scale";
+  // The row-tiled layout (the shape-dependent rules are the tensor type's).
+  if (rowTile != 0) {
+    if (rowTile < 2)
+      return emitError() << "row_tile = " << rowTile
+                         << " is not a tile: expected 2 or more rows (or no "
+                            "row_tile for the row-major layout)";
+    unsigned bits = storageType.getIntOrFloatBitWidth();
+    if (bits != 4 && bits != 8)
+      return emitError() << "row_tile needs 4- or 8-bit storage, not "
+                         << storageType;
+    if (blockShape.size() > 2 || (blockShape.size() == 2 && blockShape[0] != 1))
+      return emitError() << "row_tile needs blocks along the last dimension "
+                            "only ([1, B] or [B])";
+    if (outer && !outer.getBlockShape().empty())
+      return emitError() << "row_tile allows only a per-tensor outer scale, "
+                            "but the outer scale has blocks";
+  }
   (void)rounding;
   return success();
 }

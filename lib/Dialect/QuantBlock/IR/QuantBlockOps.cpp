@@ -172,12 +172,34 @@ static bool hasBlockedOuter(QuantizedTensorType type) {
   return outer && !outer.getBlockShape().empty();
 }
 
+/// Refuses a row-tiled `value` (named `name`): the row-tiled layout is only
+/// for the ops that say they take it (docs/Packing.md).
+static LogicalResult verifyNotRowTiled(Operation *op, Value value,
+                                       StringRef name) {
+  if (!isRowTiled(value.getType()))
+    return success();
+  return op->emitOpError()
+         << "does not take the row-tiled layout, but its " << name << " is "
+         << value.getType()
+         << "; only quant_block.matmul (as its transpose_rhs weight), pack, "
+            "unpack and repack do: convert it with quant_block.repack";
+}
+
+/// verifyNotRowTiled for the op's only operand (`input`) and result.
+static LogicalResult verifyNotRowTiledInputOrResult(Operation *op) {
+  if (failed(verifyNotRowTiled(op, op->getOperand(0), "input")))
+    return failure();
+  return verifyNotRowTiled(op, op->getResult(0), "result");
+}
+
 //===----------------------------------------------------------------------===//
 // QuantizeOp
 //===----------------------------------------------------------------------===//
 
 LogicalResult QuantizeOp::verify() {
   QuantizedTensorType qType = getResult().getType();
+  if (failed(verifyNotRowTiled(*this, getResult(), "result")))
+    return failure();
   if (failed(verifyExpressedSide(*this, "input", getInput().getType(), qType)))
     return failure();
   return verifyParameters(*this, qType, getScales(), getZeroPoints(),
@@ -330,6 +352,8 @@ void QuantizeOp::getCanonicalizationPatterns(RewritePatternSet &results,
 //===----------------------------------------------------------------------===//
 
 LogicalResult DequantizeOp::verify() {
+  if (failed(verifyNotRowTiled(*this, getInput(), "input")))
+    return failure();
   return verifyExpressedSide(*this, "result", getResult().getType(),
                              getInput().getType());
 }
@@ -340,6 +364,8 @@ LogicalResult DequantizeOp::verify() {
 
 LogicalResult QuantizeDynamicOp::verify() {
   QuantizedTensorType qType = getResult().getType();
+  if (failed(verifyNotRowTiled(*this, getResult(), "result")))
+    return failure();
   if (failed(verifyExpressedSide(*this, "input", getInput().getType(), qType)))
     return failure();
   SchemeAttr scheme = qType.getScheme();
@@ -474,6 +500,15 @@ LogicalResult MatmulOp::verify() {
   auto lhsQuantized = dyn_cast<QuantizedTensorType>(getLhs().getType());
   ArrayRef<int64_t> lhsShape = getShapeOf(getLhs().getType());
   ArrayRef<int64_t> rhsShape = rhs.getShape();
+
+  if (failed(verifyNotRowTiled(*this, getLhs(), "lhs")) ||
+      failed(verifyNotRowTiled(*this, getResult(), "result")))
+    return failure();
+  if (rhsScheme.isRowTiled() && !getTransposeRhs())
+    return emitOpError() << "takes a row-tiled rhs only as a transposed "
+                            "([N, K]) weight, but transpose_rhs is not set "
+                            "(rhs "
+                         << rhs << ")";
 
   if (lhsShape.size() < 2)
     return emitOpError() << "lhs must have rank >= 2, but has rank "
@@ -691,10 +726,40 @@ void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 //===----------------------------------------------------------------------===//
+// RepackOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RepackOp::verify() {
+  QuantizedTensorType input = getInput().getType();
+  QuantizedTensorType result = getResult().getType();
+  if (input.getShape() != result.getShape())
+    return emitOpError() << "may not change the shape, but the input is "
+                         << input << " and the result " << result;
+  if (input.getScheme().withRowTile(0) != result.getScheme().withRowTile(0))
+    return emitOpError() << "may only change row_tile, but the input scheme "
+                            "is "
+                         << input.getScheme() << " and the result scheme is "
+                         << result.getScheme();
+  return success();
+}
+
+OpFoldResult RepackOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // repack(repack(x)) -> x when the layouts come back to x's.
+  if (auto inner = getInput().getDefiningOp<RepackOp>())
+    if (inner.getInput().getType() == getType())
+      return inner.getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
 // TransposeOp
 //===----------------------------------------------------------------------===//
 
 LogicalResult TransposeOp::verify() {
+  if (failed(verifyNotRowTiledInputOrResult(*this)))
+    return failure();
   QuantizedTensorType input = getInput().getType();
   QuantizedTensorType result = getResult().getType();
   ArrayRef<int64_t> perm = getPermutation();
@@ -772,6 +837,8 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReshapeOp::verify() {
+  if (failed(verifyNotRowTiledInputOrResult(*this)))
+    return failure();
   QuantizedTensorType input = getInput().getType();
   QuantizedTensorType result = getResult().getType();
   if (!input.hasStaticShape() || !result.hasStaticShape())
@@ -807,6 +874,8 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ExtractSliceOp::verify() {
+  if (failed(verifyNotRowTiledInputOrResult(*this)))
+    return failure();
   QuantizedTensorType input = getInput().getType();
   QuantizedTensorType result = getResult().getType();
   int64_t rank = input.getRank();
@@ -841,6 +910,8 @@ OpFoldResult ExtractSliceOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult BroadcastOp::verify() {
+  if (failed(verifyNotRowTiledInputOrResult(*this)))
+    return failure();
   QuantizedTensorType input = getInput().getType();
   QuantizedTensorType result = getResult().getType();
   ArrayRef<int64_t> dims = getDimensions();

@@ -67,6 +67,37 @@ QuantizedTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << outer.getBlockShape().size()
                          << " entries but the tensor only " << shape.size()
                          << " dimensions";
+  if (scheme.isRowTiled())
+    return verifyRowTiledShape(emitError, shape, scheme);
+  return success();
+}
+
+/// The rules of the row-tiled layout that depend on the shape: whole tiles
+/// of rows and whole 32-bit words of codes per block, so that every tile,
+/// block and word is addressed without a remainder (docs/Packing.md).
+LogicalResult mlir::quant_block::verifyRowTiledShape(
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape,
+    SchemeAttr scheme) {
+  int64_t rowTile = scheme.getRowTile();
+  if (shape.size() != 2)
+    return emitError() << "row_tile = " << rowTile
+                       << " needs a rank-2 [N, K] tensor, not rank "
+                       << shape.size();
+  if (llvm::any_of(shape, ShapedType::isDynamic))
+    return emitError() << "row_tile = " << rowTile
+                       << " needs a static shape, but the shape is dynamic";
+  if (shape[0] % rowTile != 0)
+    return emitError() << "row_tile = " << rowTile << " does not divide the "
+                       << shape[0] << " rows";
+  int64_t block = scheme.getEffectiveBlockShape(shape)[1];
+  if (shape[1] % block != 0)
+    return emitError() << "row_tile needs whole blocks, but the block of "
+                       << block << " does not divide K = " << shape[1];
+  unsigned bits = scheme.getStorageBitWidth();
+  if (block * bits % 32 != 0)
+    return emitError() << "row_tile needs blocks of whole 32-bit words, but "
+                       << "a block of " << block << " x " << bits
+                       << "-bit codes is " << block * bits << " bits";
   return success();
 }
 

@@ -3,7 +3,8 @@
 // Offline weight quantization: `quant_block.quantize` of a constant float
 // tensor with constant parameters, and `quant_block.quantize_dynamic` of a
 // constant, become `quant_block.pack` of constant storage codes (and, for
-// quantize_dynamic, constant scales, zero points and outer scales).
+// quantize_dynamic, constant scales, zero points and outer scales), and a
+// `quant_block.repack` of such a pack becomes a pack of the repacked type.
 //
 // The folded constants must be bit-identical to what the compiled code
 // computes at run time (--convert-quant-block-to-linalg and the CPU
@@ -515,12 +516,34 @@ struct FoldQuantizeDynamicOfConstant
   }
 };
 
+/// repack(pack(constant parts)) -> pack(the same parts) of the repacked
+/// type: a constant weight takes its layout at compile time (pack's parts
+/// are logical, so only the result type changes).
+struct FoldRepackOfConstant : public OpRewritePattern<RepackOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(RepackOp op,
+                                PatternRewriter &rewriter) const override {
+    auto pack = op.getInput().getDefiningOp<PackOp>();
+    if (!pack)
+      return rewriter.notifyMatchFailure(op, "the input is not a pack");
+    if (!llvm::all_of(pack->getOperands(), [](Value part) {
+          return matchPattern(part, m_Constant());
+        }))
+      return rewriter.notifyMatchFailure(op, "the parts are not constant");
+    rewriter.replaceOpWithNewOp<PackOp>(
+        op, op.getType(), pack.getData(), pack.getScales(),
+        pack.getZeroPoints(), pack.getOuterScales(), pack.getOuterMins());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::quant_block::populateQuantBlockFoldConstantsPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<FoldQuantizeOfConstant, FoldQuantizeDynamicOfConstant>(
-      patterns.getContext());
+  patterns.add<FoldQuantizeOfConstant, FoldQuantizeDynamicOfConstant,
+               FoldRepackOfConstant>(patterns.getContext());
 }
 
 namespace {

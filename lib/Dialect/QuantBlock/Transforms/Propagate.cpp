@@ -91,7 +91,7 @@ static SchemeAttr getSchemeIfValid(SchemeAttr scheme, ArrayRef<int64_t> block,
       scheme.getStorageType(), scheme.getExpressedType(), block,
       scheme.getScaleType(), scheme.getZeroPointType(), scheme.getQmin(),
       scheme.getQmax(), scheme.getRounding(), scheme.getSaturate(),
-      scheme.getScaleRounding(), outer);
+      scheme.getScaleRounding(), outer, scheme.getRowTile());
 }
 
 /// Creates `OpTy` with `args` at the rewriter's insertion point if the op

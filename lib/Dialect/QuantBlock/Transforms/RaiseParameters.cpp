@@ -308,7 +308,8 @@ SchemeAttr mlir::quant_block::detail::getScheme(MLIRContext *context,
   return SchemeAttr::getChecked(
       [&] { return emitError(UnknownLoc::get(context)); }, context, storage,
       expressed, blockList, scale, zeroPoint, qmin, qmax, rounding,
-      /*saturate=*/true, ScaleRoundingMode::Floor, OuterScaleAttr());
+      /*saturate=*/true, ScaleRoundingMode::Floor, OuterScaleAttr(),
+      /*rowTile=*/int64_t(0));
 }
 
 /// `value` with its integer elements reinterpreted as `elementType` (only

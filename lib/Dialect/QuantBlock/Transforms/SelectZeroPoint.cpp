@@ -305,11 +305,12 @@ ZeroPointSelector::decide(const ZeroPointSite &site, SchemeAttr newScheme,
 
 /// The scheme with another zero-point type (null: none).
 static SchemeAttr withZeroPointType(SchemeAttr scheme, Type zeroPointType) {
-  return SchemeAttr::get(
-      scheme.getContext(), scheme.getStorageType(), scheme.getExpressedType(),
-      scheme.getBlockShape(), scheme.getScaleType(), zeroPointType,
-      scheme.getQmin(), scheme.getQmax(), scheme.getRounding(),
-      scheme.getSaturate(), scheme.getScaleRounding(), scheme.getOuter());
+  return SchemeAttr::get(scheme.getContext(), scheme.getStorageType(),
+                         scheme.getExpressedType(), scheme.getBlockShape(),
+                         scheme.getScaleType(), zeroPointType, scheme.getQmin(),
+                         scheme.getQmax(), scheme.getRounding(),
+                         scheme.getSaturate(), scheme.getScaleRounding(),
+                         scheme.getOuter(), scheme.getRowTile());
 }
 
 static std::string typeName(Type type) {

@@ -130,6 +130,7 @@ def QuantBlock_SchemeAttr : QuantBlock_Attr<"Scheme", "scheme"> {
             | `saturate` `=` (`true` | `false`)
             | `scale_rounding` `=` (`floor` | `ceil` | `half_to_even`)
             | `outer` `=` outer-scale
+            | `row_tile` `=` integer      // the row-tiled layout, see below
     ```
 
     * storage: `i2`..`i32` (signed), `ui2`..`ui32` (unsigned), `f8E4M3FN`,
@@ -148,6 +149,22 @@ def QuantBlock_SchemeAttr : QuantBlock_Attr<"Scheme", "scheme"> {
       ONNX `saturate=0` does.
     * scale_rounding: how an `f8E8M0FNU` shared exponent is rounded
       (`floor` is the OCP MX v1.0 rule and the default).
+
+    * row_tile: the lowered layout of a rank-2 `[N, K]` weight whose
+      blocks run along K (`[1, B]`): `row_tile = R` stores the data in
+      tiles of R rows, each tile as the 32-bit words of its rows
+      interleaved (word `d` of rows `0 .. R-1`, then word `d + 1`, ...), and
+      the scales and zero points as, for each tile and block, the tile's R
+      values. Omitted (the default) is the row-major layout. Only the
+      lowered parts differ: the logical values, every dequantized element
+      and every result are the same. A tiled tensor is accepted only as the
+      `transpose_rhs` weight of `quant_block.matmul`, by `quant_block.pack`
+      and `quant_block.unpack` (of logical, row-major parts) and by
+      `quant_block.repack`, which converts between layouts; the matmul
+      kernels of the CPU pipeline stream it with no transposition
+      (docs/Packing.md, "The row-tiled layout"). Needs 4- or 8-bit storage,
+      R >= 2, a static N that R divides, a static K that B divides, B * bits
+      a multiple of 32, and at most a per-tensor outer scale.
 
     Named schemes (all expressed `f32` unless `: type` follows the name):
 
@@ -196,7 +213,8 @@ def QuantBlock_SchemeAttr : QuantBlock_Attr<"Scheme", "scheme"> {
     "::mlir::quant_block::RoundingMode":$rounding,
     "bool":$saturate,
     "::mlir::quant_block::ScaleRoundingMode":$scaleRounding,
-    OptionalParameter<"::mlir::quant_block::OuterScaleAttr">:$outer
+    OptionalParameter<"::mlir::quant_block::OuterScaleAttr">:$outer,
+    "int64_t":$rowTile
   );
   let builders = [
     // Defaults everything but storage, expressed, block and scale types: no
@@ -250,6 +268,10 @@ def QuantBlock_SchemeAttr : QuantBlock_Attr<"Scheme", "scheme"> {
     SchemeAttr withBlockShape(::llvm::ArrayRef<int64_t> blockShape) const;
     /// Returns a copy with another outer scale.
     SchemeAttr withOuter(OuterScaleAttr outer) const;
+    /// Returns a copy with another row tile (0: the row-major layout).
+    SchemeAttr withRowTile(int64_t rowTile) const;
+    /// True for the row-tiled layout (`row_tile = R`).
+    bool isRowTiled() const { return getRowTile() != 0; }
   }];
 }
 

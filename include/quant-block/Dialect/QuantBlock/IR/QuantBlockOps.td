@@ -204,6 +204,47 @@ def QuantBlock_UnpackOp : QuantBlock_Op<"unpack"> {
 }
 
 //===----------------------------------------------------------------------===//
+// repack
+//===----------------------------------------------------------------------===//
+
+def QuantBlock_RepackOp : QuantBlock_Op<"repack"> {
+  let summary = "convert a quantized tensor between the row-major and "
+                "row-tiled layouts";
+  let description = [{
+    The same values in another lowered layout: the input and result types
+    differ only in the scheme's `row_tile` (absent: row-major). No value
+    changes; the lowering moves the data's 32-bit words, the scales and the
+    zero points (a transpose of each part). `--quant-block-fold-constants`
+    folds a repack of constant parts into a `quant_block.pack` of the
+    result type, so that a constant weight is tiled at compile time; a
+    repack of a repack folds to its input when the types match.
+
+    ```mlir
+    %t = quant_block.repack %w
+        : !quant_block.tensor<4096x4096, #quant_block.scheme<i4 : f32, block = [32], scale = f16>>
+        -> !quant_block.tensor<4096x4096, #quant_block.scheme<i4 : f32, block = [32], scale = f16, row_tile = 16>>
+    ```
+
+    Incorrect / correct:
+
+    ```mlir
+    // error: may only change row_tile (the block differs)
+    %t = quant_block.repack %w : !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [32]>>
+        -> !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [64], row_tile = 16>>
+    %t = quant_block.repack %w : !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [32]>>
+        -> !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [32], row_tile = 16>>
+    ```
+  }];
+  let arguments = (ins QuantBlock_QuantizedTensor:$input);
+  let results = (outs QuantBlock_QuantizedTensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` qualified(type($input)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // matmul
 //===----------------------------------------------------------------------===//
 
@@ -237,6 +278,9 @@ def QuantBlock_MatmulOp : QuantBlock_Op<"matmul"> {
     tree-reduced and reordered; with `contract` a product and the following
     sum may be one fused multiply-add. `docs/Numerics.md` states the error
     bound; no result depends on the thread count.
+
+    A row-tiled `rhs` (`row_tile` in its scheme) is accepted with
+    `transpose_rhs` only; `lhs` and a quantized result are row-major.
 
     Canonicalization folds a `quant_block.transpose` of `rhs` that swaps its
     last two dimensions (and keeps the batch ones) into `transpose_rhs`,

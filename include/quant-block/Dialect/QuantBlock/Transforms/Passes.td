@@ -230,6 +230,11 @@ def QuantBlockFoldConstants : Pass<"quant-block-fold-constants"> {
         -> !quant_block.tensor<4096x4096, #quant_block.scheme<i4 : f32, block = [32], scale = f16>>
     ```
 
+    A `quant_block.repack` of a `pack` of constants (a constant weight
+    converted to the row-tiled layout, docs/Packing.md) becomes a `pack` of
+    the same constants with the repacked type: the layout is part of the
+    constant's type, and the lowering packs the codes straight into it.
+
     Inputs may be `dense` or `dense_resource` constants. Uniform results are
     splats; results of whole-byte element types become `dense_resource`
     blobs when they are 1 MiB or larger or come from a blob, other results

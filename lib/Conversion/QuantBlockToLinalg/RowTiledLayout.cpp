@@ -1,0 +1,110 @@
+//===- RowTiledLayout.cpp - the row-tiled layout of lowered parts ---------===//
+//
+// `row_tile = R` (docs/Packing.md, "The row-tiled layout") changes only how
+// the lowered parts of an [N, K] weight are stored: the data as [N / R,
+// W, R, 4] (word d of each of the tile's R rows, in row order, W = bytes
+// per row / 4), the scales and zero points as [N / R, K / B, R]. Both are
+// transposes of the row-major parts after splitting the rows into tiles,
+// so tiling and untiling are tensor.expand_shape / linalg.transpose /
+// tensor.collapse_shape, which bufferize to one copy each.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::quant_block;
+
+/// Bytes per word of the tiled data: what one vpdpbusd lane takes.
+static constexpr int64_t kWordBytes = 4;
+
+/// How many of the leading parts the layout changes: data, scales and zero
+/// points (a per-tensor outer scale, the only one allowed, is unchanged).
+static size_t getNumTiledParts(QuantizedTensorType type) {
+  return type.getScheme().getZeroPointType() ? 3 : 2;
+}
+
+/// The tiled shape of row-major lowered part `index` ([N, X]).
+static SmallVector<int64_t> getTiledShape(ArrayRef<int64_t> rowMajor,
+                                          size_t index, int64_t rowTile) {
+  int64_t tiles = rowMajor[0] / rowTile;
+  if (index == 0)
+    return {tiles, rowMajor[1] / kWordBytes, rowTile, kWordBytes};
+  return {tiles, rowMajor[1], rowTile};
+}
+
+Type mlir::quant_block::getRowTiledPartType(QuantizedTensorType type,
+                                            size_t index, Type rowMajor) {
+  if (!type.getScheme().isRowTiled() || index >= getNumTiledParts(type))
+    return rowMajor;
+  auto tensor = cast<RankedTensorType>(rowMajor);
+  return RankedTensorType::get(
+      getTiledShape(tensor.getShape(), index, type.getScheme().getRowTile()),
+      tensor.getElementType());
+}
+
+/// `value` with its dimensions permuted by `permutation` (linalg.transpose
+/// into a new tensor).
+static Value transpose(OpBuilder &b, Location loc, Value value,
+                       ArrayRef<int64_t> permutation) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t d : permutation)
+    shape.push_back(type.getDimSize(d));
+  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, value, init, permutation)
+      .getResult()[0];
+}
+
+/// The row splitting of part `index`: [N, X] <-> [N / R, R, X] (data: [N /
+/// R, R, W, 4]).
+static SmallVector<ReassociationIndices> getRowSplit(size_t index) {
+  if (index == 0)
+    return {{0, 1}, {2, 3}};
+  return {{0, 1}, {2}};
+}
+
+/// The permutation between [N / R, R, ...] and the tiled order; its own
+/// inverse.
+static SmallVector<int64_t> getTilePermutation(size_t index) {
+  if (index == 0)
+    return {0, 2, 1, 3};
+  return {0, 2, 1};
+}
+
+SmallVector<Value> mlir::quant_block::tileLoweredParts(OpBuilder &b,
+                                                       Location loc,
+                                                       QuantizedTensorType type,
+                                                       ValueRange rowMajor) {
+  SmallVector<Value> result(rowMajor.begin(), rowMajor.end());
+  int64_t rowTile = type.getScheme().getRowTile();
+  for (size_t index = 0, e = getNumTiledParts(type); index < e; ++index) {
+    auto partType = cast<RankedTensorType>(rowMajor[index].getType());
+    ArrayRef<int64_t> shape = partType.getShape();
+    SmallVector<int64_t> split = {shape[0] / rowTile, rowTile};
+    if (index == 0)
+      llvm::append_range(split,
+                         ArrayRef<int64_t>{shape[1] / kWordBytes, kWordBytes});
+    else
+      split.push_back(shape[1]);
+    Value rows = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(split, partType.getElementType()),
+        rowMajor[index], getRowSplit(index));
+    result[index] = transpose(b, loc, rows, getTilePermutation(index));
+  }
+  return result;
+}
+
+SmallVector<Value> mlir::quant_block::untileLoweredParts(
+    OpBuilder &b, Location loc, QuantizedTensorType type, ValueRange tiled) {
+  SmallVector<Value> result(tiled.begin(), tiled.end());
+  for (size_t index = 0, e = getNumTiledParts(type); index < e; ++index) {
+    Value rows = transpose(b, loc, tiled[index], getTilePermutation(index));
+    result[index] =
+        tensor::CollapseShapeOp::create(b, loc, rows, getRowSplit(index));
+  }
+  return result;
+}

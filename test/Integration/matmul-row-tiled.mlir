@@ -1,0 +1,145 @@
+// Weights in the row-tiled layout (`row_tile = 16`, docs/Packing.md) give
+// the same bits as in the row-major layout: the products of
+// matmul-kernels-order.mlir whose weights tile (N a multiple of 16, blocks
+// of whole 32-bit words), with the weight's parts passed tiled (written by
+// quant_block.reference.tile_rows in Inputs/matmul_kernels_order.py) and
+// checked against the same numpy model of the kernels' order. With
+// AVX512-VNNI (quant-run on such a host) the int8-activation products run
+// the row-lane kernel that streams the tiles; the strict-order f32 ones run
+// the ordered kernel on any host. A kernel that does not read tiles (the
+// -Dtarget reruns for x86-64-v2/v3 compile the others) gets the weight
+// repacked row-major on each call, so every host computes the same bits;
+// without the kernels (matmul-kernels=false below) the lowering repacks it
+// too, and the products without fast-math flags keep the same order there. A dynamic M,
+// and a row-major weight repacked in the function (quant_block.repack,
+// lowered to transposes of the parts), too.
+// Every function must have been given a kernel that reads the tiles.
+// REQUIRES: libomp
+// RUN: quant-opt %s --quant-block-cpu-matmul-kernels="report=true x86-avx512-vnni=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=COVERED --allow-empty
+// COVERED-NOT: no register-tiled kernel
+// RUN: quant-opt %s --quant-block-cpu-matmul-kernels="x86-avx512-vnni=true" | FileCheck %s --check-prefix=KERNEL
+// KERNEL-NOT: quant_block.matmul
+// KERNEL-LABEL: func.func @i4_i8act_tiled(
+// KERNEL: vector.transfer_read {{.*}} : tensor<4x8x16xf16>, vector<2x16xf16>
+// KERNEL-NOT: vector.transpose
+// KERNEL: vector.transfer_read {{.*}} : tensor<4x32x16x4xi8>, vector<4x16x4xi8>
+// KERNEL-NOT: vector.shuffle
+// KERNEL: memref.prefetch {{.*}} : memref<4x32x16x4xi8
+// KERNEL-LABEL: func.func @i4zp_strict_tiled(
+
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %python %S/Inputs/matmul_kernels_order.py gen %t
+// RUN: quant-run %s -e i4_i8act_tiled --quantized-as-parts -i %t/i4_i8act_xq.npy -i %t/i4_i8act_xs.npy -i %t/i4_i8act_tdata.npy -i %t/i4_i8act_tscales.npy -o %t/i4_i8act.tiled.npy
+// RUN: quant-run %s -e i4_i8act_m8_tiled --quantized-as-parts -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_tdata.npy -i %t/i4_i8act_m8_tscales.npy -o %t/i4_i8act_m8.tiled.npy
+// RUN: quant-run %s -e u4zp_i8act_m4_tiled --quantized-as-parts -i %t/u4zp_i8act_m4_xq.npy -i %t/u4zp_i8act_m4_xs.npy -i %t/u4zp_i8act_m4_tdata.npy -i %t/u4zp_i8act_m4_tscales.npy -i %t/u4zp_i8act_m4_tzp.npy -o %t/u4zp_i8act_m4.tiled.npy
+// RUN: quant-run %s -e i4_i8act_b128_tiled --quantized-as-parts -i %t/i4_i8act_b128_xq.npy -i %t/i4_i8act_b128_xs.npy -i %t/i4_i8act_b128_tdata.npy -i %t/i4_i8act_b128_tscales.npy -o %t/i4_i8act_b128.tiled.npy
+// RUN: quant-run %s -e i8_i8act_rows_tiled --quantized-as-parts -i %t/i8_i8act_rows_xq.npy -i %t/i8_i8act_rows_xs.npy -i %t/i8_i8act_rows_tdata.npy -i %t/i8_i8act_rows_tscales.npy -o %t/i8_i8act_rows.tiled.npy
+// RUN: quant-run %s -e u8zp_i8act_rows_tiled --quantized-as-parts -i %t/u8zp_i8act_rows_xq.npy -i %t/u8zp_i8act_rows_xs.npy -i %t/u8zp_i8act_rows_tdata.npy -i %t/u8zp_i8act_rows_tscales.npy -i %t/u8zp_i8act_rows_tzp.npy -o %t/u8zp_i8act_rows.tiled.npy
+// RUN: quant-run %s -e i4zp_strict_tiled --quantized-as-parts -i %t/i4zp_strict_x.npy -i %t/i4zp_strict_tdata.npy -i %t/i4zp_strict_tscales.npy -i %t/i4zp_strict_tzp.npy -o %t/i4zp_strict.tiled.npy
+// RUN: quant-run %s -e u8_strict_tiled --quantized-as-parts -i %t/u8_strict_x.npy -i %t/u8_strict_tdata.npy -i %t/u8_strict_tscales.npy -o %t/u8_strict.tiled.npy
+// RUN: quant-run %s -e i8_strict_tiled --quantized-as-parts -i %t/i8_strict_x.npy -i %t/i8_strict_tdata.npy -i %t/i8_strict_tscales.npy -o %t/i8_strict.tiled.npy
+// RUN: quant-run %s -e i4_i8act_m8_dyn_tiled --quantized-as-parts -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_tdata.npy -i %t/i4_i8act_m8_tscales.npy -o %t/i4_i8act_m8.dyntiled.npy
+// RUN: quant-run %s -e i4_i8act_m8_repack --quantized-as-parts -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_data.npy -i %t/i4_i8act_m8_scales.npy -o %t/i4_i8act_m8.repack.npy
+// RUN: quant-run %s -e i4_i8act_m8_tiled --quantized-as-parts --pipeline="quant-block-cpu-pipeline{matmul-kernels=false}" -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_tdata.npy -i %t/i4_i8act_m8_tscales.npy -o %t/i4_i8act_m8.generic.npy
+// RUN: quant-run %s -e i4zp_strict_tiled --quantized-as-parts --pipeline="quant-block-cpu-pipeline{matmul-kernels=false}" -i %t/i4zp_strict_x.npy -i %t/i4zp_strict_tdata.npy -i %t/i4zp_strict_tscales.npy -i %t/i4zp_strict_tzp.npy -o %t/i4zp_strict.generic.npy
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_i8act.tiled i4_i8act_m8.tiled u4zp_i8act_m4.tiled i4_i8act_b128.tiled i8_i8act_rows.tiled u8zp_i8act_rows.tiled i4zp_strict.tiled u8_strict.tiled i8_strict.tiled i4_i8act_m8.dyntiled i4_i8act_m8.repack i4_i8act_m8.generic i4zp_strict.generic | FileCheck %s
+// CHECK: i4_i8act.tiled: bit-exact
+// CHECK-NEXT: i4_i8act_m8.tiled: bit-exact
+// CHECK-NEXT: u4zp_i8act_m4.tiled: bit-exact
+// CHECK-NEXT: i4_i8act_b128.tiled: bit-exact
+// CHECK-NEXT: i8_i8act_rows.tiled: bit-exact
+// CHECK-NEXT: u8zp_i8act_rows.tiled: bit-exact
+// CHECK-NEXT: i4zp_strict.tiled: bit-exact
+// CHECK-NEXT: u8_strict.tiled: bit-exact
+// CHECK-NEXT: i8_strict.tiled: bit-exact
+// CHECK-NEXT: i4_i8act_m8.dyntiled: bit-exact
+// CHECK-NEXT: i4_i8act_m8.repack: bit-exact
+// CHECK-NEXT: i4_i8act_m8.generic: bit-exact
+// CHECK-NEXT: i4zp_strict.generic: bit-exact
+
+!a256 = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!t4a = !quant_block.tensor<64x256, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, row_tile = 16>>
+func.func @i4_i8act_tiled(%xq: tensor<1x256xi8>, %xs: tensor<1x8xf32>, %w: !t4a) -> tensor<1x64xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<1x256xi8>, tensor<1x8xf32> to !a256
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a256, !t4a -> tensor<1x64xf32>
+  return %y : tensor<1x64xf32>
+}
+
+!a8x256 = !quant_block.tensor<8x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!w4m8 = !quant_block.tensor<32x256, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!t4m8 = !quant_block.tensor<32x256, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, row_tile = 16>>
+func.func @i4_i8act_m8_tiled(%xq: tensor<8x256xi8>, %xs: tensor<8x8xf32>, %w: !t4m8) -> tensor<8x32xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<8x256xi8>, tensor<8x8xf32> to !a8x256
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a8x256, !t4m8 -> tensor<8x32xf32>
+  return %y : tensor<8x32xf32>
+}
+
+// uint4 zero points come as i8 and are narrowed.
+!a4x256 = !quant_block.tensor<4x256, #quant_block.scheme<i8 : f32, block = [1, 64]>>
+!tu4zp = !quant_block.tensor<16x256, #quant_block.scheme<ui4 : f32, block = [1, 64], zero_point = ui4, row_tile = 16>>
+func.func @u4zp_i8act_m4_tiled(%xq: tensor<4x256xi8>, %xs: tensor<4x4xf32>, %data: tensor<1x32x16x4xi8>, %scales: tensor<1x4x16xf32>, %zp8: tensor<1x4x16xi8>) -> tensor<4x16xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<4x256xi8>, tensor<4x4xf32> to !a4x256
+  %zp = arith.trunci %zp8 : tensor<1x4x16xi8> to tensor<1x4x16xi4>
+  %w = builtin.unrealized_conversion_cast %data, %scales, %zp : tensor<1x32x16x4xi8>, tensor<1x4x16xf32>, tensor<1x4x16xi4> to !tu4zp
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<reassoc,contract> : !a4x256, !tu4zp -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+!a3x512 = !quant_block.tensor<3x512, #quant_block.scheme<i8 : f32, block = [1, 128]>>
+!t4b128 = !quant_block.tensor<16x512, #quant_block.scheme<i4 : f32, block = [1, 128], scale = f16, row_tile = 16>>
+func.func @i4_i8act_b128_tiled(%xq: tensor<3x512xi8>, %xs: tensor<3x4xf32>, %w: !t4b128) -> tensor<3x16xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<3x512xi8>, tensor<3x4xf32> to !a3x512
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<contract> : !a3x512, !t4b128 -> tensor<3x16xf32>
+  return %y : tensor<3x16xf32>
+}
+
+!a2x128 = !quant_block.tensor<2x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!t8rows = !quant_block.tensor<16x128, #quant_block.scheme<i8 : f32, block = [1, 32], row_tile = 16>>
+func.func @i8_i8act_rows_tiled(%xq: tensor<2x128xi8>, %xs: tensor<2x4xf32>, %w: !t8rows) -> tensor<2x16xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<2x128xi8>, tensor<2x4xf32> to !a2x128
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<fast> : !a2x128, !t8rows -> tensor<2x16xf32>
+  return %y : tensor<2x16xf32>
+}
+
+!a1x256 = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 64]>>
+!tu8rows = !quant_block.tensor<32x256, #quant_block.scheme<ui8 : f32, block = [1, 64], scale = f16, zero_point = ui8, row_tile = 16>>
+func.func @u8zp_i8act_rows_tiled(%xq: tensor<1x256xi8>, %xs: tensor<1x4xf32>, %w: !tu8rows) -> tensor<1x32xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<1x256xi8>, tensor<1x4xf32> to !a1x256
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a1x256, !tu8rows -> tensor<1x32xf32>
+  return %y : tensor<1x32xf32>
+}
+
+!t4zps = !quant_block.tensor<32x256, #quant_block.scheme<i4 : f32, block = [1, 64], scale = f16, zero_point = i4, row_tile = 16>>
+func.func @i4zp_strict_tiled(%x: tensor<3x256xf32>, %data: tensor<2x32x16x4xi8>, %scales: tensor<2x4x16xf16>, %zp8: tensor<2x4x16xi8>) -> tensor<3x32xf32> {
+  %zp = arith.trunci %zp8 : tensor<2x4x16xi8> to tensor<2x4x16xi4>
+  %w = builtin.unrealized_conversion_cast %data, %scales, %zp : tensor<2x32x16x4xi8>, tensor<2x4x16xf16>, tensor<2x4x16xi4> to !t4zps
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<3x256xf32>, !t4zps -> tensor<3x32xf32>
+  return %y : tensor<3x32xf32>
+}
+
+!tu8s = !quant_block.tensor<16x128, #quant_block.scheme<ui8 : f32, block = [1, 128], scale = f16, row_tile = 16>>
+func.func @u8_strict_tiled(%x: tensor<1x128xf32>, %w: !tu8s) -> tensor<1x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<contract> : tensor<1x128xf32>, !tu8s -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+!t8s = !quant_block.tensor<16x96, #quant_block.scheme<i8 : f32, block = [1, 32], row_tile = 16>>
+func.func @i8_strict_tiled(%x: tensor<9x96xf32>, %w: !t8s) -> tensor<9x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<nnan> : tensor<9x96xf32>, !t8s -> tensor<9x16xf32>
+  return %y : tensor<9x16xf32>
+}
+
+!ad256 = !quant_block.tensor<?x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @i4_i8act_m8_dyn_tiled(%xq: tensor<?x256xi8>, %xs: tensor<?x8xf32>, %w: !t4m8) -> tensor<?x32xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<?x256xi8>, tensor<?x8xf32> to !ad256
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !ad256, !t4m8 -> tensor<?x32xf32>
+  return %y : tensor<?x32xf32>
+}
+
+// A row-major weight argument, repacked in the function.
+func.func @i4_i8act_m8_repack(%xq: tensor<8x256xi8>, %xs: tensor<8x8xf32>, %w: !w4m8) -> tensor<8x32xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<8x256xi8>, tensor<8x8xf32> to !a8x256
+  %t = quant_block.repack %w : !w4m8 -> !t4m8
+  %y = quant_block.matmul %a, %t transpose_rhs accumulate(i32) inhibit : !a8x256, !t4m8 -> tensor<8x32xf32>
+  return %y : tensor<8x32xf32>
+}
