@@ -347,7 +347,7 @@ private:
   SmallVector<Value> emitOrderedKStep(Value lhs, ValueRange parts, Value n0,
                                       Value m0, Value firstBlock,
                                       ValueRange accumulators);
-  Value transposeRowDwords(Value data, Value n0, Value chunk);
+  Value readLaneWords(Value data, Value n0, Value chunk);
   Value decodeWordCodes(Value words, int64_t j, Value zeroPoint);
   std::pair<Value, Value> decodeChunkCodes(Value data, Value row, Value chunk,
                                            Value zeroPoint,
@@ -670,7 +670,8 @@ void KernelEmitter::prefetchNextTile(Value n0, Value firstBlock) {
     // prefetching the same stream 1, 2 or 4 KiB ahead (0.75-0.83,
     // 0.72-0.79, 0.77-0.79 ms against 0.70-0.74), 2 or 4 tiles ahead
     // (0.68-0.71, 0.69-0.72 against 0.64-0.72), into L1 (0.80-0.84), every
-    // other line (0.82-0.87) and none (0.94-0.97).
+    // other line (0.82-0.87), none (0.94-0.97), and with the next tile's
+    // scales of the step too (0.67-0.71 against 0.65-0.68).
     Value nextTile = arith::MinUIOp::create(b, loc, add(tileOf(n0), 1),
                                             index(plan.n / kLanes - 1));
     Value firstWord = mul(firstBlock, blockBytes / 4);
@@ -1065,7 +1066,7 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
   // The products of chunk `chunk` added to `sums` (row i's partial p at
   // i * partials + p).
   auto addChunk = [&](Value chunk, SmallVector<Value> &sums) {
-    Value columns = transposeRowDwords(data, n0, chunk);
+    Value columns = readLaneWords(data, n0, chunk);
     auto columnsType = cast<VectorType>(columns.getType());
     // The codes plus 2^(w-1) (signed storage): every code's sign bit
     // flipped, after the mask for 4-bit codes (one vpternlogd with it).
@@ -1200,11 +1201,12 @@ KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
 }
 
 /// The packed bytes of chunk `chunk` (32 elements) of the 16 weight rows
-/// from `n0`, as 32-bit words transposed: a vector<Dx16xi32> flattened, D
-/// = 4 (4-bit) or 8 (8-bit storage), whose lane r of word column d is word
-/// d of row r, i.e. the elements 32 / w * d ... of the chunk, the first in
-/// the lowest bits.
-Value KernelEmitter::transposeRowDwords(Value data, Value n0, Value chunk) {
+/// from `n0`, as 32-bit words in lane order: a vector<Dx16xi32> flattened,
+/// D = 4 (4-bit) or 8 (8-bit storage), whose lane r of word column d is
+/// word d of row r, i.e. the elements 32 / w * d ... of the chunk, the
+/// first in the lowest bits. Row-major weights are transposed into that
+/// order with a shuffle; row-tiled ones are stored in it.
+Value KernelEmitter::readLaneWords(Value data, Value n0, Value chunk) {
   int64_t chunkBytes = kChunk * plan.storageBits / 8;
   int64_t words = chunkBytes / 4;
   if (plan.rowTiled) {
@@ -1267,7 +1269,7 @@ SmallVector<Value> KernelEmitter::emitOrderedKStep(Value lhs, ValueRange parts,
       b, loc, firstChunk, add(firstChunk, chunksPerBlock), index(1), acc,
       [&](OpBuilder &, Location, Value chunk, ValueRange chunkAcc) {
         SmallVector<Value> acc(chunkAcc.begin(), chunkAcc.end());
-        Value columns = transposeRowDwords(data, n0, chunk);
+        Value columns = readLaneWords(data, n0, chunk);
         for (int64_t d = 0; d < words; ++d) {
           Value column = vector::ExtractStridedSliceOp::create(
               b, loc, columns, ArrayRef<int64_t>{d * kLanes},

@@ -7,6 +7,8 @@
 // dimension by one linalg.generic: in whole packing groups when the
 // innermost size is a multiple of the group (GroupPacking.h), else in the
 // gather form that handles a partial group at the end of each row.
+// Constant codes (a weight quantized offline, --quant-block-fold-constants)
+// are packed here, at compile time, by the numerics library's packing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,9 +20,12 @@
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 
+#include "quant-block/Numerics/Packing.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::quant_block;
@@ -68,6 +73,43 @@ static Value mergeLast(OpBuilder &b, Location loc, Value value) {
       splitInnermost(rank));
 }
 
+/// The packed bytes of the constant sub-byte codes `codes` as `dataType`
+/// (each innermost row starting on a byte boundary, docs/Packing.md), or
+/// null when `codes` is not a dense constant of a static shape.
+static DenseElementsAttr
+packConstantCodes(Value codes, RankedTensorType dataType, unsigned width) {
+  DenseElementsAttr constant;
+  if (!matchPattern(codes, m_Constant(&constant)) || !dataType.hasStaticShape())
+    return {};
+  auto type = cast<RankedTensorType>(constant.getType());
+  int64_t rowLength = type.getShape().back();
+  int64_t rowBytes = dataType.getShape().back();
+  if (rowLength == 0 || rowBytes == 0)
+    return {};
+  uint32_t mask = (1u << width) - 1;
+  auto codeOf = [&](const APInt &bits) {
+    return uint32_t(bits.getZExtValue()) & mask;
+  };
+  std::vector<uint32_t> all;
+  all.reserve(type.getNumElements());
+  if (isa<FloatType>(type.getElementType())) {
+    for (const APFloat &value : constant.getValues<APFloat>())
+      all.push_back(codeOf(value.bitcastToAPInt()));
+  } else {
+    for (const APInt &value : constant.getValues<APInt>())
+      all.push_back(codeOf(value));
+  }
+  SmallVector<int8_t> bytes;
+  bytes.reserve(dataType.getNumElements());
+  for (size_t start = 0; start < all.size(); start += rowLength) {
+    std::vector<uint32_t> row(all.begin() + start,
+                              all.begin() + start + rowLength);
+    for (uint8_t byte : ::quant_block::numerics::packBits(row, width))
+      bytes.push_back(int8_t(byte));
+  }
+  return DenseElementsAttr::get(dataType, ArrayRef<int8_t>(bytes));
+}
+
 namespace {
 
 struct PackOpLowering : public OpConversionPattern<PackOp> {
@@ -90,15 +132,22 @@ struct PackOpLowering : public OpConversionPattern<PackOp> {
     unsigned width = scheme.getStorageBitWidth();
 
     // Logical data as the lowered element type (8 bits and wider) or as
-    // integer codes (sub-byte, to be packed).
+    // integer codes (sub-byte, to be packed); constant codes packed now.
     Value data = adaptor.getData().front();
     Type signlessStorage = IntegerType::get(rewriter.getContext(), width);
-    data = castTensorElements(
-        rewriter, loc, data,
-        withElementType(data.getType(), group.isPacked()
-                                            ? signlessStorage
-                                            : dataType.getElementType()));
-    if (group.isPacked()) {
+    DenseElementsAttr packedConstant =
+        group.isPacked() ? packConstantCodes(op.getData(), dataType, width)
+                         : DenseElementsAttr();
+    if (packedConstant) {
+      data = arith::ConstantOp::create(rewriter, loc, packedConstant);
+    } else {
+      data = castTensorElements(
+          rewriter, loc, data,
+          withElementType(data.getType(), group.isPacked()
+                                              ? signlessStorage
+                                              : dataType.getElementType()));
+    }
+    if (group.isPacked() && !packedConstant) {
       int64_t last = qType.getShape().back();
       if (ShapedType::isDynamic(last))
         return rewriter.notifyMatchFailure(op, "dynamic packed dimension");

@@ -6,14 +6,21 @@
 // per row / 4), the scales and zero points as [N / R, K / B, R]. Both are
 // transposes of the row-major parts after splitting the rows into tiles,
 // so tiling and untiling are tensor.expand_shape / linalg.transpose /
-// tensor.collapse_shape, which bufferize to one copy each.
+// tensor.collapse_shape, which bufferize to one copy each. Constant parts
+// (a weight packed at compile time) are tiled here, into new constants.
 //
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::quant_block;
@@ -75,6 +82,53 @@ static SmallVector<int64_t> getTilePermutation(size_t index) {
   return {0, 2, 1};
 }
 
+/// The row-major [N, X] constant `value` tiled as part `index` into `type`,
+/// or null when `value` is not a constant whose elements are whole bytes.
+static DenseElementsAttr tileConstant(Value value, RankedTensorType type,
+                                      size_t index) {
+  Attribute attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return {};
+  auto source = cast<RankedTensorType>(value.getType());
+  ArrayRef<char> raw;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (dense.isSplat())
+      return dense.reshape(type);
+    raw = dense.getRawData();
+  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return {};
+    raw = blob->getData();
+  } else {
+    return {};
+  }
+  // Dense storage rounds sub-byte elements up to a byte each (not i1).
+  unsigned bits = source.getElementTypeBitWidth();
+  if (bits < 2)
+    return {};
+  size_t elementBytes = (bits + 7) / 8;
+  if (raw.size() != size_t(source.getNumElements()) * elementBytes)
+    return {};
+  int64_t rows = source.getDimSize(0), width = source.getDimSize(1);
+  int64_t rowTile = type.getDimSize(2);
+  // Element (row, column) goes to tile row / R, and within it to
+  // [column / 4][row % R][column % 4] (data) or [column][row % R].
+  int64_t unit = index == 0 ? 4 : 1;
+  std::vector<char> tiled(raw.size());
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t tile = row / rowTile, lane = row % rowTile;
+    for (int64_t column = 0; column < width; ++column) {
+      int64_t to =
+          ((tile * (width / unit) + column / unit) * rowTile + lane) * unit +
+          column % unit;
+      std::memcpy(&tiled[to * elementBytes],
+                  &raw[(row * width + column) * elementBytes], elementBytes);
+    }
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, tiled);
+}
+
 SmallVector<Value> mlir::quant_block::tileLoweredParts(OpBuilder &b,
                                                        Location loc,
                                                        QuantizedTensorType type,
@@ -83,6 +137,13 @@ SmallVector<Value> mlir::quant_block::tileLoweredParts(OpBuilder &b,
   int64_t rowTile = type.getScheme().getRowTile();
   for (size_t index = 0, e = getNumTiledParts(type); index < e; ++index) {
     auto partType = cast<RankedTensorType>(rowMajor[index].getType());
+    if (DenseElementsAttr constant = tileConstant(
+            rowMajor[index],
+            cast<RankedTensorType>(getRowTiledPartType(type, index, partType)),
+            index)) {
+      result[index] = arith::ConstantOp::create(b, loc, constant);
+      continue;
+    }
     ArrayRef<int64_t> shape = partType.getShape();
     SmallVector<int64_t> split = {shape[0] / rowTile, rowTile};
     if (index == 0)

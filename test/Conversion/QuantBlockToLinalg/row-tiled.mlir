@@ -83,3 +83,39 @@ func.func @matmul(%x: tensor<1x64xf32>, %t: !t) -> tensor<1x32xf32> {
   %y = quant_block.matmul %x, %t transpose_rhs accumulate(f32) inhibit : tensor<1x64xf32>, !t -> tensor<1x32xf32>
   return %y : tensor<1x32xf32>
 }
+
+// -----
+
+// A constant weight is packed and tiled at compile time: the parts are
+// constants in the tiled layout (word 0 of rows 0..15, then word 1), with no
+// packing or transposing code left.
+!w = !quant_block.tensor<16x8, #quant_block.scheme<i8 : f32, block = [1, 4]>>
+!t = !quant_block.tensor<16x8, #quant_block.scheme<i8 : f32, block = [1, 4], row_tile = 16>>
+// CHECK-LABEL: func.func @constant_tiled
+// CHECK-DAG: %[[D:.*]] = arith.constant dense<"0x0001020308090A0B1011121318191A1B2021222328292A2B3031323338393A3B4041424348494A4B5051525358595A5B6061626368696A6B7071727378797A7B040506070C0D0E0F141516171C1D1E1F242526272C2D2E2F343536373C3D3E3F444546474C4D4E4F545556575C5D5E5F646566676C6D6E6F747576777C7D7E7F"> : tensor<1x2x16x4xi8>
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<5.000000e-01> : tensor<1x2x16xf32>
+// CHECK-NOT: linalg
+// CHECK: return %[[D]], %[[S]]
+func.func @constant_tiled() -> !t {
+  %d = arith.constant dense<[[0, 1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15], [16, 17, 18, 19, 20, 21, 22, 23], [24, 25, 26, 27, 28, 29, 30, 31], [32, 33, 34, 35, 36, 37, 38, 39], [40, 41, 42, 43, 44, 45, 46, 47], [48, 49, 50, 51, 52, 53, 54, 55], [56, 57, 58, 59, 60, 61, 62, 63], [64, 65, 66, 67, 68, 69, 70, 71], [72, 73, 74, 75, 76, 77, 78, 79], [80, 81, 82, 83, 84, 85, 86, 87], [88, 89, 90, 91, 92, 93, 94, 95], [96, 97, 98, 99, 100, 101, 102, 103], [104, 105, 106, 107, 108, 109, 110, 111], [112, 113, 114, 115, 116, 117, 118, 119], [120, 121, 122, 123, 124, 125, 126, 127]]> : tensor<16x8xi8>
+  %s = arith.constant dense<0.5> : tensor<16x2xf32>
+  %w = quant_block.pack %d scales(%s : tensor<16x2xf32>) : tensor<16x8xi8> -> !w
+  %t = quant_block.repack %w : !w -> !t
+  return %t : !t
+}
+
+// -----
+
+// Constant 4-bit codes are packed at compile time (first element in the low
+// nibble), whatever the layout.
+!w = !quant_block.tensor<2x8, #quant_block.scheme<i4 : f32, block = [1, 8]>>
+// CHECK-LABEL: func.func @constant_int4
+// CHECK: %[[D:.*]] = arith.constant dense<{{\[\[}}33, 67, 101, -121], [-17, -51, 0, 0]]> : tensor<2x4xi8>
+// CHECK-NOT: linalg
+// CHECK: return %[[D]]
+func.func @constant_int4() -> !w {
+  %d = arith.constant dense<[[1, 2, 3, 4, 5, 6, 7, -8], [-1, -2, -3, -4, 0, 0, 0, 0]]> : tensor<2x8xi4>
+  %s = arith.constant dense<0.5> : tensor<2x1xf32>
+  %w = quant_block.pack %d scales(%s : tensor<2x1xf32>) : tensor<2x8xi4> -> !w
+  return %w : !w
+}

@@ -11,7 +11,7 @@ f32(q - zp) * f32(scale). This script computes that order exactly, with
 fused multiply-adds rounded once for `contract` (exact rationals rounded to
 f32, ties to even), and compares the bits quant-run wrote.
 
-usage: matmul_kernels_order.py gen DIR | check DIR NAME...
+usage: matmul_kernels_order.py gen DIR | check DIR NAME... | same DIR A B
 """
 
 import os
@@ -415,6 +415,15 @@ def main():
         generate_scaled(sys.argv[2])
         generate_narrow(sys.argv[2])
         return 0
+    if sys.argv[1] == "same":
+        # same DIR A B: the bits of A.npy and B.npy (two computations that
+        # must agree) are the same, and A is not all zero.
+        a, b = (np.load(f"{sys.argv[2]}/{n}.npy") for n in sys.argv[3:5])
+        same = a.shape == b.shape and np.array_equal(
+            a.view(np.uint8), b.view(np.uint8)) and bool(np.any(a))
+        print(f"{sys.argv[3]} {sys.argv[4]}: "
+              f"{'bit-exact' if same else 'DIFFERENT'}")
+        return 0 if same else 1
     directory, failed = sys.argv[2], False
     for name in sys.argv[3:]:
         want = expected(directory, name.split(".")[0])
