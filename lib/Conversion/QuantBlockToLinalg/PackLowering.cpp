@@ -229,11 +229,6 @@ struct UnpackOpLowering : public OpConversionPattern<UnpackOp> {
   }
 };
 
-/// builtin.unrealized_conversion_cast between a quantized tensor and
-/// exactly its lowered parts (docs/Packing.md, "Lowered tensors"), either
-/// way: how a caller that passes or receives the lowered parts states it
-/// in IR that verifies before the lowering. The lowering makes it the
-/// identity; a cast to any other types is left for the driver to report.
 /// quant_block.repack: the input's parts untiled if they are tiled, then
 /// tiled if the result is.
 struct RepackOpLowering : public OpConversionPattern<RepackOp> {
@@ -255,6 +250,11 @@ struct RepackOpLowering : public OpConversionPattern<RepackOp> {
   }
 };
 
+/// builtin.unrealized_conversion_cast between a quantized tensor and
+/// exactly its lowered parts (docs/Packing.md, "Lowered tensors"), either
+/// way: how a caller that passes or receives the lowered parts states it
+/// in IR that verifies before the lowering. The lowering makes it the
+/// identity; a cast to any other types is left for the driver to report.
 struct LoweredPartsCastLowering
     : public OpConversionPattern<UnrealizedConversionCastOp> {
   using OpConversionPattern::OpConversionPattern;

@@ -903,6 +903,17 @@ func.func private @f(!quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, bl
 
 // -----
 
+// expected-error @+1 {{row_tile needs blocks along the last dimension only ([1, B] or [B])}}
+func.func private @f(!quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, row_tile = 16>>)
+
+// -----
+
+// A whole-dimension block along the rows.
+// expected-error @+1 {{row_tile needs blocks along the last dimension only ([1, B] or [B])}}
+func.func private @f(!quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [*, 32], row_tile = 16>>)
+
+// -----
+
 // expected-error @+1 {{row_tile allows only a per-tensor outer scale, but the outer scale has blocks}}
 func.func private @f(!quant_block.tensor<32x256, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui6, outer = <f16, block = [8]>, row_tile = 16>>)
 
@@ -915,6 +926,11 @@ func.func private @f(!quant_block.tensor<2x32x64, #quant_block.scheme<i4 : f32, 
 
 // expected-error @+1 {{row_tile = 16 needs a static shape, but the shape is dynamic}}
 func.func private @f(!quant_block.tensor<?x64, #quant_block.scheme<i4 : f32, block = [32], row_tile = 16>>)
+
+// -----
+
+// expected-error @+1 {{row_tile = 16 needs a non-empty K, but K = 0}}
+func.func private @f(!quant_block.tensor<16x0, #quant_block.scheme<i4 : f32, block = [*], row_tile = 16>>)
 
 // -----
 

@@ -660,7 +660,8 @@ LogicalResult SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (bits != 4 && bits != 8)
       return emitError() << "row_tile needs 4- or 8-bit storage, not "
                          << storageType;
-    if (blockShape.size() > 2 || (blockShape.size() == 2 && blockShape[0] != 1))
+    if (blockShape.empty() || blockShape.size() > 2 ||
+        (blockShape.size() == 2 && blockShape[0] != 1))
       return emitError() << "row_tile needs blocks along the last dimension "
                             "only ([1, B] or [B])";
     if (outer && !outer.getBlockShape().empty())

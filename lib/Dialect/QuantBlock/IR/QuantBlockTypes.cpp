@@ -89,6 +89,10 @@ LogicalResult mlir::quant_block::verifyRowTiledShape(
   if (shape[0] % rowTile != 0)
     return emitError() << "row_tile = " << rowTile << " does not divide the "
                        << shape[0] << " rows";
+  if (shape[1] == 0)
+    return emitError() << "row_tile = " << rowTile
+                       << " needs a non-empty K, but K = 0";
+  // The scheme verifier allows only [B] and [1, B] blocks: one row each.
   int64_t block = scheme.getEffectiveBlockShape(shape)[1];
   if (shape[1] % block != 0)
     return emitError() << "row_tile needs whole blocks, but the block of "
