@@ -185,7 +185,7 @@ static LogicalResult verifyNotRowTiled(Operation *op, Value value,
             "unpack and repack do: convert it with quant_block.repack";
 }
 
-/// verifyNotRowTiled for the op's only operand (`input`) and result.
+/// verifyNotRowTiled for the op's first operand (`input`) and its result.
 static LogicalResult verifyNotRowTiledInputOrResult(Operation *op) {
   if (failed(verifyNotRowTiled(op, op->getOperand(0), "input")))
     return failure();
@@ -198,7 +198,7 @@ static LogicalResult verifyNotRowTiledInputOrResult(Operation *op) {
 
 LogicalResult QuantizeOp::verify() {
   QuantizedTensorType qType = getResult().getType();
-  if (failed(verifyNotRowTiled(*this, getResult(), "result")))
+  if (failed(verifyNotRowTiledInputOrResult(*this)))
     return failure();
   if (failed(verifyExpressedSide(*this, "input", getInput().getType(), qType)))
     return failure();
@@ -352,7 +352,7 @@ void QuantizeOp::getCanonicalizationPatterns(RewritePatternSet &results,
 //===----------------------------------------------------------------------===//
 
 LogicalResult DequantizeOp::verify() {
-  if (failed(verifyNotRowTiled(*this, getInput(), "input")))
+  if (failed(verifyNotRowTiledInputOrResult(*this)))
     return failure();
   return verifyExpressedSide(*this, "result", getResult().getType(),
                              getInput().getType());
@@ -364,7 +364,7 @@ LogicalResult DequantizeOp::verify() {
 
 LogicalResult QuantizeDynamicOp::verify() {
   QuantizedTensorType qType = getResult().getType();
-  if (failed(verifyNotRowTiled(*this, getResult(), "result")))
+  if (failed(verifyNotRowTiledInputOrResult(*this)))
     return failure();
   if (failed(verifyExpressedSide(*this, "input", getInput().getType(), qType)))
     return failure();

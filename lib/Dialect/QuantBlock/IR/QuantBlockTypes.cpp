@@ -47,37 +47,12 @@ void QuantizedTensorType::print(AsmPrinter &printer) const {
   printer << ", " << getScheme() << '>';
 }
 
-LogicalResult
-QuantizedTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
-                            ArrayRef<int64_t> shape, SchemeAttr scheme) {
-  if (!scheme)
-    return emitError() << "a quantized tensor needs a scheme";
-  for (auto [index, dim] : llvm::enumerate(shape))
-    if (dim < 0 && !ShapedType::isDynamic(dim))
-      return emitError() << "dimension " << index << " has negative size "
-                         << dim;
-  if (scheme.getBlockShape().size() > shape.size())
-    return emitError() << "the scheme's block shape has "
-                       << scheme.getBlockShape().size()
-                       << " entries but the tensor only " << shape.size()
-                       << " dimensions";
-  if (OuterScaleAttr outer = scheme.getOuter())
-    if (outer.getBlockShape().size() > shape.size())
-      return emitError() << "the outer block shape has "
-                         << outer.getBlockShape().size()
-                         << " entries but the tensor only " << shape.size()
-                         << " dimensions";
-  if (scheme.isRowTiled())
-    return verifyRowTiledShape(emitError, shape, scheme);
-  return success();
-}
-
 /// The rules of the row-tiled layout that depend on the shape: whole tiles
 /// of rows and whole 32-bit words of codes per block, so that every tile,
 /// block and word is addressed without a remainder (docs/Packing.md).
-LogicalResult mlir::quant_block::verifyRowTiledShape(
-    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape,
-    SchemeAttr scheme) {
+static LogicalResult
+verifyRowTiledShape(function_ref<InFlightDiagnostic()> emitError,
+                    ArrayRef<int64_t> shape, SchemeAttr scheme) {
   int64_t rowTile = scheme.getRowTile();
   if (shape.size() != 2)
     return emitError() << "row_tile = " << rowTile
@@ -102,6 +77,31 @@ LogicalResult mlir::quant_block::verifyRowTiledShape(
     return emitError() << "row_tile needs blocks of whole 32-bit words, but "
                        << "a block of " << block << " x " << bits
                        << "-bit codes is " << block * bits << " bits";
+  return success();
+}
+
+LogicalResult
+QuantizedTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
+                            ArrayRef<int64_t> shape, SchemeAttr scheme) {
+  if (!scheme)
+    return emitError() << "a quantized tensor needs a scheme";
+  for (auto [index, dim] : llvm::enumerate(shape))
+    if (dim < 0 && !ShapedType::isDynamic(dim))
+      return emitError() << "dimension " << index << " has negative size "
+                         << dim;
+  if (scheme.getBlockShape().size() > shape.size())
+    return emitError() << "the scheme's block shape has "
+                       << scheme.getBlockShape().size()
+                       << " entries but the tensor only " << shape.size()
+                       << " dimensions";
+  if (OuterScaleAttr outer = scheme.getOuter())
+    if (outer.getBlockShape().size() > shape.size())
+      return emitError() << "the outer block shape has "
+                         << outer.getBlockShape().size()
+                         << " entries but the tensor only " << shape.size()
+                         << " dimensions";
+  if (scheme.isRowTiled())
+    return verifyRowTiledShape(emitError, shape, scheme);
   return success();
 }
 

@@ -16,11 +16,6 @@
 
 namespace mlir::quant_block {
 
-/// Checks the rules of `row_tile` that depend on the shape (rank 2, static,
-/// whole tiles of rows, whole blocks of whole 32-bit words).
-LogicalResult verifyRowTiledShape(function_ref<InFlightDiagnostic()> emitError,
-                                  ArrayRef<int64_t> shape, SchemeAttr scheme);
-
 /// True if `type` is a !quant_block.tensor in the row-tiled layout.
 inline bool isRowTiled(Type type) {
   auto quantized = dyn_cast<QuantizedTensorType>(type);
