@@ -39,6 +39,8 @@ void mlir::quant_block::buildGPUFrontHalfPipeline(
     GPUMatmulKernelsOptions kernels;
     kernels.workgroupSize = middle.workgroupSize;
     kernels.vectorLoads = middle.vectorLoads;
+    kernels.rowsPerWarp = middle.rowsPerWarp;
+    kernels.exactSubnormals = middle.exactSubnormals;
     pm.addNestedPass<func::FuncOp>(createGPUMatmulKernels(kernels));
   }
   buildFrontHalfLoweringStage(pm, frontHalf);
@@ -81,7 +83,9 @@ void mlir::quant_block::buildGPUMiddlePipeline(
   halfWidth.targetTypeStr = "f32";
   pm.addNestedPass<func::FuncOp>(
       arith::createArithEmulateUnsupportedFloats(halfWidth));
-  pm.addNestedPass<func::FuncOp>(createExpandFloatConversions());
+  ExpandFloatConversionsOptions conversions;
+  conversions.nativeF16Extension = options.nativeF16Extension;
+  pm.addNestedPass<func::FuncOp>(createExpandFloatConversions(conversions));
 
   pm.addNestedPass<func::FuncOp>(createGPUSinkIntoLaunch());
   pm.addPass(createGpuKernelOutliningPass());

@@ -69,6 +69,10 @@ void mlir::quant_block::buildNVVMPipeline(OpPassManager &pm,
   // shuffles, and load 16 bytes at once.
   middle.subgroupShuffles = true;
   middle.vectorLoads = true;
+  // cvt.f32.f16 is exact (a NaN's bits are the target's, docs/Numerics.md).
+  middle.nativeF16Extension = true;
+  // mul.rn.f32 keeps subnormals (the kernels are not compiled with ftz).
+  middle.exactSubnormals = true;
   buildGPUFrontHalfPipeline(pm, options.getFrontHalfOptions(), middle);
   buildGPUMiddlePipeline(pm, middle);
   buildNVVMBackHalfPipeline(pm, options);

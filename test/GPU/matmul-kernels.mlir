@@ -1,8 +1,11 @@
 // RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{max-workgroups=2 report=true}))" -verify-diagnostics | FileCheck %s
 // RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{vector-loads=false}))" | FileCheck %s --check-prefix=SCALAR
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{rows-per-warp=1}))" | FileCheck %s --check-prefix=ONE-ROW
 // RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=48}))" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{rows-per-warp=-1}))" 2>&1 | FileCheck %s --check-prefix=BAD-ROWS
 
-// BAD: error: workgroup-size must be a positive multiple of 32 (one warp per weight row), not 48, and max-workgroups positive
+// BAD: error: workgroup-size must be a positive multiple of 32 (warps of weight rows), not 48, max-workgroups positive and rows-per-warp not negative
+// BAD-ROWS: error: workgroup-size must be a positive multiple of 32 (warps of weight rows), not 64, max-workgroups positive and rows-per-warp not negative
 
 // An int4 product with f16 scales, M = 3, N = 5: the weight's lowered parts
 // as buffers, the packed bytes viewed as i32 words [5, 8] on the host; 64
@@ -49,15 +52,57 @@ func.func @int4_m3(%x: tensor<3x64xf32>, %w: !w) -> tensor<3x5xf32> {
 
 // -----
 
+// M = 1: four weight rows per warp (N = 5: one group of 8 rows, rows 5 to
+// 7 clamped to row 4, computed and not stored). Each lane loads its chunk of
+// every row, then each word's activations once for the four rows; the four
+// rows' sums in one loop, five shuffles each, and lane 0 stores each
+// in-range row. rows-per-warp=1 gives the one-row kernel.
+// CHECK-LABEL: func.func @int4_rows_per_warp
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c64{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK: %[[WARP:.*]] = arith.divui %[[T]], %c32
+// CHECK: scf.for %[[G:.*]] = %[[BX]] to %c1{{.*}} step %c1
+// CHECK-DAG: %[[GROUP:.*]] = arith.muli %[[G]], %c8
+// CHECK-DAG: %[[FIRST:.*]] = arith.muli %[[WARP]], %c4
+// CHECK: %[[ROW0:.*]] = arith.addi %[[GROUP]], %[[FIRST]]
+// CHECK-COUNT-4: arith.minui %{{.*}}, %c4
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32)
+// CHECK-COUNT-4: vector.load %{{.*}} : memref<5x8xi32>, vector<4xi32>
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<5x2xf16>
+// CHECK: vector.load %{{.*}} : memref<1x64xf32>, vector<8xf32>
+// CHECK-NOT: vector.load %{{.*}} : memref<1x64xf32>
+// CHECK: vector.load %{{.*}} : memref<1x64xf32>, vector<8xf32>
+// CHECK: scf.yield
+// CHECK-COUNT-20: gpu.shuffle xor
+// CHECK-NOT: gpu.shuffle
+// CHECK-COUNT-4: memref.store
+// CHECK: gpu.terminator
+// ONE-ROW-LABEL: func.func @int4_rows_per_warp
+// ONE-ROW: scf.for {{.*}} -> (f32)
+// ONE-ROW-COUNT-1: vector.load %{{.*}} : memref<5x8xi32>, vector<4xi32>
+// ONE-ROW-NOT: vector.load %{{.*}} : memref<5x8xi32>
+// ONE-ROW-COUNT-5: gpu.shuffle xor
+// ONE-ROW-NOT: gpu.shuffle
+// ONE-ROW: gpu.terminator
+!w5 = !quant_block.tensor<5x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @int4_rows_per_warp(%x: tensor<1x64xf32>, %w: !w5) -> tensor<1x5xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x64xf32>, !w5 -> tensor<1x5xf32>
+  return %y : tensor<1x5xf32>
+}
+
+// -----
+
 // NVFP4: E4M3 scales of blocks of 16 (two words), a per-tensor outer
 // scale read once per thread; chunks of 4 words span two blocks, so each
-// chunk reads two scales. With contract, FMAs.
+// chunk reads two scales of each of the warp's two weight rows (M = 1: up
+// to 4 rows per warp, no more than N). With contract, FMAs.
 // CHECK-LABEL: func.func @nvfp4
 // CHECK: builtin.unrealized_conversion_cast %{{.*}} to tensor<2x64xi8>, tensor<2x8xf8E4M3FN>, tensor<1x1xf32>
 // CHECK: gpu.launch
 // CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<1x1xf32>
 // CHECK: scf.for
-// CHECK: vector.load %{{.*}} : memref<2x16xi32>, vector<4xi32>
+// CHECK-COUNT-2: vector.load %{{.*}} : memref<2x16xi32>, vector<4xi32>
+// CHECK-COUNT-2: memref.load %{{.*}} : memref<2x8xf8E4M3FN>
+// CHECK: vector.load %{{.*}} : memref<1x128xf32>, vector<8xf32>
 // CHECK-COUNT-2: memref.load %{{.*}} : memref<2x8xf8E4M3FN>
 // CHECK-NOT: memref.load %{{.*}} : memref<2x8xf8E4M3FN>
 // CHECK: math.fma

@@ -45,7 +45,8 @@ func.func @main() {
   %u2 = tensor.cast %u2b : tensor<8xi32> to tensor<*xi32>
   // E4M3FN, scale 2: 100 -> 96 (tie to even), 232 -> 224, 240 exact,
   // 50000 saturates to 448, -2^-10 ties down to -0, 2^-11 -> 0, a subnormal.
-  // [192, 448, 480, 896, -0, 0, 0.00390625, nan (the quiet NaN 0x7fc00000)]
+  // [192, 448, 480, 896, -0, 0, 0.00390625, nan (the quiet NaN 0x7fc00000:
+  // NaN bits are the target's, docs/Numerics.md "NaN results")]
   // CHECK: [1128267776, 1138753536, 1139802112, 1147142144, -2147483648, 0, 998244352, 2143289344]
   func.call @printMemrefI32(%u2) : (tensor<*xi32>) -> ()
   %x3 = arith.constant dense<[50000.0, 61440.0, 65504.0, 0x7C00, 1.0, 1.125, 1.375, -0.0000152587890625]> : tensor<8xf16>

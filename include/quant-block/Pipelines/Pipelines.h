@@ -192,12 +192,22 @@ struct GPUMiddleOptions {
   /// Whether reassociable quantized products get the warp-per-row kernels
   /// of --quant-block-gpu-matmul-kernels (on tensors, in the front half).
   bool matmulKernels = true;
+  /// Weight rows per warp of those kernels (0: chosen from the activation
+  /// rows of a tile).
+  int64_t rowsPerWarp = 0;
   /// Whether those kernels add their lanes with subgroup shuffles (targets
   /// whose subgroups are 32 wide) instead of workgroup memory.
   bool subgroupShuffles = false;
   /// Whether those kernels load with aligned vector.loads (NVVM) instead
   /// of scalar loads (SPIR-V).
   bool vectorLoads = false;
+  /// Whether f16 -> f32 extensions are left to the target (NVVM's
+  /// `cvt.f32.f16` is exact) instead of integer arithmetic (SPIR-V, whose
+  /// drivers may flush f16 subnormals).
+  bool nativeF16Extension = false;
+  /// Whether the target's f32 arithmetic keeps subnormals (NVVM), which
+  /// the matmul kernels' E2M1 decoding then uses.
+  bool exactSubnormals = false;
 };
 
 /// The front half's and the GPU middle's options as pipeline options.
@@ -223,10 +233,15 @@ struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
   mlir::detail::PassOptions::Option<bool> matmulKernels{
       *this, "matmul-kernels",
       llvm::cl::desc("Quantized products with fastmath<reassoc> get a warp "
-                     "of 32 threads per weight row reading packed 32-bit "
-                     "words (--quant-block-gpu-matmul-kernels; needs a "
-                     "workgroup-size that is a multiple of 32)"),
+                     "of 32 threads per weight row (or per few rows) reading "
+                     "packed 32-bit words (--quant-block-gpu-matmul-kernels; "
+                     "needs a workgroup-size that is a multiple of 32)"),
       llvm::cl::init(true)};
+  mlir::detail::PassOptions::Option<int64_t> rowsPerWarp{
+      *this, "rows-per-warp",
+      llvm::cl::desc("Weight rows per warp of those kernels (0: 4 / the "
+                     "activation rows of a tile, at least 1)"),
+      llvm::cl::init(0)};
 
   GPUMiddleOptions getGPUMiddleOptions() const {
     GPUMiddleOptions options;
@@ -234,6 +249,7 @@ struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
     options.mapReductions = mapReductions;
     options.minReductionSize = minReductionSize;
     options.matmulKernels = matmulKernels;
+    options.rowsPerWarp = rowsPerWarp;
     return options;
   }
 };

@@ -34,6 +34,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <cmath>
+
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_GPUMATMULKERNELS
 #include "quant-block/Codegen/GPU/Passes.h.inc"
@@ -52,6 +54,9 @@ constexpr int64_t kWordBits = 32;
 /// The most activation rows one workgroup computes (partial sums in
 /// registers per lane).
 constexpr int64_t kMaxTileM = 8;
+/// The partial sums a lane keeps (weight rows x activation rows) when the
+/// weight rows per warp are chosen automatically.
+constexpr int64_t kMaxSumsPerLane = 4;
 /// The longest block (in weight bits) the integer kernel gives one lane.
 constexpr int64_t kMaxIntegerBlockBits = 1024;
 
@@ -63,9 +68,9 @@ struct KernelPlan {
   /// Words per weight row, per block and per chunk (the words a lane
   /// loads at once: 4, 2 or 1, whichever divides a row).
   int64_t wordsPerRow, wordsPerBlock, wordsPerChunk;
-  /// Activation rows per workgroup (a divisor of m) and weight rows per
-  /// workgroup (one warp each).
-  int64_t tileM, rowsPerGroup;
+  /// Activation rows per workgroup (a divisor of m), weight rows per warp
+  /// (each activation load serves all of them) and per workgroup.
+  int64_t tileM, rowsPerWarp, rowsPerGroup;
   /// Row groups in all, and workgroups in x (at most max-workgroups).
   int64_t numGroups, gridX;
   SchemeAttr scheme;
@@ -82,7 +87,8 @@ struct KernelPlan {
 
 /// Why `op` has no kernel (std::nullopt when it has one); fills `plan`.
 std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
-                                      int64_t maxWorkgroups, KernelPlan &plan) {
+                                      int64_t maxWorkgroups,
+                                      int64_t rowsPerWarp, KernelPlan &plan) {
   arith::FastMathFlags flags = op.getFastmath();
   if (!op.getTransposeRhs())
     return std::string("the weight is not transposed ([N, K])");
@@ -169,7 +175,19 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   // partial as above.
   plan.tileM =
       ShapedType::isDynamic(plan.m) ? kMaxTileM : std::min(plan.m, kMaxTileM);
-  plan.rowsPerGroup = workgroupSize / kLanes;
+  // A lane's activations serve several weight rows: with one row per warp,
+  // the activation loads (each lane reads the 32 of its chunk, lanes 128
+  // bytes apart) kept the warps waiting on L1 (measured on an H100: 0.12 to
+  // 0.16 of the copy bandwidth, L1 83 % busy, DRAM 11 %). Four rows per
+  // warp took the int4 GEMV at 11008 x 4096 from 62 to 32 us on an H200
+  // (docs/GPU.md); fewer with more activation rows, whose sums take the
+  // registers. The integer kernel keeps one row per warp.
+  plan.rowsPerWarp =
+      plan.integer ? 1
+      : rowsPerWarp > 0
+          ? rowsPerWarp
+          : std::clamp<int64_t>(kMaxSumsPerLane / plan.tileM, 1, n);
+  plan.rowsPerGroup = workgroupSize / kLanes * plan.rowsPerWarp;
   plan.numGroups = llvm::divideCeil(n, plan.rowsPerGroup);
   plan.gridX = std::min(plan.numGroups, maxWorkgroups);
   plan.scheme = scheme;
@@ -184,8 +202,9 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
 class KernelEmitter {
 public:
   KernelEmitter(OpBuilder &b, Location loc, const KernelPlan &plan,
-                bool vectorLoads)
-      : b(b), loc(loc), plan(plan), vectorLoads(vectorLoads) {}
+                bool vectorLoads, bool exactSubnormals)
+      : b(b), loc(loc), plan(plan), vectorLoads(vectorLoads),
+        exactSubnormals(exactSubnormals) {}
 
   /// The product of the lhs (`lhsParts`: the [M, K] tensor of the expressed
   /// type, or the lowered parts of the i8 activations for accumulate(i32))
@@ -208,10 +227,10 @@ private:
   /// Inside the kernel: the last activation row, M - 1 (read from the
   /// activations' buffer where M is dynamic).
   Value lastRow;
-  /// The lanes' partial sums, one per activation row of the tile, for row
-  /// `n`: each lane's words in increasing order.
-  SmallVector<Value> emitPartialSums(Value lane, Value n, Value m0, Value lhs,
-                                     Value words, Value scales,
+  /// The lanes' partial sums for the weight rows `rows`, row-major [row,
+  /// activation row of the tile]: each lane's words in increasing order.
+  SmallVector<Value> emitPartialSums(Value lane, ArrayRef<Value> rows, Value m0,
+                                     Value lhs, Value words, Value scales,
                                      Value zeroPoints, Value outer);
   /// Whether the last tile of activation rows may be partial.
   bool hasPartialTile() const {
@@ -237,6 +256,59 @@ private:
           arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(j * bits)));
     return quant_block::detail::narrowToCode(b, loc, shifted, bits, isSigned);
   }
+  /// Code `j` of the 32-bit `word` of `bits`-bit integer codes as its exact
+  /// f32 value, built from its bits: with `u` the code (offset by
+  /// 2^(bits-1) when signed, which flips its sign bit), `0x4B000000 | u` is
+  /// the f32 2^23 + u, and subtracting 2^23 (and the offset) is exact. A
+  /// shift, two bitwise ops and an add, where `sitofp` is a conversion that
+  /// NVIDIA GPUs issue at a fraction of the FP32 rate.
+  Value codeValue(Value word, int64_t j, unsigned bits, bool isSigned) {
+    auto i32Constant = [&](int64_t value) {
+      return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
+    };
+    Value bitsOfCode = word;
+    if (j != 0)
+      bitsOfCode =
+          arith::ShRUIOp::create(b, loc, bitsOfCode, i32Constant(j * bits));
+    if (j * bits + bits < kWordBits)
+      bitsOfCode = arith::AndIOp::create(b, loc, bitsOfCode,
+                                         i32Constant((1 << bits) - 1));
+    int64_t offset = isSigned ? int64_t(1) << (bits - 1) : 0;
+    if (isSigned)
+      bitsOfCode =
+          arith::XOrIOp::create(b, loc, bitsOfCode, i32Constant(offset));
+    Value pattern =
+        arith::OrIOp::create(b, loc, bitsOfCode, i32Constant(0x4B000000));
+    Value shifted = arith::BitcastOp::create(b, loc, b.getF32Type(), pattern);
+    return arith::SubFOp::create(
+        b, loc, shifted,
+        arith::ConstantOp::create(b, loc,
+                                  b.getF32FloatAttr(8388608.0f + offset)));
+  }
+  /// E2M1 code `j` of the 32-bit `word` as its exact f32 value: its
+  /// magnitude bits `e1 e0 m` placed at f32 bits 24..22 are the f32
+  /// 2^(e - 127) (1 + m / 2), or for e = 0 the subnormal m 2^-127, so one
+  /// multiplication by 2^126 (exact, on targets whose arithmetic keeps
+  /// subnormals) gives every value, and its sign bit goes to bit 31.
+  Value e2m1Value(Value word, int64_t j) {
+    auto i32Constant = [&](int64_t value) {
+      return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
+    };
+    Value code = word;
+    if (j != 0)
+      code = arith::ShRUIOp::create(b, loc, code, i32Constant(j * 4));
+    Value magnitude = arith::ShLIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, code, i32Constant(7)),
+        i32Constant(22));
+    Value sign = arith::ShLIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, code, i32Constant(8)),
+        i32Constant(28));
+    Value bits = arith::OrIOp::create(b, loc, magnitude, sign);
+    return arith::MulFOp::create(
+        b, loc, arith::BitcastOp::create(b, loc, b.getF32Type(), bits),
+        arith::ConstantOp::create(b, loc,
+                                  b.getF32FloatAttr(std::ldexp(1.0f, 126))));
+  }
   /// `value` (f32, f16 or bf16) extended exactly to f32.
   Value toF32(Value value) {
     if (value.getType().isF32())
@@ -255,6 +327,23 @@ private:
                                             Value lhsWords, Value lhsScales,
                                             Value words, Value scales,
                                             Value zeroPoints);
+  /// Adds `x * weight` for code `j` of a word to weight row `r`'s sum of
+  /// each activation row (`activations`: the word's, one vector per
+  /// activation row): a rounded product and a rounded sum, or an FMA with
+  /// `contract`.
+  void accumulate(int64_t r, Value weight, ArrayRef<Value> activations,
+                  int64_t j, MutableArrayRef<Value> sums) {
+    for (int64_t mi = 0; mi < plan.tileM; ++mi) {
+      Value &sum = sums[r * plan.tileM + mi];
+      Value x = toF32(vector::ExtractOp::create(b, loc, activations[mi], j));
+      if (plan.contract) {
+        sum = math::FmaOp::create(b, loc, x, weight, sum);
+        continue;
+      }
+      Value product = arith::MulFOp::create(b, loc, x, weight);
+      sum = arith::AddFOp::create(b, loc, sum, product);
+    }
+  }
   /// Adds the 32 lanes' `sums` (one per activation row) in a fixed tree;
   /// every lane gets the totals.
   SmallVector<Value> reduceLanes(ArrayRef<Value> sums);
@@ -262,7 +351,7 @@ private:
   OpBuilder &b;
   Location loc;
   const KernelPlan &plan;
-  bool vectorLoads;
+  bool vectorLoads, exactSubnormals;
 };
 
 } // namespace
@@ -306,13 +395,13 @@ Value KernelEmitter::toWords(Value data) {
       index(0), sizes);
 }
 
-SmallVector<Value> KernelEmitter::emitPartialSums(Value lane, Value n, Value m0,
-                                                  Value lhs, Value words,
-                                                  Value scales,
-                                                  Value zeroPoints,
-                                                  Value outer) {
+SmallVector<Value>
+KernelEmitter::emitPartialSums(Value lane, ArrayRef<Value> rows, Value m0,
+                               Value lhs, Value words, Value scales,
+                               Value zeroPoints, Value outer) {
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-  SmallVector<Value> inits(plan.tileM, zero);
+  int64_t numRows = rows.size();
+  SmallVector<Value> inits(numRows * plan.tileM, zero);
   int64_t chunkWords = plan.wordsPerChunk;
   int64_t numChunks = plan.wordsPerRow / chunkWords;
   auto loop =
@@ -323,16 +412,25 @@ SmallVector<Value> KernelEmitter::emitPartialSums(Value lane, Value n, Value m0,
       arith::MulIOp::create(b, loc, loop.getInductionVar(), index(chunkWords));
   bool wordLoads =
       cast<MemRefType>(words.getType()).getElementType().isInteger(32);
-  // One load of the chunk's words: 16 bytes per lane for 4 words (the
-  // chunk is aligned to its size: rows are whole chunks and device buffers
-  // are at least 256-byte aligned).
-  Value chunk;
+  // One load of each row's chunk: 16 bytes per lane for 4 words (the chunk
+  // is aligned to its size: rows are whole chunks and device buffers are at
+  // least 256-byte aligned). All rows' loads first: more in flight.
+  SmallVector<Value> chunks(numRows);
   if (wordLoads)
-    chunk = loadVector(words, {n, firstWord}, chunkWords, b.getI32Type());
+    for (int64_t r = 0; r < numRows; ++r)
+      chunks[r] =
+          loadVector(words, {rows[r], firstWord}, chunkWords, b.getI32Type());
   bool isSigned =
       plan.scheme.hasIntegerStorage() && plan.scheme.isSignedStorage();
+  // Integer codes without zero points become f32 values from their bits;
+  // so do E2M1 codes where subnormal arithmetic is exact.
+  bool integerCodeValues =
+      plan.scheme.hasIntegerStorage() &&
+      plan.scheme.getZeroPointDomain() == ZeroPointDomain::None;
+  bool e2m1CodeValues =
+      exactSubnormals && isa<Float4E2M1FNType>(plan.scheme.getStorageType());
   SmallVector<Value> sums(loop.getRegionIterArgs());
-  Value scale, zeroPoint;
+  SmallVector<Value> rowScales(numRows), rowZeroPoints(numRows);
   for (int64_t v = 0; v < chunkWords; ++v) {
     Value word = arith::AddIOp::create(b, loc, firstWord, index(v));
     // The word's block parameters: read once per block within the chunk.
@@ -348,46 +446,55 @@ SmallVector<Value> KernelEmitter::emitPartialSums(Value lane, Value n, Value m0,
     if (newBlock) {
       Value blockIndex =
           arith::DivUIOp::create(b, loc, word, index(plan.wordsPerBlock));
-      scale = memref::LoadOp::create(b, loc, scales, ValueRange{n, blockIndex});
-      if (zeroPoints)
-        zeroPoint = memref::LoadOp::create(b, loc, zeroPoints,
-                                           ValueRange{n, blockIndex});
+      for (int64_t r = 0; r < numRows; ++r) {
+        rowScales[r] = memref::LoadOp::create(b, loc, scales,
+                                              ValueRange{rows[r], blockIndex});
+        if (zeroPoints)
+          rowZeroPoints[r] = memref::LoadOp::create(
+              b, loc, zeroPoints, ValueRange{rows[r], blockIndex});
+      }
     }
     Value firstK =
         arith::MulIOp::create(b, loc, word, index(plan.codesPerWord));
-    Value packed;
-    if (wordLoads)
-      packed = vector::ExtractOp::create(b, loc, chunk, v);
-    // The word's activations, one vector per activation row.
+    // The word's activations, one vector per activation row, for every
+    // weight row.
     SmallVector<Value> activations;
     for (int64_t mi = 0; mi < plan.tileM; ++mi) {
       Value m = activationRow(m0, mi);
       activations.push_back(
           loadVector(lhs, {m, firstK}, plan.codesPerWord, plan.expressed));
     }
-    for (int64_t j = 0; j < plan.codesPerWord; ++j) {
-      Value code;
-      if (packed) {
-        code = extractCode(packed, j, plan.bits, isSigned);
-      } else {
-        // FP8: the byte of code j is the code (scalar loads, which the
-        // SPIR-V path retypes to i8 storage).
-        Value k = arith::AddIOp::create(b, loc, firstK, index(j));
-        Value byte = memref::LoadOp::create(b, loc, words, ValueRange{n, k});
-        code = arith::BitcastOp::create(b, loc, b.getI8Type(), byte);
-      }
-      // Rounded to the expressed type (as dequantize does), then exact in
-      // f32.
-      Value weight = toF32(quant_block::detail::emitDequantize(
-          b, loc, plan.scheme, code, scale, zeroPoint, outer));
-      for (int64_t mi = 0; mi < plan.tileM; ++mi) {
-        Value x = toF32(vector::ExtractOp::create(b, loc, activations[mi], j));
-        if (plan.contract) {
-          sums[mi] = math::FmaOp::create(b, loc, x, weight, sums[mi]);
+    for (int64_t r = 0; r < numRows; ++r) {
+      Value packed;
+      if (wordLoads)
+        packed = vector::ExtractOp::create(b, loc, chunks[r], v);
+      for (int64_t j = 0; j < plan.codesPerWord; ++j) {
+        if (packed && (integerCodeValues || e2m1CodeValues)) {
+          // The same value as dequantize's, from the code's bits.
+          Value value = integerCodeValues
+                            ? codeValue(packed, j, plan.bits, isSigned)
+                            : e2m1Value(packed, j);
+          Value weight = toF32(quant_block::detail::emitDequantizeCodeValue(
+              b, loc, plan.scheme, value, rowScales[r], outer));
+          accumulate(r, weight, activations, j, sums);
           continue;
         }
-        Value product = arith::MulFOp::create(b, loc, x, weight);
-        sums[mi] = arith::AddFOp::create(b, loc, sums[mi], product);
+        Value code;
+        if (packed) {
+          code = extractCode(packed, j, plan.bits, isSigned);
+        } else {
+          // FP8: the byte of code j is the code (scalar loads, which the
+          // SPIR-V path retypes to i8 storage).
+          Value k = arith::AddIOp::create(b, loc, firstK, index(j));
+          Value byte =
+              memref::LoadOp::create(b, loc, words, ValueRange{rows[r], k});
+          code = arith::BitcastOp::create(b, loc, b.getI8Type(), byte);
+        }
+        // Rounded to the expressed type (as dequantize does), then exact in
+        // f32.
+        Value weight = toF32(quant_block::detail::emitDequantize(
+            b, loc, plan.scheme, code, rowScales[r], rowZeroPoints[r], outer));
+        accumulate(r, weight, activations, j, sums);
       }
     }
   }
@@ -584,7 +691,7 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
                               index(0)));
     b.setInsertionPointToStart(anyRows.thenBlock());
   }
-  int64_t workgroupSize = plan.rowsPerGroup * kLanes;
+  int64_t workgroupSize = plan.rowsPerGroup / plan.rowsPerWarp * kLanes;
   Value one = index(1);
   Value gridY =
       dynamicRows
@@ -610,7 +717,7 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
             : index(plan.m - 1);
     Value thread = launch.getThreadIds().x;
     Value lane = arith::RemUIOp::create(b, loc, thread, index(kLanes));
-    Value row = arith::DivUIOp::create(b, loc, thread, index(kLanes));
+    Value warp = arith::DivUIOp::create(b, loc, thread, index(kLanes));
     Value m0 = arith::MulIOp::create(b, loc, launch.getBlockIds().y,
                                      index(plan.tileM));
     Value outer;
@@ -625,29 +732,38 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
     auto groups = scf::ForOp::create(b, loc, launch.getBlockIds().x,
                                      index(plan.numGroups), index(plan.gridX));
     b.setInsertionPointToStart(groups.getBody());
-    Value firstRow = arith::MulIOp::create(b, loc, groups.getInductionVar(),
-                                           index(plan.rowsPerGroup));
-    Value rawRow = arith::AddIOp::create(b, loc, firstRow, row);
-    // The last group's surplus warps compute row N - 1 again (so that they
-    // take part in the shuffles) and store nothing.
-    Value n = arith::MinUIOp::create(b, loc, rawRow, index(plan.n - 1));
+    Value firstRow = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, groups.getInductionVar(),
+                              index(plan.rowsPerGroup)),
+        arith::MulIOp::create(b, loc, warp, index(plan.rowsPerWarp)));
+    // The warp's weight rows. The last group's surplus rows are row N - 1
+    // again (so that their warps take part in the shuffles) and store
+    // nothing.
+    SmallVector<Value> rawRows, rows;
+    for (int64_t r = 0; r < plan.rowsPerWarp; ++r) {
+      rawRows.push_back(arith::AddIOp::create(b, loc, firstRow, index(r)));
+      rows.push_back(
+          arith::MinUIOp::create(b, loc, rawRows.back(), index(plan.n - 1)));
+    }
     SmallVector<Value> totals =
         plan.integer
-            ? emitOrderedIntegerSums(lane, n, m0, lhsBuffer, lhsScales, words,
-                                     scales, zeroPoints)
-            : reduceLanes(emitPartialSums(lane, n, m0, lhsBuffer, words, scales,
-                                          zeroPoints, outer));
+            ? emitOrderedIntegerSums(lane, rows.front(), m0, lhsBuffer,
+                                     lhsScales, words, scales, zeroPoints)
+            : reduceLanes(emitPartialSums(lane, rows, m0, lhsBuffer, words,
+                                          scales, zeroPoints, outer));
     Value first =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
-    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          rawRow, index(plan.n));
-    auto store = scf::IfOp::create(
-        b, loc, arith::AndIOp::create(b, loc, first, inRange));
-    {
+    for (int64_t r = 0; r < plan.rowsPerWarp; ++r) {
       OpBuilder::InsertionGuard storeGuard(b);
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            rawRows[r], index(plan.n));
+      auto store = scf::IfOp::create(
+          b, loc, arith::AndIOp::create(b, loc, first, inRange));
       b.setInsertionPointToStart(store.thenBlock());
-      for (auto [mi, total] : llvm::enumerate(totals)) {
+      for (int64_t mi = 0; mi < plan.tileM; ++mi) {
         OpBuilder::InsertionGuard rowGuard(b);
+        Value total = totals[r * plan.tileM + mi];
         Value m = arith::AddIOp::create(b, loc, m0, index(mi));
         if (hasPartialTile()) {
           auto ownRow = scf::IfOp::create(
@@ -659,7 +775,7 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
         // The f32 sum rounded once to the result type.
         if (!plan.expressed.isF32())
           total = arith::TruncFOp::create(b, loc, plan.expressed, total);
-        memref::StoreOp::create(b, loc, total, result, ValueRange{m, n});
+        memref::StoreOp::create(b, loc, total, result, ValueRange{m, rows[r]});
       }
     }
     b.setInsertionPointToEnd(&launch.getBody().front());
@@ -681,11 +797,11 @@ struct GPUMatmulKernelsPass
 
   void runOnOperation() override {
     if (workgroupSize <= 0 || workgroupSize % kLanes != 0 ||
-        maxWorkgroups <= 0) {
+        maxWorkgroups <= 0 || rowsPerWarp < 0) {
       getOperation().emitError()
           << "workgroup-size must be a positive multiple of " << kLanes
-          << " (one warp per weight row), not " << workgroupSize.getValue()
-          << ", and max-workgroups positive";
+          << " (warps of weight rows), not " << workgroupSize.getValue()
+          << ", max-workgroups positive and rows-per-warp not negative";
       return signalPassFailure();
     }
     SmallVector<MatmulOp> products;
@@ -693,7 +809,7 @@ struct GPUMatmulKernelsPass
     for (MatmulOp op : products) {
       KernelPlan plan;
       if (std::optional<std::string> whyNot =
-              planKernel(op, workgroupSize, maxWorkgroups, plan)) {
+              planKernel(op, workgroupSize, maxWorkgroups, rowsPerWarp, plan)) {
         if (report)
           op.emitRemark() << "no GPU matmul kernel: " << *whyNot;
         continue;
@@ -712,7 +828,7 @@ struct GPUMatmulKernelsPass
           materializeLoweredParts(b, loc, op.getRhs());
       if (failed(parts))
         continue;
-      KernelEmitter emitter(b, loc, plan, vectorLoads);
+      KernelEmitter emitter(b, loc, plan, vectorLoads, exactSubnormals);
       Value result = emitter.emit(lhsParts, *parts);
       op.getResult().replaceAllUsesWith(result);
       op.erase();

@@ -199,6 +199,15 @@ static Value getEffectiveScale(OpBuilder &b, Location loc, SchemeAttr scheme,
   return f32Scale;
 }
 
+/// A code's exact f32 value (an integer without zero point, or a decoded
+/// float code) times the effective scale, rounded to the expressed type.
+static Value scaleCodeValue(OpBuilder &b, Location loc, SchemeAttr scheme,
+                            Value codeValue, Value effectiveScale) {
+  return convertFloat(b, loc,
+                      arith::MulFOp::create(b, loc, codeValue, effectiveScale),
+                      scheme.getExpressedType());
+}
+
 Value mlir::quant_block::detail::emitDequantize(OpBuilder &b, Location loc,
                                                 SchemeAttr scheme, Value code,
                                                 Value scale, Value zeroPoint,
@@ -206,19 +215,17 @@ Value mlir::quant_block::detail::emitDequantize(OpBuilder &b, Location loc,
   MLIRContext *ctx = b.getContext();
   Type f32 = b.getF32Type();
   scale = getEffectiveScale(b, loc, scheme, scale, outerScale);
-  if (scheme.hasFloatStorage()) {
-    Value value = emitDecodeOCPFloat(b, loc, code, scheme.getStorageType());
-    return convertFloat(b, loc, arith::MulFOp::create(b, loc, value, scale),
-                        scheme.getExpressedType());
-  }
+  if (scheme.hasFloatStorage())
+    return scaleCodeValue(
+        b, loc, scheme,
+        emitDecodeOCPFloat(b, loc, code, scheme.getStorageType()), scale);
   IntegerType intType = getIntegerComputeType(ctx, scheme);
   Value q = extendInteger(b, loc, code, intType, scheme.isSignedStorage());
   Value result;
   switch (scheme.getZeroPointDomain()) {
   case ZeroPointDomain::None:
-    result = arith::MulFOp::create(
-        b, loc, arith::SIToFPOp::create(b, loc, f32, q), scale);
-    break;
+    return scaleCodeValue(b, loc, scheme,
+                          arith::SIToFPOp::create(b, loc, f32, q), scale);
   case ZeroPointDomain::Int: {
     Value zp = extendInteger(b, loc, zeroPoint, intType,
                              !hasUnsignedZeroPoints(scheme));
@@ -235,6 +242,15 @@ Value mlir::quant_block::detail::emitDequantize(OpBuilder &b, Location loc,
   }
   }
   return convertFloat(b, loc, result, scheme.getExpressedType());
+}
+
+Value mlir::quant_block::detail::emitDequantizeCodeValue(
+    OpBuilder &b, Location loc, SchemeAttr scheme, Value codeValue, Value scale,
+    Value outerScale) {
+  assert(scheme.getZeroPointDomain() == ZeroPointDomain::None &&
+         "no zero points");
+  return scaleCodeValue(b, loc, scheme, codeValue,
+                        getEffectiveScale(b, loc, scheme, scale, outerScale));
 }
 
 Value mlir::quant_block::detail::emitQuantize(OpBuilder &b, Location loc,

@@ -338,6 +338,10 @@ def cases():
              dynamic_m=True),
         Case("int8act_int4_dynamic", rng, "i4", 4, 5, 512, 32, 2,
              scale="f16", act="i8", dynamic_m=True),
+        # Unsigned codes without zero points (the kernels build their f32
+        # values from their bits, as for int4): 4 and 2 bits.
+        Case("uint4_plain", rng, "ui4", 4, 6, 256, 32, 1, scale="f16"),
+        Case("uint2_plain", rng, "ui2", 2, 5, 128, 16, 1),
     ]
 
 

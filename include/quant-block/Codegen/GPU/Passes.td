@@ -24,10 +24,13 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     becomes a `gpu.launch` on buffers of its operands' lowered parts
     (`bufferization.to_buffer`; the result is a new buffer returned with
     `bufferization.to_tensor`):
-    * a warp of 32 threads per weight row (output column `n`),
-      `workgroup-size / 32` rows per workgroup, the activation rows split
-      into tiles of up to 8 over the y workgroups; above `max-workgroups`
-      rows of workgroups each workgroup takes several in turn. M may be
+    * a warp of 32 threads per `rows-per-warp` weight rows (output
+      columns `n`; by default 4 / the activation rows of a tile, at least
+      1 and at most N: a GEMV's warp takes 4 rows, and each activation it
+      loads serves all of them), `workgroup-size / 32` warps per workgroup,
+      the activation rows split into tiles of up to 8 over the y
+      workgroups; above `max-workgroups` groups of rows each workgroup
+      takes several in turn. M may be
       dynamic (a frontend's batch; K must be static): tiles of 8, the grid
       computed on the host, no launch for M = 0, and the kernel reads M
       from the activations' buffer (SPIR-V kernels take no scalars);
@@ -46,7 +49,8 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
       and each code of the word in increasing `k`,
       `acc = acc + x[m, k] * w[n, k]` (one FMA with `contract`, a rounded
       product and a rounded sum without);
-    * the 32 partial sums of a row are added by a butterfly of
+    * the 32 partial sums of a row (for each of the warp's rows) are added
+      by a butterfly of
       `gpu.shuffle xor` (offsets 16, 8, 4, 2, 1: lane `l` adds lane
       `l ^ s`'s sum to its own), so the order is fixed by the compiled code,
       never by the device or the thread count. On NVVM these are warp
@@ -92,12 +96,20 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
   ];
   let options = [
     Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
-           "Threads per workgroup (a multiple of 32: one warp per row)">,
+           "Threads per workgroup (a multiple of 32: whole warps)">,
     Option<"maxWorkgroups", "max-workgroups", "int64_t", /*default=*/"65535",
            "Most workgroups of one launch in x">,
+    Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
+           "Weight rows per warp of the float kernels (0: 4 / the activation "
+           "rows of a tile, at least 1; the integer kernel takes 1)">,
     Option<"vectorLoads", "vector-loads", "bool", /*default=*/"true",
            "Load each lane's words and each word's activations with one "
            "aligned vector.load (off: scalar loads, for SPIR-V)">,
+    Option<"exactSubnormals", "exact-subnormals", "bool",
+           /*default=*/"false",
+           "The target's f32 multiplications keep subnormals (NVVM: "
+           "mul.rn.f32 without .ftz): E2M1 codes are then decoded by "
+           "scaling their bits by 2^126 (Vulkan may flush subnormals)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark at each matmul left to the generic lowering, with why">,
   ];

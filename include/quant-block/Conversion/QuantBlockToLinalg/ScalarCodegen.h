@@ -105,6 +105,14 @@ Value castTensorElements(OpBuilder &b, Location loc, Value value, Type type);
 Value emitDequantize(OpBuilder &b, Location loc, SchemeAttr scheme, Value code,
                      Value scale, Value zeroPoint, Value outerScale = {});
 
+/// emitDequantize for storage without zero points, from the code's value
+/// already in f32 (an integer code, exact for any code of at most 24 bits,
+/// or a decoded float code): a GPU kernel builds it from the code's bits,
+/// without an integer-to-float conversion or the general float decoding.
+Value emitDequantizeCodeValue(OpBuilder &b, Location loc, SchemeAttr scheme,
+                              Value codeValue, Value scale,
+                              Value outerScale = {});
+
 /// The storage code of one element as an integer (i32 for float storage,
 /// getIntegerComputeType(scheme) otherwise): clamp(round(x / s) + zp) with
 /// NaN -> zero point, or the OCP float encoding of x / s.

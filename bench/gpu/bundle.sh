@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Builds a self-contained bundle of the NVVM pipeline's executable checks and
+# of the GPU GEMV benchmark, for a machine with an NVIDIA GPU but without
+# Debian's MLIR (a rented GPU machine, say): every module is compiled here
+# (quant-opt --quant-block-nvvm-pipeline, format=fatbin), translated to LLVM
+# IR and compiled ahead of time (mlir-translate, llc) into an executable that
+# links only the CUDA wrappers and the runner utilities copied beside it. The
+# expected outputs come from the CPU pipeline, run here.
+#
+#   bench/gpu/bundle.sh OUT          # here: build the bundle in OUT
+#   OUT/run.sh RESULTS               # there: run it, results in RESULTS
+#
+# Environment: BUILD (default build), LLVM (default /usr/lib/llvm-22),
+# CHIP (default sm_90), CUDA_HOME (default /usr/local/cuda), CHECKS (a
+# comma-separated subset of the checks' names; default all), BENCH (0: no
+# benchmark) and for the benchmark ITERS, WARMUP, COPY_MIB, SHAPES (as
+# bench/gpu/run.sh).
+#
+# The cases (OUT/cases.txt, `name kind`):
+#   exact      a test's `main` (test/Integration, test/GPU): its output on the
+#              GPU must be the CPU pipeline's, character for character (the
+#              numerics contract holds on every target)
+#   reassoc    the same for a test with fastmath<reassoc> sums: the printed
+#              numbers may differ within a relative 1e-5 (reassoc-bits: the
+#              printed integers are f32 bit patterns, compared as values)
+#   matmul     test/GPU/Inputs/gpu_matmul_kernels.py: its `check GPU CPU`
+#              (the GPU's bits are the warp kernels' documented order)
+#   reduction  test/GPU/Inputs/reduction_gemv.py (matmul-kernels=false):
+#              its `check CPU GPU`
+# and bench-pipeline/, bench-hand/, bench-pipeline-r1/: gen.py's GEMV
+# modules and copy module, which run.sh runs as bench/gpu/run.sh would and
+# tabulates with table.py.
+#
+# The runner utilities of Debian's LLVM name libMLIR and libLLVM as needed
+# libraries without using any of their symbols: the bundle carries empty
+# stand-ins for them (lib/), so that nothing of LLVM must be installed there.
+set -euo pipefail
+
+if [ $# -ne 1 ]; then
+  echo "usage: $0 OUT" >&2; exit 2
+fi
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${BUILD:-$ROOT/build}" && pwd)
+LLVM=${LLVM:-/usr/lib/llvm-22}
+CHIP=${CHIP:-sm_90}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+PYTHON=${PYTHON:-/usr/bin/python3}
+QUANT_OPT=$BUILD/bin/quant-opt
+export PATH="$CUDA_HOME/bin:$LLVM/bin:$PATH"
+OUT=$1
+rm -rf "$OUT"
+mkdir -p "$OUT/lib" "$OUT/cases" "$OUT/log"
+OUT=$(cd "$OUT" && pwd)
+RUNNER_LIBS=$LLVM/lib/libmlir_runner_utils.so,$LLVM/lib/libmlir_c_runner_utils.so
+
+# The libraries, and the empty stand-ins for what they name but do not use.
+cp "$BUILD/lib/libQuantBlockCudaRuntime.so" \
+  "$LLVM/lib/libmlir_runner_utils.so.22.1" \
+  "$LLVM/lib/libmlir_c_runner_utils.so.22.1" \
+  "$LLVM/lib/libmlir_float16_utils.so.22.1" "$OUT/lib/"
+echo 'void quant_block_bundle_stub(void) {}' > "$OUT/log/stub.c"
+for soname in libMLIR.so.22.1 libLLVM.so.22.1 libmlir_apfloat_wrappers.so.22.1; do
+  cc -shared -fPIC "$OUT/log/stub.c" -o "$OUT/lib/$soname" -Wl,-soname,$soname
+done
+# A module's `main` is renamed: the executable's own main calls it.
+printf 'void quant_block_module_main(void);\nint main(void) {\n  quant_block_module_main();\n  return 0;\n}\n' \
+  > "$OUT/log/driver.c"
+cc -c -O2 "$OUT/log/driver.c" -o "$OUT/log/driver.o"
+
+# aot LOWERED_MLIR EXE: the host module (LLVM dialect and gpu.binary) to an
+# executable.
+aot() {
+  local in=$1 exe=$2
+  mlir-translate --mlir-to-llvmir "$in" -o "$exe.ll"
+  llc -O2 -relocation-model=pic -filetype=obj "$exe.ll" -o "$exe.o"
+  llvm-objcopy --redefine-sym main=quant_block_module_main "$exe.o"
+  cc "$OUT/log/driver.o" "$exe.o" -o "$exe" -L"$OUT/lib" \
+    -lQuantBlockCudaRuntime -l:libmlir_runner_utils.so.22.1 \
+    -l:libmlir_c_runner_utils.so.22.1 -lm \
+    -Wl,-rpath-link,"$LLVM/lib" -Wl,-rpath,'$ORIGIN/../lib'
+  rm -f "$exe.ll" "$exe.o"
+}
+
+cpu_run() {
+  "$LLVM/bin/mlir-runner" -e main --entry-point-result=void \
+    --shared-libs="$RUNNER_LIBS"
+}
+
+FAILED=0
+# add NAME KIND SOURCE CPU_OPTIONS [NVVM_PIPELINE_OPTIONS]
+add() {
+  local name=$1 kind=$2 src=$3 cpu_opts=$4 gpu_opts=${5:-format=fatbin}
+  if [ -n "${CHECKS:-}" ] && [[ ",$CHECKS," != *",$name,"* ]]; then
+    return
+  fi
+  if ! "$QUANT_OPT" "$src" $cpu_opts 2>"$OUT/log/$name.cpu.err" | cpu_run \
+      >"$OUT/cases/$name.expected" 2>>"$OUT/log/$name.cpu.err"; then
+    echo "error: $name: the CPU pipeline's run failed ($OUT/log/$name.cpu.err)" >&2
+    FAILED=1; return
+  fi
+  if ! "$QUANT_OPT" "$src" \
+      --quant-block-nvvm-pipeline="chip=$CHIP $gpu_opts" \
+      -o "$OUT/log/$name.gpu.mlir" 2>"$OUT/log/$name.gpu.err"; then
+    echo "error: $name: --quant-block-nvvm-pipeline failed:" >&2
+    head -5 "$OUT/log/$name.gpu.err" >&2
+    FAILED=1; return
+  fi
+  aot "$OUT/log/$name.gpu.mlir" "$OUT/cases/$name"
+  rm -f "$OUT/log/$name.gpu.mlir"
+  echo "$name $kind" >> "$OUT/cases.txt"
+}
+
+T=$ROOT/test
+CPU=--quant-block-cpu-pipeline
+for f in int4-linear int4-roundtrip int8-dot kquant-super-blocks layout-ops \
+         mx-scale-rounding nvfp4 ocp-floats quant-dcast-dynamic \
+         quantize-dynamic-ragged quantize-dynamic slice-within-block; do
+  add "$f" exact "$T/Integration/$f.mlir" "$CPU"
+done
+# PTX, compiled by the driver when the module loads.
+add int4-linear-ptx exact "$T/Integration/int4-linear.mlir" "$CPU" format=isa
+add mxfp6 exact "$T/Integration/mxfp6.mlir" \
+  "--convert-quant-block-to-linalg $CPU"
+add linear-frontend reassoc "$T/Integration/linear-frontend.mlir" "$CPU"
+for f in dynamic-shapes gemv int8-blockwise mxfp8; do
+  add "gpu-$f" exact "$T/GPU/$f.mlir" "$CPU"
+done
+add gpu-gemv-reassoc reassoc-bits "$T/GPU/gemv-reassoc.mlir" \
+  "$CPU=matmul-kernels=false"
+"$PYTHON" "$T/GPU/Inputs/gpu_matmul_kernels.py" emit > "$OUT/log/matmul.mlir"
+add matmul-kernels matmul "$OUT/log/matmul.mlir" "$CPU"
+add matmul-kernels-wg128 matmul "$OUT/log/matmul.mlir" "$CPU" \
+  "format=fatbin workgroup-size=128"
+add int4-linear-wg1 exact "$T/Integration/int4-linear.mlir" "$CPU" \
+  "format=fatbin workgroup-size=1"
+"$PYTHON" "$T/GPU/Inputs/reduction_gemv.py" emit > "$OUT/log/reduction.mlir"
+add reductions reduction "$OUT/log/reduction.mlir" "$CPU" \
+  "format=fatbin matmul-kernels=false"
+cp "$T/GPU/Inputs/gpu_matmul_kernels.py" "$T/GPU/Inputs/reduction_gemv.py" \
+  "$ROOT/bench/gpu/bundle_compare.py" "$ROOT/bench/gpu/table.py" "$OUT/"
+
+touch "$OUT/cases.txt"
+# The benchmark: as bench/gpu/run.sh compiles it, for the one chip.
+# pipeline-r1: the pipeline's kernels with one weight row per warp (the
+# kernels before rows-per-warp), to compare in the same run.
+FORMS="pipeline hand pipeline-r1"
+[ "${BENCH:-1}" = 0 ] && FORMS=
+for form in $FORMS; do
+  dir=$OUT/bench-$form
+  mkdir -p "$dir"
+  options=
+  [ "$form" = pipeline-r1 ] && options=rows-per-warp=1
+  "$PYTHON" "$ROOT/bench/gpu/gen.py" --out "$dir" --form "${form%-r1}" \
+    --iters "${ITERS:-100}" --warmup "${WARMUP:-10}" \
+    --copy-mib "${COPY_MIB:-1024}" --shapes "${SHAPES:-4096x4096,11008x4096}"
+  for name in copy $(cut -d' ' -f1 "$dir/cases.txt"); do
+    if [ "$name" = copy ] || [ "$form" = hand ]; then
+      mlir-opt "$dir/$name.mlir" -o "$dir/$name.bin.mlir" \
+        --gpu-lower-to-nvvm-pipeline="cubin-chip=$CHIP cubin-features=+ptx80 cubin-format=fatbin"
+    else
+      "$QUANT_OPT" "$dir/$name.mlir" -o "$dir/$name.bin.mlir" \
+        --quant-block-nvvm-pipeline="chip=$CHIP format=fatbin $options"
+    fi
+    aot "$dir/$name.bin.mlir" "$dir/$name"
+    rm -f "$dir/$name.bin.mlir" "$dir/$name.mlir"
+  done
+done
+cp "$ROOT/bench/gpu/bundle_run.sh" "$OUT/run.sh"
+chmod +x "$OUT/run.sh"
+echo "bundle: $(wc -l < "$OUT/cases.txt") checks and $(echo $FORMS | wc -w) benchmark forms for $CHIP in $OUT"
+exit $FAILED
