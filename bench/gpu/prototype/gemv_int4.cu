@@ -49,6 +49,33 @@ __device__ __forceinline__ float nibble(uint32_t word, int i) {
   return __fsub_rn(__uint_as_float(0x4B000000u | u), 8388616.0f);
 }
 
+/// Adds the products of the 8 codes of `word` (scale `s`) and the activations
+/// `lo`, `hi` to `acc`, each product and sum rounded, codes in order.
+template <int CONV>
+__device__ __forceinline__ float sumWord(float acc, uint32_t word, float s,
+                                         float4 lo, float4 hi) {
+  float xs[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+    acc = __fadd_rn(acc, __fmul_rn(xs[i], __fmul_rn(nibble<CONV>(word, i), s)));
+  return acc;
+}
+
+/// The xor butterfly of each row's 32 lane sums; lane 0 stores the rows in
+/// range.
+template <int ROWS>
+__device__ __forceinline__ void storeRows(float (&acc)[ROWS], int lane,
+                                          int row0, int n, float *y) {
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    float v = acc[r];
+    for (int o = 16; o > 0; o >>= 1)
+      v = __fadd_rn(v, __shfl_xor_sync(0xffffffffu, v, o));
+    if (lane == 0 && row0 + r < n)
+      y[row0 + r] = v;
+  }
+}
+
 template <int ROWS, int WARPS, int CONV>
 __global__ void __launch_bounds__(WARPS * 32)
     gemv(const uint4 *__restrict__ data, const __half *__restrict__ scales,
@@ -77,26 +104,12 @@ __global__ void __launch_bounds__(WARPS * 32)
     for (int r = 0; r < ROWS; ++r) {
       uint32_t words[4] = {w[r].x, w[r].y, w[r].z, w[r].w};
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        float xs[8] = {xv[2 * j].x,     xv[2 * j].y,     xv[2 * j].z,
-                       xv[2 * j].w,     xv[2 * j + 1].x, xv[2 * j + 1].y,
-                       xv[2 * j + 1].z, xv[2 * j + 1].w};
-#pragma unroll
-        for (int i = 0; i < 8; ++i) {
-          float wv = __fmul_rn(nibble<CONV>(words[j], i), s[r]);
-          acc[r] = __fadd_rn(acc[r], __fmul_rn(xs[i], wv));
-        }
-      }
+      for (int j = 0; j < 4; ++j)
+        acc[r] =
+            sumWord<CONV>(acc[r], words[j], s[r], xv[2 * j], xv[2 * j + 1]);
     }
   }
-#pragma unroll
-  for (int r = 0; r < ROWS; ++r) {
-    float v = acc[r];
-    for (int o = 16; o > 0; o >>= 1)
-      v = __fadd_rn(v, __shfl_xor_sync(0xffffffffu, v, o));
-    if (lane == 0 && row0 + r < n)
-      y[row0 + r] = v;
-  }
+  storeRows(acc, lane, row0, n, y);
 }
 
 // Chunks of V words (V = 1, 2 or 4): lane l reads chunks l, l + 32, ...
@@ -165,28 +178,13 @@ __global__ void __launch_bounds__(WARPS * 32)
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
 #pragma unroll
-          for (int j = 0; j < V; ++j) {
-            uint32_t wd = word(w[u][r], j);
-            float xs[8] = {xv[2 * j].x,     xv[2 * j].y,     xv[2 * j].z,
-                           xv[2 * j].w,     xv[2 * j + 1].x, xv[2 * j + 1].y,
-                           xv[2 * j + 1].z, xv[2 * j + 1].w};
-#pragma unroll
-            for (int i = 0; i < 8; ++i) {
-              float wv = __fmul_rn(nibble<1>(wd, i), s[u][r]);
-              acc[r] = __fadd_rn(acc[r], __fmul_rn(xs[i], wv));
-            }
-          }
+          for (int j = 0; j < V; ++j)
+            acc[r] = sumWord<1>(acc[r], word(w[u][r], j), s[u][r], xv[2 * j],
+                                xv[2 * j + 1]);
         }
       }
     }
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-      float v = acc[r];
-      for (int o = 16; o > 0; o >>= 1)
-        v = __fadd_rn(v, __shfl_xor_sync(0xffffffffu, v, o));
-      if (lane == 0 && row0 + r < n)
-        y[row0 + r] = v;
-    }
+    storeRows(acc, lane, row0, n, y);
   }
 }
 
