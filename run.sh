@@ -156,7 +156,7 @@ run_tests() {
 
 # The sanitizer lane's subset of the suites: every lit, GoogleTest, C API and
 # pytest test except these (regex for ctest -E, and the reason printed).
-sanitize_skip='^lit-x86-64|^embedding/cmake-package$|^python/|^lit/GPU/SPIRV/|^lit/GPU/CUDA/bench-gpu-'
+sanitize_skip='^lit-x86-64|^embedding/cmake-package$|^python/|^lit/GPU/SPIRV/|^lit/GPU/CUDA/bench-gpu-|^lit/GPU/CUDA/bundle\.test$'
 sanitize_skip_reasons=(
   "lit-x86-64-*/: the executed suites again for other x86-64 levels; the
      host-side code they run is the same as in lit/, and they would triple
@@ -166,7 +166,7 @@ sanitize_skip_reasons=(
   "python/*: Debian's python3 is not instrumented and cannot load the
      instrumented libQuantBlockCAPI.so (the ASan runtime must come first);
      the C API itself is covered by the C tests in lit/CAPI"
-  "lit/GPU/SPIRV/*, lit/GPU/CUDA/bench-gpu-*: one test runs both the
+  "lit/GPU/SPIRV/*, lit/GPU/CUDA/bench-gpu-*, bundle.test: one test runs both the
      instrumented quant-opt (ASan linked statically) and Debian's mlir-runner
      loading the instrumented runtime wrappers (which needs the shared ASan
      runtime preloaded, and the two runtimes refuse to meet in one process

@@ -216,6 +216,9 @@ private:
   Value index(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
   }
+  Value i32Constant(int64_t value) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
+  }
   /// A read-only identity-layout buffer of the tensor `value`.
   Value toBuffer(Value value);
   /// Integer zero points narrower than 8 bits (ONNX's uint4) as i8: no
@@ -251,9 +254,7 @@ private:
   Value extractCode(Value word, int64_t j, unsigned bits, bool isSigned) {
     Value shifted = word;
     if (j != 0)
-      shifted = arith::ShRUIOp::create(
-          b, loc, word,
-          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(j * bits)));
+      shifted = arith::ShRUIOp::create(b, loc, word, i32Constant(j * bits));
     return quant_block::detail::narrowToCode(b, loc, shifted, bits, isSigned);
   }
   /// Code `j` of the 32-bit `word` of `bits`-bit integer codes as its exact
@@ -263,9 +264,6 @@ private:
   /// shift, two bitwise ops and an add, where `sitofp` is a conversion that
   /// NVIDIA GPUs issue at a fraction of the FP32 rate.
   Value codeValue(Value word, int64_t j, unsigned bits, bool isSigned) {
-    auto i32Constant = [&](int64_t value) {
-      return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
-    };
     Value bitsOfCode = word;
     if (j != 0)
       bitsOfCode =
@@ -291,9 +289,6 @@ private:
   /// multiplication by 2^126 (exact, on targets whose arithmetic keeps
   /// subnormals) gives every value, and its sign bit goes to bit 31.
   Value e2m1Value(Value word, int64_t j) {
-    auto i32Constant = [&](int64_t value) {
-      return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
-    };
     Value code = word;
     if (j != 0)
       code = arith::ShRUIOp::create(b, loc, code, i32Constant(j * 4));
@@ -533,10 +528,9 @@ SmallVector<Value> KernelEmitter::reduceLanes(ArrayRef<Value> sums) {
   // whose subgroups are not 32 wide get the same exchanges through
   // workgroup memory (--quant-block-gpu-emulate-shuffles).
   SmallVector<Value> totals(sums);
-  Value width = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(kLanes));
+  Value width = i32Constant(kLanes);
   for (int64_t offset = kLanes / 2; offset >= 1; offset /= 2) {
-    Value shift =
-        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(offset));
+    Value shift = i32Constant(offset);
     for (Value &total : totals) {
       Value theirs = gpu::ShuffleOp::create(b, loc, total, shift, width,
                                             gpu::ShuffleMode::XOR)
@@ -580,8 +574,7 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
         !quant_block::detail::hasUnsignedZeroPoints(plan.scheme));
   bool isSigned = plan.scheme.isSignedStorage();
   // The block's exact integer sums, one per activation row.
-  SmallVector<Value> blockSums(
-      plan.tileM, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+  SmallVector<Value> blockSums(plan.tileM, i32Constant(0));
   // The block's words, and each activation row's (4 codes a word), each
   // with one (vector) load.
   Value firstWord =
@@ -623,7 +616,7 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
   // The terms f32(isum) * (f32(sl) * f32(sr)) (zero past the last block),
   // added in block order: lane 0 takes lane i's values with a shuffle by
   // xor i, for i = 0, 1, ..., 31.
-  Value width = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(kLanes));
+  Value width = i32Constant(kLanes);
   SmallVector<Value> sums(loop.getRegionIterArgs());
   for (int64_t mi = 0; mi < plan.tileM; ++mi) {
     Value m = activationRow(m0, mi);
@@ -637,8 +630,7 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
     for (int64_t i = 0; i < kLanes; ++i) {
       Value theirSum = blockSum, theirScale = scale;
       if (i != 0) {
-        Value offset =
-            arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(i));
+        Value offset = i32Constant(i);
         theirSum = gpu::ShuffleOp::create(b, loc, blockSum, offset, width,
                                           gpu::ShuffleMode::XOR)
                        .getShuffleResult();
