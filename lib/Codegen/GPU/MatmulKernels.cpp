@@ -248,14 +248,19 @@ private:
       return m;
     return arith::MinUIOp::create(b, loc, m, lastRow);
   }
-  /// Code `j` of the 32-bit `word` of `bits`-bit codes (bits [j * bits,
-  /// (j + 1) * bits), little-endian as the packed byte stream) as an i8,
+  /// The 32-bit `word` of `bits`-bit codes shifted right so that code `j`
+  /// (bits [j * bits, (j + 1) * bits), little-endian as the packed byte
+  /// stream) is in its lowest bits; the bits above it are not cleared.
+  Value shiftToCode(Value word, int64_t j, unsigned bits) {
+    if (j == 0)
+      return word;
+    return arith::ShRUIOp::create(b, loc, word, i32Constant(j * bits));
+  }
+  /// Code `j` of the 32-bit `word` of `bits`-bit codes as an i8,
   /// sign-extended within it when `isSigned`.
   Value extractCode(Value word, int64_t j, unsigned bits, bool isSigned) {
-    Value shifted = word;
-    if (j != 0)
-      shifted = arith::ShRUIOp::create(b, loc, word, i32Constant(j * bits));
-    return quant_block::detail::narrowToCode(b, loc, shifted, bits, isSigned);
+    return quant_block::detail::narrowToCode(b, loc, shiftToCode(word, j, bits),
+                                             bits, isSigned);
   }
   /// Code `j` of the 32-bit `word` of `bits`-bit integer codes as its exact
   /// f32 value, built from its bits: with `u` the code (offset by
@@ -264,10 +269,7 @@ private:
   /// shift, two bitwise ops and an add, where `sitofp` is a conversion that
   /// NVIDIA GPUs issue at a fraction of the FP32 rate.
   Value codeValue(Value word, int64_t j, unsigned bits, bool isSigned) {
-    Value bitsOfCode = word;
-    if (j != 0)
-      bitsOfCode =
-          arith::ShRUIOp::create(b, loc, bitsOfCode, i32Constant(j * bits));
+    Value bitsOfCode = shiftToCode(word, j, bits);
     if (j * bits + bits < kWordBits)
       bitsOfCode = arith::AndIOp::create(b, loc, bitsOfCode,
                                          i32Constant((1 << bits) - 1));
@@ -289,9 +291,7 @@ private:
   /// multiplication by 2^126 (exact, on targets whose arithmetic keeps
   /// subnormals) gives every value, and its sign bit goes to bit 31.
   Value e2m1Value(Value word, int64_t j) {
-    Value code = word;
-    if (j != 0)
-      code = arith::ShRUIOp::create(b, loc, code, i32Constant(j * 4));
+    Value code = shiftToCode(word, j, 4);
     Value magnitude = arith::ShLIOp::create(
         b, loc, arith::AndIOp::create(b, loc, code, i32Constant(7)),
         i32Constant(22));
