@@ -33,7 +33,7 @@ jobs="${JOBS:-$(nproc)}"
 # The Vulkan ones run the SPIR-V tests on the CPU (Mesa's lavapipe).
 packages=(
   cmake ninja-build g++ git
-  libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
+  libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libomp-22-dev
   libgtest-dev python3 python3-numpy python3-pytest python3-onnx
   mesa-vulkan-drivers libvulkan-dev vulkan-tools spirv-tools
 )
