@@ -101,7 +101,10 @@ def draw_kernel_case(rng, index):
     steps of fewer blocks than the unrolled maximum."""
     cancel = rng.random() < 0.5
     m = choice(rng, [1, 1, 2, 3, 8, 16])
-    n = choice(rng, [1, 3, 4, 5, 8, 12, 16])
+    # N a multiple of 16 takes the kernels with one weight row per lane
+    # (int8 activations with vpdpbusd, strict-order products): as often as
+    # the other tile shapes together.
+    n = choice(rng, [1, 3, 4, 5, 8, 12, 16, 16, 32, 32, 48, 48])
     k_block = choice(rng, [32, 64, 128])
     k = k_block * 2 * int(rng.integers(1, 4))
     storage = choice(rng, ["i4", "ui4", "i8", "ui8", "f4E2M1FN", "nvfp4",
