@@ -47,6 +47,31 @@ void mlir::quant_block::runner::markTensorArgumentsReadOnly(ModuleOp module,
           readOnly);
 }
 
+void mlir::quant_block::runner::eraseFunctionsUnreachedFrom(ModuleOp module,
+                                                            StringRef entry) {
+  SymbolTable symbols(module);
+  Operation *root = symbols.lookup(entry);
+  if (!root)
+    return;
+  llvm::SmallPtrSet<Operation *, 16> reached = {root};
+  SmallVector<Operation *> worklist = {root};
+  while (!worklist.empty()) {
+    std::optional<SymbolTable::UseRange> uses =
+        SymbolTable::getSymbolUses(worklist.pop_back_val());
+    if (!uses)
+      return;
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      Operation *symbol = symbols.lookup(use.getSymbolRef().getRootReference());
+      if (symbol && reached.insert(symbol).second)
+        worklist.push_back(symbol);
+    }
+  }
+  for (func::FuncOp function :
+       llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!function.isDeclaration() && !reached.contains(function))
+      function.erase();
+}
+
 /// Parses `pipeline` into `pm`, accepting "a,b(c)" as well as the anchored
 /// "builtin.module(a,b(c))" that --mlir-print-ir and mlir-opt
 /// --pass-pipeline use.

@@ -62,7 +62,9 @@ static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::init("-"), cl::cat(runCategory));
 
 static cl::opt<std::string>
-    entryName("e", cl::desc("The entry function, a func.func (default: main)"),
+    entryName("e",
+              cl::desc("The entry function, a func.func (default: main); "
+                       "only it and the functions it calls are compiled"),
               cl::value_desc("name"), cl::init("main"), cl::cat(runCategory));
 static cl::alias entryNameAlias("entry-point", cl::desc("Alias for -e"),
                                 cl::aliasopt(entryName), cl::cat(runCategory));
@@ -500,6 +502,7 @@ int main(int argc, char **argv) {
     return fail(inputs.takeError());
 
   markTensorArgumentsReadOnly(*module, signature->name);
+  eraseFunctionsUnreachedFrom(*module, signature->name);
   JitCompileOptions compileOptions;
   compileOptions.pipeline = pipeline;
   compileOptions.printIRAfterPipeline = printIRAfterPipeline;

@@ -58,6 +58,13 @@ struct JitCompileOptions {
 /// into them (repeated benchmark calls then see the same inputs).
 void markTensorArgumentsReadOnly(ModuleOp module, llvm::StringRef entry);
 
+/// Erases the function definitions of `module` that `entry` does not reach
+/// through symbol uses (calls, transitively), so that only what one call of
+/// the entry runs is lowered and compiled: a test module with many entries
+/// otherwise pays for all of them on every run. Leaves the module as it is
+/// when some operation's symbol uses cannot be known.
+void eraseFunctionsUnreachedFrom(ModuleOp module, llvm::StringRef entry);
+
 /// The TargetMachine for `options.targetCPU` / `options.targetFeatures`
 /// (default: the host) at -O3. Unknown CPU or feature names, and a target
 /// the host cannot execute, are errors.
