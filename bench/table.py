@@ -107,7 +107,7 @@ def main():
         sys.exit(__doc__)
     reports = [json.load(open(path)) for path in args]
     header = ("kernel", "min ms", "median ms", "MB moved", "GB/s",
-              "mem GB/s", "ratio", "read GB/s", "read ratio")
+              "mem GB/s", "ratio", "read GB/s", "read ratio", "paired")
     rows = []
     for r in reports:
         bandwidth = r.get("bandwidth", {}).get("copy_gbps")
@@ -122,6 +122,8 @@ def main():
             f"{r['ratio']:.3f}" if "ratio" in r else "-",
             f"{cold['read_gbps']:.2f}" if cold else "-",
             f"{r['read_ratio']:.3f}" if cold else "-",
+            f"{cold['paired_read_ratio']:.3f}"
+            if cold and "paired_read_ratio" in cold else "-",
         ))
 
     print(f"quant-run benchmarks on {cpu_name()}: {reports[0]['calls']} "
@@ -131,9 +133,10 @@ def main():
           "ratio = GB/s / mem GB/s;")
     print("(cold): calls rotate over copies of the weights (>= 8 x the "
           "last-level cache), GB/s = weight bytes (packed data + scales + "
-          "zero points) / min time, read GB/s = read-only bandwidth over "
-          "the copies with the kernel's threads (OMP_NUM_THREADS for code "
-          "with OpenMP loops)")
+          "zero points) / min time, read GB/s = fastest read-only pass over "
+          "a cold copy after each call, on the kernel's threads "
+          "(OMP_NUM_THREADS for code with OpenMP loops); paired = median "
+          "over the calls of each call's read ratio to the pass after it")
     print_table(header, list(rows))
     if peer is not None:
         print_peer(reports, peer)

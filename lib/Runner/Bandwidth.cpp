@@ -19,6 +19,7 @@
 
 #include "quant-block/Runner/Bandwidth.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -29,8 +30,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <thread>
-#include <vector>
 
 using namespace mlir::quant_block::runner;
 
@@ -181,8 +180,8 @@ sumWordsAVX512(const char *begin, const char *end) {
 
 using SumFunction = uint64_t (*)(const char *, const char *);
 
-/// The read loops to measure: the baseline one, and the widest this host
-/// runs.
+/// The read loops this host runs, the fastest last: the baseline one, and
+/// the widest vector one.
 static llvm::SmallVector<SumFunction, 2> getReadLoops() {
   llvm::SmallVector<SumFunction, 2> loops = {sumWords};
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -194,100 +193,29 @@ static llvm::SmallVector<SumFunction, 2> getReadLoops() {
   return loops;
 }
 
-namespace {
-/// Lets `threads` threads start each piece together: a generation counter
-/// that the last thread to arrive advances (they spin; the pieces last
-/// milliseconds).
-class SpinBarrier {
-public:
-  explicit SpinBarrier(unsigned threads) : threads(threads) {}
-  void wait() {
-    unsigned generation = this->generation.load();
-    if (arrived.fetch_add(1) + 1 == threads) {
-      arrived.store(0);
-      this->generation.fetch_add(1);
-      return;
-    }
-    while (this->generation.load() == generation)
-      std::this_thread::yield();
-  }
-
-private:
-  const unsigned threads;
-  std::atomic<unsigned> arrived{0};
-  std::atomic<unsigned> generation{0};
-};
-} // namespace
-
-double mlir::quant_block::runner::measureReadBandwidth(
+ReadPass mlir::quant_block::runner::timeReadPass(
     llvm::ArrayRef<std::pair<const char *, size_t>> regions,
-    unsigned repetitions, uint64_t pieceBytes, unsigned threads) {
-  pieceBytes = std::max<uint64_t>(pieceBytes, 64);
-  threads = std::max(threads, 1u);
-  // Every piece, in order: each thread sums its share of it, and the piece
-  // is timed from the barrier all threads leave to the one they all reach.
-  // Each loop in passes of its own: a pass over all regions evicts the
-  // caches for the next.
-  struct Piece {
-    const char *data;
-    size_t size;
-    SumFunction sum;
-  };
-  std::vector<Piece> pieces;
-  llvm::SmallVector<SumFunction, 2> loops = getReadLoops();
-  for (unsigned rep = 0; rep < std::max(repetitions, 1u); ++rep)
-    for (SumFunction sum : loops)
-      for (auto [data, size] : regions)
-        for (size_t begin = 0; begin < size; begin += pieceBytes)
-          pieces.push_back(
-              {data + begin, std::min<size_t>(pieceBytes, size - begin), sum});
-  SpinBarrier barrier(threads);
-  std::vector<uint64_t> sums(threads);
-  // Thread `thread`'s share of a piece: whole cache lines, the last share
-  // shorter.
-  auto sumShare = [&](unsigned thread, const Piece &piece) {
-    size_t share = (piece.size / threads + 63) / 64 * 64;
-    size_t begin = std::min<size_t>(piece.size, thread * share);
-    size_t end = std::min<size_t>(piece.size, begin + share);
-    sums[thread] += piece.sum(piece.data + begin, piece.data + end);
-  };
-  auto work = [&](unsigned thread) {
-    for (const Piece &piece : pieces) {
-      barrier.wait();
-      sumShare(thread, piece);
-      barrier.wait();
+    RunOnTeam runOnTeam) {
+  SumFunction sum = getReadLoops().back();
+  std::atomic<uint64_t> total{0};
+  auto start = std::chrono::steady_clock::now();
+  runOnTeam([&](unsigned thread, unsigned threads) {
+    uint64_t partial = 0;
+    for (auto [data, size] : regions) {
+      // Whole cache lines per thread (at least one: a region smaller than
+      // the team is read by the first thread), the last share shorter.
+      size_t share = ((size + threads - 1) / threads + 63) / 64 * 64;
+      size_t begin = std::min<size_t>(size, thread * share);
+      size_t end = std::min<size_t>(size, begin + share);
+      partial += sum(data + begin, data + end);
     }
-  };
-  std::vector<std::thread> helpers;
-  for (unsigned thread = 1; thread < threads; ++thread)
-    helpers.emplace_back(work, thread);
-  double best = 1e30;
-  for (const Piece &piece : pieces) {
-    barrier.wait();
-    auto start = std::chrono::steady_clock::now();
-    sumShare(0, piece);
-    barrier.wait();
-    double seconds = secondsSince(start);
-    // Pieces too small to time say nothing about the memory.
-    if (piece.size >= 4096)
-      best = std::min(best, seconds / piece.size);
-  }
-  for (std::thread &helper : helpers)
-    helper.join();
-  for (uint64_t sum : sums)
-    readSink += sum;
-  return best < 1e30 ? 1.0 / best / 1e9 : 0;
-}
-
-unsigned mlir::quant_block::runner::getOpenMPThreadCount() {
-  if (const char *value = std::getenv("OMP_NUM_THREADS")) {
-    unsigned count = 0;
-    if (!llvm::StringRef(value).split(',').first.trim().getAsInteger(10,
-                                                                     count) &&
-        count > 0)
-      return count;
-  }
-  return std::max(std::thread::hardware_concurrency(), 1u);
+    total.fetch_add(partial, std::memory_order_relaxed);
+  });
+  ReadPass pass;
+  pass.seconds = secondsSince(start);
+  pass.sum = total.load();
+  readSink += pass.sum;
+  return pass;
 }
 
 uint64_t mlir::quant_block::runner::getLastLevelCacheBytes(uint64_t fallback) {

@@ -32,6 +32,15 @@ double BenchmarkReport::getReadRatio() const {
   return getGBps() / cold->readGBps;
 }
 
+double mlir::quant_block::runner::getMedian(std::vector<double> values) {
+  if (values.empty())
+    return 0;
+  std::sort(values.begin(), values.end());
+  size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle]
+                           : (values[middle - 1] + values[middle]) / 2;
+}
+
 void mlir::quant_block::runner::timeCalls(
     BenchmarkReport &report, unsigned calls, llvm::function_ref<void()> call,
     llvm::function_ref<void()> afterCall) {
@@ -44,15 +53,11 @@ void mlir::quant_block::runner::timeCalls(
         std::chrono::duration<double>(end - start).count());
     afterCall();
   }
-  std::vector<double> sorted = report.seconds;
-  std::sort(sorted.begin(), sorted.end());
-  if (sorted.empty())
+  if (report.seconds.empty())
     return;
-  report.minSeconds = sorted.front();
-  size_t middle = sorted.size() / 2;
-  report.medianSeconds = sorted.size() % 2
-                             ? sorted[middle]
-                             : (sorted[middle - 1] + sorted[middle]) / 2;
+  report.minSeconds =
+      *std::min_element(report.seconds.begin(), report.seconds.end());
+  report.medianSeconds = getMedian(report.seconds);
 }
 
 static std::string formatTime(double seconds) {
@@ -119,12 +124,15 @@ void mlir::quant_block::runner::printBenchmarkReport(
   }
   if (report.cold) {
     os << "  read bandwidth:   " << llvm::format("%.2f", report.cold->readGBps)
-       << " GB/s (read-only sum over the weight copies, "
+       << " GB/s (read-only sum over a cold copy of the weights after each "
+          "call, "
        << report.cold->readThreads
        << (report.cold->readThreads == 1 ? " thread" : " threads")
-       << ", just before and after the calls)\n";
+       << ", fastest of " << report.cold->readPasses << ")\n";
     os << "  read ratio:       " << llvm::format("%.3f", report.getReadRatio())
-       << " (throughput / read bandwidth)\n";
+       << " (throughput / read bandwidth; median over the calls of each "
+          "call's to the next read's: "
+       << llvm::format("%.3f", report.cold->pairedReadRatio) << ")\n";
   }
 }
 
@@ -161,6 +169,8 @@ mlir::quant_block::runner::toJSON(const BenchmarkReport &report) {
         {"copies", static_cast<int64_t>(report.cold->copies)},
         {"read_gbps", report.cold->readGBps},
         {"threads", report.cold->readThreads},
+        {"read_passes", static_cast<int64_t>(report.cold->readPasses)},
+        {"paired_read_ratio", report.cold->pairedReadRatio},
     };
     object["read_ratio"] = report.getReadRatio();
   }

@@ -21,9 +21,9 @@
 
 // bench/table.py prints reports as a table.
 // RUN: %python %src_root/bench/table.py %t/report.json | FileCheck %s --check-prefix=TABLE
-// TABLE:      kernel     min ms  median ms  MB moved  GB/s  mem GB/s  ratio  read GB/s  read ratio
+// TABLE:      kernel     min ms  median ms  MB moved  GB/s  mem GB/s  ratio  read GB/s  read ratio  paired
 // TABLE-NEXT: ---------
-// TABLE-NEXT: roundtrip  {{ *[0-9]+\.[0-9]{3}  +[0-9]+\.[0-9]{3}  +0\.01  +[0-9.]+  +[0-9.]+  +[0-9.]+  +-  +-$}}
+// TABLE-NEXT: roundtrip  {{ *[0-9]+\.[0-9]{3}  +[0-9]+\.[0-9]{3}  +0\.01  +[0-9.]+  +[0-9.]+  +[0-9.]+  +-  +-  +-$}}
 
 // RUN: quant-run %s -e roundtrip -i %t/x.npy -i %t/scales.npy -i %t/zero_points.npy --benchmark=2 --bytes=1000000 --bandwidth-mib=0 --benchmark-fresh-memory | FileCheck %s --check-prefix=OPTIONS
 // OPTIONS:      result #0 of @roundtrip: tensor<8x96xf32> as <f4 (8, 96) = [

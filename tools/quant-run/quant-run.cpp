@@ -37,6 +37,7 @@
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -45,8 +46,11 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::quant_block::runner;
@@ -336,7 +340,9 @@ makeColdCopies(llvm::ArrayRef<NpyArray> inputs, ColdBenchmark &cold) {
                      "rotate over");
   cold.llcBytes = coldLLCMiB ? static_cast<uint64_t>(coldLLCMiB) << 20
                              : getLastLevelCacheBytes();
-  cold.copies = std::max<uint64_t>(2, (8 * cold.llcBytes + cold.setBytes - 1) /
+  // At least 4, so that the copy read after a call (half a rotation on)
+  // is neither the next call's nor one a call will read soon.
+  cold.copies = std::max<uint64_t>(4, (8 * cold.llcBytes + cold.setBytes - 1) /
                                           cold.setBytes);
   for (unsigned c = 0; c < cold.copies; ++c) {
     std::vector<NpyArray> set;
@@ -354,15 +360,62 @@ makeColdCopies(llvm::ArrayRef<NpyArray> inputs, ColdBenchmark &cold) {
   return result;
 }
 
-static double measureColdReadBandwidth(const ColdCopies &copies,
-                                       unsigned threads) {
+/// The regions of copy `c` of the weights, for a read pass.
+static std::vector<std::pair<const char *, size_t>>
+getCopyRegions(const ColdCopies &copies, unsigned c) {
   std::vector<std::pair<const char *, size_t>> regions;
-  for (const std::vector<NpyArray> &set : copies.copies)
-    for (const NpyArray &array : set)
-      regions.emplace_back(array.buffer.data(), array.getByteSize());
-  return measureReadBandwidth(regions, /*repetitions=*/2,
-                              /*pieceBytes=*/16 << 20, threads);
+  for (const NpyArray &array : copies.copies[c])
+    regions.emplace_back(array.buffer.data(), array.getByteSize());
+  return regions;
 }
+
+namespace {
+/// The team of threads that code with OpenMP loops runs on, started through
+/// the OpenMP runtime the JIT loaded (libomp exports libgomp's
+/// GOMP_parallel): a read pass on it pays the same fork and join as a
+/// kernel call, and no other threads compete with the runtime's, which spin
+/// for a while after each parallel region.
+class OpenMPTeam {
+public:
+  static llvm::Expected<OpenMPTeam> find() {
+    OpenMPTeam team;
+    team.parallel = reinterpret_cast<decltype(parallel)>(
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("GOMP_parallel"));
+    team.getThreadNum = reinterpret_cast<decltype(getThreadNum)>(
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+            "omp_get_thread_num"));
+    team.getNumThreads = reinterpret_cast<decltype(getNumThreads)>(
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+            "omp_get_num_threads"));
+    if (!team.parallel || !team.getThreadNum || !team.getNumThreads)
+      return makeError("--benchmark-cold: the OpenMP runtime the compiled "
+                       "code uses has no GOMP_parallel, omp_get_thread_num "
+                       "or omp_get_num_threads to time the read passes with");
+    return team;
+  }
+
+  /// Runs `body(thread, threads)` on each thread of the team (as many as
+  /// the compiled code's parallel regions get).
+  void run(llvm::function_ref<void(unsigned, unsigned)> body) const {
+    struct Context {
+      const OpenMPTeam *team;
+      llvm::function_ref<void(unsigned, unsigned)> body;
+    } context{this, body};
+    parallel(
+        [](void *opaque) {
+          auto *context = static_cast<Context *>(opaque);
+          context->body(context->team->getThreadNum(),
+                        context->team->getNumThreads());
+        },
+        &context, /*num_threads=*/0, /*flags=*/0);
+  }
+
+private:
+  void (*parallel)(void (*)(void *), void *, unsigned, unsigned) = nullptr;
+  int (*getThreadNum)() = nullptr;
+  int (*getNumThreads)() = nullptr;
+};
+} // namespace
 
 /// Times --benchmark calls (the first call was the warm-up), measures the
 /// memory bandwidth and prints the report.
@@ -396,16 +449,40 @@ static Error benchmark(const EntrySignature &signature, PackedCall &call,
         report, benchmarkCalls, [&] { function(call.prepare()); },
         [&] { call.freeResults(); });
   } else {
-    // The read pass leaves the last copies in the caches; the calls start
-    // from the first, which later copies evicted.
     ColdBenchmark cold;
     llvm::Expected<ColdCopies> copies = makeColdCopies(inputs, cold);
     if (!copies)
       return copies.takeError();
-    // As many threads as the compiled code runs on.
-    cold.readThreads = threaded ? getOpenMPThreadCount() : 1;
-    cold.readGBps = measureColdReadBandwidth(*copies, cold.readThreads);
+    std::optional<OpenMPTeam> team;
+    if (threaded) {
+      llvm::Expected<OpenMPTeam> found = OpenMPTeam::find();
+      if (!found)
+        return found.takeError();
+      team = *found;
+    }
+    // The report gives the team size the read passes ran on.
+    unsigned teamSize = 1;
+    auto runOnTeam = [&](llvm::function_ref<void(unsigned, unsigned)> body) {
+      if (!team)
+        return body(0, 1);
+      team->run([&](unsigned thread, unsigned threads) {
+        if (thread == 0)
+          teamSize = threads;
+        body(thread, threads);
+      });
+    };
+    // Evict what makeColdCopies left in the caches: the calls start from
+    // copy 0, which the later copies evicted.
+    for (unsigned c = cold.copies / 2; c < cold.copies; ++c)
+      timeReadPass(getCopyRegions(*copies, c), runOnTeam);
+    cold.readThreads = teamSize;
+    // After each call, outside the timed region, one read pass over the copy
+    // half a rotation on, which no call has read for copies / 2 calls and
+    // none will for copies / 2 more: the read bandwidth is measured with
+    // the same bytes, threads and statistics as the kernel, at the same
+    // moments, so that a shared machine's changing speed affects both alike.
     unsigned next = 0;
+    std::vector<double> readSeconds;
     auto useNextCopy = [&] {
       for (auto [j, index] : llvm::enumerate(copies->weightInputs))
         call.setArgument(index, copies->copies[next][j]);
@@ -416,10 +493,26 @@ static Error benchmark(const EntrySignature &signature, PackedCall &call,
         report, benchmarkCalls, [&] { function(call.prepare()); },
         [&] {
           call.freeResults();
+          unsigned read = (next + cold.copies / 2) % cold.copies;
+          readSeconds.push_back(
+              timeReadPass(getCopyRegions(*copies, read), runOnTeam).seconds);
           useNextCopy();
         });
-    cold.readGBps = std::max(
-        cold.readGBps, measureColdReadBandwidth(*copies, cold.readThreads));
+    cold.readPasses = readSeconds.size();
+    if (!readSeconds.empty()) {
+      double fastest =
+          *std::min_element(readSeconds.begin(), readSeconds.end());
+      cold.readGBps = cold.setBytes / fastest / 1e9;
+      // Median over the calls of (the call's throughput / the next read
+      // pass's bandwidth).
+      std::vector<double> ratios;
+      uint64_t bytes = report.bytesOverridden ? report.bytes : cold.setBytes;
+      for (auto [callSeconds, passSeconds] :
+           llvm::zip(report.seconds, readSeconds))
+        ratios.push_back(static_cast<double>(bytes) / cold.setBytes *
+                         passSeconds / callSeconds);
+      cold.pairedReadRatio = getMedian(std::move(ratios));
+    }
     report.cold = cold;
     if (!report.bytesOverridden)
       report.bytes = cold.setBytes;

@@ -50,22 +50,27 @@ llvm::Expected<BandwidthMeasurement>
 measureMemoryBandwidth(uint64_t bufferBytes, unsigned repetitions,
                        uint64_t pieceBytes = 16 << 20);
 
-/// The read-only bandwidth as a memory-bound kernel that streams its weights
-/// and writes little sees it: a sum over `regions` (pointer, size), which
-/// together should be far larger than the last-level cache, on `threads`
-/// threads (each piece split between them, as the kernels split their
-/// output rows), `repetitions` passes, each region timed in pieces of at
-/// most `pieceBytes`; the fastest piece counts (GB/s of bytes read). The
-/// cold benchmark passes the copies of the weights it rotates over.
-double
-measureReadBandwidth(llvm::ArrayRef<std::pair<const char *, size_t>> regions,
-                     unsigned repetitions, uint64_t pieceBytes = 16 << 20,
-                     unsigned threads = 1);
+/// Runs `body(thread, threads)` once on each of the `threads` threads of a
+/// team and returns when all have finished.
+using RunOnTeam = llvm::function_ref<void(
+    llvm::function_ref<void(unsigned thread, unsigned threads)> body)>;
 
-/// The threads an OpenMP program uses here: the first number of
-/// OMP_NUM_THREADS when it is set and valid, otherwise the hardware
-/// threads (libomp's default).
-unsigned getOpenMPThreadCount();
+/// What one read pass took, and what it summed (the 64-bit words of each
+/// region, in two's complement, plus its tail bytes one by one).
+struct ReadPass {
+  double seconds = 0;
+  uint64_t sum = 0;
+};
+
+/// Times one read-only pass over `regions` (pointer, size) on the
+/// team `runOnTeam` starts: each region split between the threads in whole
+/// cache lines, as the kernels split their output rows, and summed with the
+/// fastest read loop the host runs (64-byte loads and a prefetch into L2
+/// 4 KiB ahead on AVX-512 hosts, 32-byte loads on AVX2 ones). The time
+/// includes starting and joining the team, as a kernel call's does. The cold
+/// benchmark times one pass over a cold copy of the weights after each call.
+ReadPass timeReadPass(llvm::ArrayRef<std::pair<const char *, size_t>> regions,
+                      RunOnTeam runOnTeam);
 
 /// The size of the last-level cache as Linux reports it
 /// (/sys/devices/system/cpu/cpu0/cache/index3/size, e.g. "32768K"), or

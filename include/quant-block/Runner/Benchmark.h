@@ -28,19 +28,24 @@ namespace mlir::quant_block::runner {
 
 /// How a cold benchmark (--benchmark-cold) kept the weights out of the
 /// caches: calls rotate over `copies` copies of the weight arguments,
-/// `copies * setBytes >= 8 * llcBytes`, and the read-only bandwidth was
-/// measured over those copies in the same run.
+/// `copies * setBytes >= 8 * llcBytes`, and after each call a read-only pass
+/// over a cold copy measured the read bandwidth.
 struct ColdBenchmark {
   uint64_t llcBytes = 0;
   /// Bytes of one copy of the weight arguments (packed data + scales + zero
   /// points).
   uint64_t setBytes = 0;
   unsigned copies = 0;
-  /// Best read-only bandwidth over the copies, in GB/s, measured with
-  /// `readThreads` threads (the compiled code's: OMP_NUM_THREADS for code
-  /// with OpenMP loops, else 1).
+  /// Read-only bandwidth of the fastest of the `readPasses` passes (one
+  /// after each call, each over a whole copy), in GB/s, measured with
+  /// `readThreads` threads (the compiled code's: OMP_NUM_THREADS on the
+  /// OpenMP team for code with OpenMP loops, else 1).
   double readGBps = 0;
   unsigned readThreads = 1;
+  unsigned readPasses = 0;
+  /// The median over the calls of the call's throughput over the bandwidth
+  /// of the read pass that followed it.
+  double pairedReadRatio = 0;
 };
 
 struct BenchmarkReport {
@@ -66,6 +71,10 @@ struct BenchmarkReport {
   /// getGBps() / the read-only bandwidth of a cold benchmark; 0 otherwise.
   double getReadRatio() const;
 };
+
+/// The median of `values` (the mean of the middle two for an even count; 0
+/// for none).
+double getMedian(std::vector<double> values);
 
 /// Calls `call` `calls` times, timing each call alone, and `afterCall` after
 /// each one outside the timed region (to free its results). The caller has
