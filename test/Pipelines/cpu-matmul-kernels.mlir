@@ -386,3 +386,30 @@ func.func @row_tiled_reassoc(%x: tensor<1x64xf32>, %t: !t) -> tensor<1x32xf32> {
   %y = quant_block.matmul %x, %t transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x64xf32>, !t -> tensor<1x32xf32>
   return %y : tensor<1x32xf32>
 }
+
+// -----
+
+// A row-tiled weight with zero points, int8 activations: each K step (2
+// blocks of 32) prefetches the next tile's (clamped to the last, 1) words of
+// the step, a line per word index, then its scales and zero points of the
+// step: one line each (16 f16 scales per block, 2 blocks a line; zero
+// points one per byte, 4 blocks a line).
+// VNNI-LABEL: func.func @row_tiled_prefetch(
+// VNNI: scf.for %[[BLOCK:.*]] = %{{.*}} to %{{.*}} step %c2{{.*}} iter_args
+// VNNI: %[[NEXT:.*]] = arith.minui %{{.*}}, %c1{{.*}} : index
+// VNNI-COUNT-8: memref.prefetch %{{.*}}[%[[NEXT]], %{{.*}}, %{{.*}}, %{{.*}}], read, locality<2>, data : memref<2x16x16x4xi8, strided<[?, ?, ?, ?], offset: ?>>
+// VNNI: memref.prefetch %{{.*}}[%[[NEXT]], %[[BLOCK]], %{{.*}}], read, locality<2>, data : memref<2x4x16xf16, strided<[?, ?, ?], offset: ?>>
+// VNNI: memref.prefetch %{{.*}}[%[[NEXT]], %[[BLOCK]], %{{.*}}], read, locality<2>, data : memref<2x4x16xi4, strided<[?, ?, ?], offset: ?>>
+// VNNI-NOT: memref.prefetch
+// VNNI: return
+// NOPF-LABEL: func.func @row_tiled_prefetch(
+// NOPF-NOT: memref.prefetch
+// NOPF: return
+!a = !quant_block.tensor<1x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!t = !quant_block.tensor<32x128, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = f16, zero_point = ui4, row_tile = 16>>
+func.func @row_tiled_prefetch(%x: !a, %t: !t) -> tensor<1x32xf32> {
+  // Without VNNI the integer kernel reads rows, not tiles:
+  // expected-remark @below {{the row-tiled weight is repacked row-major on every call: this kernel does not read tiles of 16 rows}}
+  %y = quant_block.matmul %x, %t transpose_rhs accumulate(i32) inhibit : !a, !t -> tensor<1x32xf32>
+  return %y : tensor<1x32xf32>
+}
