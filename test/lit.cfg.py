@@ -22,6 +22,7 @@ config.substitutions.append(("%python", config.python_executable))
 # The C compiler CMake found: tests that build small C drivers use it.
 config.substitutions.append(("%host_cc", config.host_cc))
 config.substitutions.append(("%src_root", config.quant_block_src_root))
+config.substitutions.append(("%obj_root", config.quant_block_obj_root))
 config.substitutions.append(("%quant_block_libs", config.quant_block_lib_dir))
 config.substitutions.append(("%llvm_lib_dir", config.llvm_lib_dir))
 config.substitutions.append(("%llvm_tools_dir", config.llvm_tools_dir))
@@ -226,3 +227,26 @@ config.substitutions.append((
     "%gpu_binary",
     config.python_executable + " "
     + os.path.join(config.test_source_root, "GPU", "Inputs", "gpu_binary.py")))
+
+# A test whose REQUIRES names a missing feature is UNSUPPORTED, which lit and
+# ctest count as passed: a lane without libomp once ran none of the threaded
+# kernel-order tests and stayed green. QUANT_BLOCK_LIT_REQUIRE (names
+# separated by spaces or commas) lists the features a lane installs and must
+# therefore have; run.sh sets it. A missing one stops every lit run with the
+# reason.
+required_features = os.environ.get("QUANT_BLOCK_LIT_REQUIRE", "")
+missing_features = [
+    feature for feature in required_features.replace(",", " ").split()
+    if feature not in config.available_features]
+if missing_features:
+    known_reasons = {
+        "libomp": f"no OpenMP runtime at {config.libomp} "
+                  "(Debian: libomp-22-dev)",
+        "spirv-val": "no spirv-val on PATH (Debian: spirv-tools)",
+        "ptxas": "no ptxas on PATH or under /usr/local/cuda/bin",
+        "vulkan": config.vulkan_unsupported_reason,
+    }
+    lit_config.fatal(
+        "QUANT_BLOCK_LIT_REQUIRE names features this host lacks: "
+        + "; ".join(f"{feature}: {known_reasons.get(feature) or 'not detected'}"
+                    for feature in missing_features))
