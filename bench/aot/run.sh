@@ -66,7 +66,7 @@ pipeline_options="${options[*]:-}"
 triple="$("$llvm_bin/llvm-config" --host-target)"
 
 mkdir -p "$work_dir"
-"$cc" -O2 -o "$work_dir/aot_call" "$here/aot_call.c" -ldl
+"$cc" -O2 -pthread -o "$work_dir/aot_call" "$here/aot_call.c" -ldl
 mapfile -t all_kernels < <("$python" "$bench/make_inputs.py" "$work_dir")
 kernels=("$@")
 if [[ ${#kernels[@]} -eq 0 ]]; then

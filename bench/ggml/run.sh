@@ -7,8 +7,8 @@
 # `quant-run --benchmark-cold` times bench/linear_*.mlir, at the shapes of
 # bench/: Q4_0 [4096, 4096] with M = 1, 8 and 32, Q4_0 [11008, 4096] with
 # M = 1, MXFP4 [4096, 4096] with M = 1 (calls rotating over copies of the weight
-# totalling 8 x the last-level cache, the read-only bandwidth measured over
-# the copies in the same run). Not part of the build or the test suite; needs
+# totalling 8 x the last-level cache, a read pass over a cold copy after
+# each call, bench/cold.h). Not part of the build or the test suite; needs
 # npm, a C compiler and the network.
 #
 #   bench/ggml/run.sh            # 1 and 2 threads, 20 calls
@@ -59,7 +59,7 @@ if [[ -z "$llc" ]]; then
   esac
 fi
 
-"$cc" -O2 -o "$work_dir/ggml_gemv" "$here/ggml_gemv.c" \
+"$cc" -O2 -pthread -o "$work_dir/ggml_gemv" "$here/ggml_gemv.c" \
   -L"$libs" -l:"libggml-cpu-$VARIANT.so" -l:libggml-base.so \
   -Wl,-rpath,"$libs"
 echo "ggml from @node-llama-cpp/linux-x64 ($(ls "$work_dir"/node-llama-cpp-linux-x64-*.tgz | sed 's/.*-x64-//; s/.tgz//')), libggml-cpu-$VARIANT.so"

@@ -19,7 +19,6 @@
 
 #include "quant-block/Runner/Bandwidth.h"
 
-#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -180,23 +179,22 @@ sumWordsAVX512(const char *begin, const char *end) {
 
 using SumFunction = uint64_t (*)(const char *, const char *);
 
-/// The read loops this host runs, the fastest last: the baseline one, and
-/// the widest vector one.
-static llvm::SmallVector<SumFunction, 2> getReadLoops() {
-  llvm::SmallVector<SumFunction, 2> loops = {sumWords};
+/// The fastest read loop this host runs: the widest vector one, or the
+/// baseline one.
+static SumFunction getFastestReadLoop() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if (__builtin_cpu_supports("avx512f"))
-    loops.push_back(sumWordsAVX512);
-  else if (__builtin_cpu_supports("avx2"))
-    loops.push_back(sumWordsAVX2);
+    return sumWordsAVX512;
+  if (__builtin_cpu_supports("avx2"))
+    return sumWordsAVX2;
 #endif
-  return loops;
+  return sumWords;
 }
 
 ReadPass mlir::quant_block::runner::timeReadPass(
     llvm::ArrayRef<std::pair<const char *, size_t>> regions,
     RunOnTeam runOnTeam) {
-  SumFunction sum = getReadLoops().back();
+  SumFunction sum = getFastestReadLoop();
   std::atomic<uint64_t> total{0};
   auto start = std::chrono::steady_clock::now();
   runOnTeam([&](unsigned thread, unsigned threads) {
