@@ -17,8 +17,18 @@
  * 3 + 2 x rank 64-bit words. The entry returns one ranked memref whose
  * buffer it allocated with malloc (freed here after each call).
  *
- * usage: aot_call LIB.so ENTRY CALLS LLC_BYTES RESULT OUT.npy IN.npy...
+ * usage: aot_call LIB.so[,LIB2.so...] ENTRY CALLS LLC_BYTES RESULT OUT.npy
+ *                IN.npy...
  *   RESULT: the result's .npy dtype and rank, e.g. "<f4:2"
+ *
+ * With several libraries (up to 4: the same entry compiled two ways, say
+ * from two commits), the calls alternate between them in one process (every
+ * other round in reverse order), each `CALLS` times, and each gets its own
+ * line: on a shared machine whose
+ * speed drifts between processes, that compares versions of a kernel far
+ * more closely than separate runs (bench/README.md). OUT.npy is the first
+ * library's result; the others' must have the same bits, or the driver
+ * says so and fails.
  *
  * Threads: the kernels' OpenMP loops follow OMP_NUM_THREADS, and the read
  * pass after each call (bench/cold.h) runs on their team, as quant-run's
@@ -245,27 +255,46 @@ int main(int argc, char **argv) {
             argv[5]);
     return 2;
   }
-  void *library = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    fprintf(stderr, "aot_call: %s\n", dlerror());
-    return 1;
-  }
+  enum { kMaxLibraries = 4 };
+  char *libraryNames[kMaxLibraries];
+  Entry entries[kMaxLibraries];
+  int libraryCount = 0;
   char symbol[256];
   snprintf(symbol, sizeof(symbol), "_mlir_ciface_%s", entryName);
-  Entry entry = (Entry)dlsym(library, symbol);
-  if (!entry) {
-    fprintf(stderr,
-            "aot_call: no %s in %s (compile with --llvm-request-c-wrappers)\n",
-            symbol, argv[1]);
-    return 1;
+  for (char *name = strtok(argv[1], ","); name; name = strtok(NULL, ",")) {
+    if (libraryCount == kMaxLibraries) {
+      fprintf(stderr, "aot_call: more than %d libraries\n", kMaxLibraries);
+      return 2;
+    }
+    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      fprintf(stderr, "aot_call: %s\n", dlerror());
+      return 1;
+    }
+    Entry entry = (Entry)dlsym(library, symbol);
+    if (!entry) {
+      fprintf(
+          stderr,
+          "aot_call: no %s in %s (compile with --llvm-request-c-wrappers)\n",
+          symbol, name);
+      return 1;
+    }
+    /* dlsym on the library's handle searches its dependencies too: libomp,
+     * where the kernels have OpenMP loops. */
+    if (libraryCount == 0) {
+      *(void **)&gompParallel = dlsym(library, "GOMP_parallel");
+      *(void **)&ompGetThreadNum = dlsym(library, "omp_get_thread_num");
+      *(void **)&ompGetNumThreads = dlsym(library, "omp_get_num_threads");
+      if (!ompGetThreadNum || !ompGetNumThreads)
+        gompParallel = NULL;
+    }
+    libraryNames[libraryCount] = name;
+    entries[libraryCount++] = entry;
   }
-  /* dlsym on the library's handle searches its dependencies too: libomp,
-   * where the kernels have OpenMP loops. */
-  *(void **)&gompParallel = dlsym(library, "GOMP_parallel");
-  *(void **)&ompGetThreadNum = dlsym(library, "omp_get_thread_num");
-  *(void **)&ompGetNumThreads = dlsym(library, "omp_get_num_threads");
-  if (!ompGetThreadNum || !ompGetNumThreads)
-    gompParallel = NULL;
+  if (libraryCount == 0) {
+    fprintf(stderr, "aot_call: no library given\n");
+    return 2;
+  }
 
   int count = argc - 7;
   struct Array arrays[kMaxInputs];
@@ -299,49 +328,88 @@ int main(int argc, char **argv) {
 
   int64_t inputs[kMaxInputs][3 + 2 * kMaxRank];
   int64_t result[3 + 2 * kMaxRank];
-  /* Warm-up on the last copy; its result is the one written. */
+  /* Warm-up on the last copy; the first library's result is the one
+   * written, the others' must have its bits. */
+  size_t resultBytes = (size_t)atoi(resultDescr + 2);
   for (int i = 0; i < count; ++i)
     describe(&arrays[i], INPUT_DATA(copies - 1, i), inputs[i]);
-  call(entry, result, inputs, count);
-  writeNpy(argv[6], result, resultRank, resultDescr,
-           (size_t)atoi(resultDescr + 2));
+  call(entries[0], result, inputs, count);
+  writeNpy(argv[6], result, resultRank, resultDescr, resultBytes);
+  size_t resultCount = 1;
+  for (int d = 0; d < resultRank; ++d)
+    resultCount *= (size_t)result[3 + d];
+  char *firstResult = malloc(resultCount * resultBytes + 1);
+  memcpy(firstResult,
+         (char *)(intptr_t)result[1] + result[2] * (int64_t)resultBytes,
+         resultCount * resultBytes);
   free((void *)(intptr_t)result[0]);
+  for (int l = 1; l < libraryCount; ++l) {
+    call(entries[l], result, inputs, count);
+    int same =
+        memcmp(firstResult,
+               (char *)(intptr_t)result[1] + result[2] * (int64_t)resultBytes,
+               resultCount * resultBytes) == 0;
+    free((void *)(intptr_t)result[0]);
+    if (!same) {
+      fprintf(stderr, "aot_call: %s gives other bits than %s\n",
+              libraryNames[l], libraryNames[0]);
+      return 1;
+    }
+  }
+  free(firstResult);
 
-  /* The calls from the first copy (evicted by the later ones), each
-   * followed by a read pass over a cold copy (bench/cold.h). */
+  /* The calls from the first copy (evicted by the later ones), the
+   * libraries in turn, each call followed by a read pass over a cold copy
+   * (bench/cold.h). */
   if (weightBytes)
     cold_evict(regions, copies, regionBytes);
-  double *callSeconds = malloc(sizeof(double) * 3 * (size_t)calls);
-  double *readSeconds = callSeconds + calls, *ratios = readSeconds + calls;
-  double best = 1e30, bestRead = 1e30;
-  for (int call_ = 0; call_ < calls; ++call_) {
-    int c = call_ % copies;
-    for (int i = 0; i < count; ++i)
-      describe(&arrays[i], INPUT_DATA(c, i), inputs[i]);
-    double start = cold_now();
-    call(entry, result, inputs, count);
-    callSeconds[call_] = cold_now() - start;
-    free((void *)(intptr_t)result[0]);
-    readSeconds[call_] =
-        weightBytes
-            ? readPass(regions[cold_read_copy(call_, copies)], regionBytes)
-            : 0;
-    if (callSeconds[call_] < best)
-      best = callSeconds[call_];
-    if (readSeconds[call_] < bestRead)
-      bestRead = readSeconds[call_];
+  double *seconds = malloc(sizeof(double) * 2 * (size_t)(calls * libraryCount));
+  double *ratios = malloc(sizeof(double) * (size_t)calls);
+  for (int call_ = 0; call_ < calls; ++call_)
+    for (int turn = 0; turn < libraryCount; ++turn) {
+      /* Every other round in reverse order (A B, B A, ...): no library
+       * always follows the same one. */
+      int l = call_ % 2 ? libraryCount - 1 - turn : turn;
+      int index = call_ * libraryCount + turn, c = index % copies;
+      for (int i = 0; i < count; ++i)
+        describe(&arrays[i], INPUT_DATA(c, i), inputs[i]);
+      double start = cold_now();
+      call(entries[l], result, inputs, count);
+      /* Library l's calls, then its read passes. */
+      double *callSeconds = seconds + 2 * (size_t)(l * calls);
+      callSeconds[call_] = cold_now() - start;
+      free((void *)(intptr_t)result[0]);
+      callSeconds[calls + call_] =
+          weightBytes
+              ? readPass(regions[cold_read_copy(index, copies)], regionBytes)
+              : 0;
+    }
+  for (int l = 0; l < libraryCount; ++l) {
+    double *callSeconds = seconds + 2 * (size_t)(l * calls);
+    double *readSeconds = callSeconds + calls;
+    double best = 1e30, bestRead = 1e30;
+    for (int i = 0; i < calls; ++i) {
+      if (callSeconds[i] < best)
+        best = callSeconds[i];
+      if (readSeconds[i] < bestRead)
+        bestRead = readSeconds[i];
+    }
+    double gbps = weightBytes / best / 1e9;
+    double read = weightBytes ? regionBytes / bestRead / 1e9 : 0;
+    char label[300] = "";
+    if (libraryCount > 1)
+      snprintf(label, sizeof(label), " (%s)", libraryNames[l]);
+    printf("aot %s%s: %d calls, cold (%d copies of %.2f MB): min %.3f ms, "
+           "%.2f GB/s, read %.2f GB/s (%s), read ratio %.3f, paired %.3f\n",
+           entryName, label, calls, copies, weightBytes / 1e6, best * 1e3, gbps,
+           read, gompParallel ? "the OpenMP team" : "1 thread",
+           read > 0 ? gbps / read : 0.0,
+           weightBytes
+               ? cold_paired_ratio(callSeconds, readSeconds, ratios, calls) *
+                     weightBytes / regionBytes
+               : 0.0);
   }
-  double gbps = weightBytes / best / 1e9;
-  double read = weightBytes ? regionBytes / bestRead / 1e9 : 0;
-  printf("aot %s: %d calls, cold (%d copies of %.2f MB): min %.3f ms, "
-         "%.2f GB/s, read %.2f GB/s (%s), read ratio %.3f, paired %.3f\n",
-         entryName, calls, copies, weightBytes / 1e6, best * 1e3, gbps, read,
-         gompParallel ? "the OpenMP team" : "1 thread",
-         read > 0 ? gbps / read : 0.0,
-         weightBytes
-             ? cold_paired_ratio(callSeconds, readSeconds, ratios, calls) *
-                   weightBytes / regionBytes
-             : 0.0);
-  free(callSeconds);
+  free(seconds);
+  free(ratios);
   return 0;
 }
