@@ -105,6 +105,27 @@ KERNELS["linear_mxfp4_fast"] = (
     [("x", lambda r: normal(r, (1, 4096))),
      ("data", lambda r: random_bytes(r, (4096, 2048), np.int8)),
      ("scales", lambda r: e8m0(r, (4096, 128)))])
+# The MXFP4 layer with int8 activations (MXFP4 x Q8_0), the same inputs;
+# both at M = 8 and 32 and at (N, K) = (11008, 4096); row-tiled.
+KERNELS["linear_mxfp4_i8act"] = KERNELS["linear_mxfp4_fast"]
+
+
+def _mxfp4(m, n, k=4096):
+    return (["--quantized-as-parts"],
+            [("x", lambda r: normal(r, (m, k))),
+             ("data", lambda r: random_bytes(r, (n, k // 2), np.int8)),
+             ("scales", lambda r: e8m0(r, (n, k // 32)))])
+
+
+for _kind in ("fast", "i8act"):
+    for _m in (8, 32):
+        KERNELS[f"linear_mxfp4_{_kind}_m{_m}"] = _mxfp4(_m, 4096)
+    KERNELS[f"linear_mxfp4_{_kind}_n11008"] = _mxfp4(1, 11008)
+KERNELS["linear_mxfp4_i8act_tiled"] = (
+    ["--quantized-as-parts"],
+    [("x", lambda r: normal(r, (1, 4096))),
+     ("data", lambda r: random_bytes(r, (256, 512, 16, 4), np.int8)),
+     ("scales", lambda r: e8m0(r, (256, 128, 16)))])
 # NVFP4: E2M1 codes, E4M3 scales per 16 (codes 0x30-0x3F: 0.5 to 0.94),
 # one f32 outer scale.
 KERNELS["linear_nvfp4_fast"] = (

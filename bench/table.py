@@ -28,6 +28,14 @@ PEERS = {
     "linear_int4_g32_f16_fast_n11008": ("q4_0", 11008, 4096, 1),
     "linear_int4_g32_f16_i8act_n11008": ("q4_0", 11008, 4096, 1),
     "linear_mxfp4_fast": ("mxfp4", 4096, 4096, 1),
+    "linear_mxfp4_i8act": ("mxfp4", 4096, 4096, 1),
+    "linear_mxfp4_i8act_tiled": ("mxfp4", 4096, 4096, 1),
+    "linear_mxfp4_fast_m8": ("mxfp4", 4096, 4096, 8),
+    "linear_mxfp4_i8act_m8": ("mxfp4", 4096, 4096, 8),
+    "linear_mxfp4_fast_m32": ("mxfp4", 4096, 4096, 32),
+    "linear_mxfp4_i8act_m32": ("mxfp4", 4096, 4096, 32),
+    "linear_mxfp4_fast_n11008": ("mxfp4", 11008, 4096, 1),
+    "linear_mxfp4_i8act_n11008": ("mxfp4", 11008, 4096, 1),
 }
 
 PEER_LINE = re.compile(r"ggml (\S+) mul_mat (\d+)x(\d+), M = (\d+), (\d+) "

@@ -772,9 +772,15 @@ def matmul_integer(lhs_codes, lhs_scheme, lhs_params, rhs_codes, rhs_scheme,
     contract: at most B * 255 * 255 per block); then over the blocks in
     increasing order from +0.0, in f32, `acc += f32(isum) * (f32(sl) *
     f32(sr))`; rounded once to the expressed type. Both sides need the same
-    block size B along K (ragged last block allowed here)."""
+    block size B along K (ragged last block allowed here). FP4 E2M1 weight
+    codes (MXFP4, NVFP4) enter as twice their values, and each block sum is
+    halved (exactly) before its scale product."""
     lq = np.asarray(lhs_codes, np.int64)
-    rq = np.asarray(rhs_codes, np.int64)
+    twice = rhs_scheme.storage == "f4E2M1FN"
+    if twice:
+        rq = (2 * decode_float(rhs_codes, "f4E2M1FN")).astype(np.int64)
+    else:
+        rq = np.asarray(rhs_codes, np.int64)
     lshape, rshape = list(lq.shape), list(rq.shape)
     lblock = lhs_scheme.block_for(lshape)
     rblock = rhs_scheme.block_for(rshape)
@@ -805,7 +811,10 @@ def matmul_integer(lhs_codes, lhs_scheme, lhs_params, rhs_codes, rhs_scheme,
         isum = np.matmul(lc[..., :, k0:k1], rc[..., k0:k1, :])
         scale = (ls[..., :, k0:k0 + 1] * rs[..., k0:k0 + 1, :]) \
             .astype(np.float32)
-        term = (isum.astype(np.float32) * scale).astype(np.float32)
+        isum = isum.astype(np.float32)
+        if twice:
+            isum = (isum * np.float32(0.5)).astype(np.float32)
+        term = (isum * scale).astype(np.float32)
         total = (total + term).astype(np.float32)
     return _to_expressed(total, rhs_scheme.expressed)
 

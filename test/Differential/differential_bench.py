@@ -9,6 +9,8 @@ executed, against the numpy reference (python/quant_block/reference.py):
   layout (row_tile = 16), f32 and int8 activations, M = 1;
 * linear_mxfp4_fast: FP4 E2M1 weights with E8M0 scales per 32 (MXFP4),
   transpose_rhs, f32 activations, fastmath<fast>, M = 1;
+* linear_mxfp4_i8act: the same weights (also row-tiled) with int8
+  activations and accumulate(i32), M = 1;
 * linear_nvfp4_fast: FP4 E2M1 weights with E4M3 scales per 16 and an f32
   outer scale (NVFP4), transpose_rhs, f32 activations, fastmath<fast>, M = 1;
 * linear_int8_channel_fast: int8 weights with one f32 scale per output row,
@@ -41,6 +43,7 @@ N, K = 32, 256
 INT4_G32_F16 = Scheme("i4", "f32", (1, 32), "f16")
 INT4_G32_F16_TILED = Scheme("i4", "f32", (1, 32), "f16", row_tile=16)
 MXFP4 = Scheme("f4E2M1FN", "f32", (1, 32), "f8E8M0FNU")
+MXFP4_TILED = Scheme("f4E2M1FN", "f32", (1, 32), "f8E8M0FNU", row_tile=16)
 NVFP4 = Scheme("f4E2M1FN", "f32", (1, 16), "f8E4M3FN", outer="f32")
 INT8_CHANNEL = Scheme("i8", "f32", (1, -1), "f32")
 I8_ACTIVATIONS = Scheme("i8", "f32", (1, 32), "f32")
@@ -56,6 +59,8 @@ KINDS = [
     ("int4_g32_f16_tiled", INT4_G32_F16_TILED, 1, False),
     ("int4_g32_f16_i8act_tiled", INT4_G32_F16_TILED, 1, True),
     ("mxfp4", MXFP4, 1, False),
+    ("mxfp4_i8act", MXFP4, 1, True),
+    ("mxfp4_i8act_tiled", MXFP4_TILED, 1, True),
     ("nvfp4", NVFP4, 1, False),
     ("int8_channel", INT8_CHANNEL, 1, False),
 ]

@@ -200,7 +200,10 @@ def exact_and_magnitude(case):
                                      shape, lhs_scheme.block_for(shape))
         wshape = list(case["w_codes"].shape)
         wblock = scheme.block_for(wshape)
-        rc = np.asarray(case["w_codes"], np.int64)
+        # E2M1 codes enter as twice their values, halved per block.
+        twice = scheme.storage == "f4E2M1FN"
+        rc = (2 * reference.decode_float(case["w_codes"], scheme.storage)
+              if twice else case["w_codes"]).astype(np.int64)
         if scheme.zero_point:
             rc = rc - reference.expand_blocks(
                 np.asarray(params.zero_points, np.int64), wshape, wblock)
@@ -216,7 +219,7 @@ def exact_and_magnitude(case):
         isum = prod.reshape(shape[0], kb, k_block, -1).sum(axis=2)
         scale = (ls[:, ::k_block][:, :, None] *
                  rs[::k_block, :][None, :, :])
-        terms = isum.astype(np.float64) * scale
+        terms = isum.astype(np.float64) * (0.5 if twice else 1.0) * scale
         return terms.sum(axis=1), np.abs(terms).sum(axis=1), kb + 2
     w = np.asarray(reference.dequantize_scheme(case["w_codes"], scheme,
                                                params), np.float64)

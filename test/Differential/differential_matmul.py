@@ -17,6 +17,9 @@ Result bits must be identical.
 
 usage: differential_matmul.py QUANT_OPT MLIR_RUNNER LIB_DIR [--cases N]
        [--seed S] [--any-i32-layout] [--include-former-failures]
+       [--e2m1-weights]
+--e2m1-weights draws only i32-accumulating products of FP4 E2M1 weights
+(MXFP4 with E8M0 scales per 32, or other scales and blocks).
 --any-i32-layout draws i32-accumulating weights the lowering rejects today
 (ragged blocks, packed blocks that are not whole packing groups).
 """
@@ -60,20 +63,26 @@ def random_codes(rng, shape, scheme):
 
 
 def random_weight(rng, shape, k_dim, expressed, integer_only=False,
-                  k_block=None):
+                  k_block=None, e2m1=False):
     """A weight scheme, its codes and parameters. `k_dim` is the K
-    dimension of `shape`; `k_block` forces the block size along K."""
+    dimension of `shape`; `k_block` forces the block size along K. `e2m1`:
+    FP4 E2M1 codes (an i32-accumulating weight), MXFP4 (E8M0 scales) in
+    half the blocks of 32."""
     rank = len(shape)
     mx = not integer_only and k_block is None and rng.random() < 0.15
-    if mx:
+    if e2m1 and k_block == 32 and rng.random() < 0.5:
+        block = tuple(32 if d == k_dim else 1 for d in range(rank))
+        scheme = Scheme("f4E2M1FN", expressed, block, "f8E8M0FNU")
+    elif mx:
         storage = choice(rng, FLOAT_STORAGE + MX_INT_STORAGE)
         axis = k_dim if rng.random() < 0.7 else (rank - 1 if k_dim ==
                                                   rank - 2 else rank - 2)
         block = tuple(32 if d == axis else 1 for d in range(rank))
         scheme = Scheme(storage, expressed, block, "f8E8M0FNU")
     else:
-        storage = choice(rng, SMALL_INT_STORAGE if integer_only else
-                         INT_STORAGE + FLOAT_STORAGE)
+        storage = "f4E2M1FN" if e2m1 else choice(
+            rng, SMALL_INT_STORAGE if integer_only else
+            INT_STORAGE + FLOAT_STORAGE)
         block = []
         for d, size in enumerate(shape):
             if d == k_dim:
@@ -94,7 +103,7 @@ def random_weight(rng, shape, k_dim, expressed, integer_only=False,
                 zero_point = choice(rng, ["f32", "f16", "bf16"])
         scheme = Scheme(storage, expressed, tuple(block), scale, zero_point)
     sshape = scheme.scale_shape(shape)
-    scales = random_scales(rng, sshape, scheme.scale, storage)
+    scales = random_scales(rng, sshape, scheme.scale, scheme.storage)
     zero_points = None
     if scheme.zero_point_domain == "int":
         lo, hi = scheme.qrange
@@ -187,7 +196,7 @@ def former_failure(case):
 
 def make_case(rng, index, args):
     while True:
-        case = draw_case(rng, index)
+        case = draw_case(rng, index, args.e2m1_weights)
         if case["integer"] and not args.any_i32_layout and \
                 not expanded_layout(list(case["w_codes"].shape),
                                     case["w_scheme"]):
@@ -196,8 +205,8 @@ def make_case(rng, index, args):
             return case
 
 
-def draw_case(rng, index):
-    integer = rng.random() < 0.5
+def draw_case(rng, index, e2m1=False):
+    integer = rng.random() < 0.5 or e2m1
     transpose = bool(rng.random() < 0.5)
     batched = rng.random() < 0.25
     batch = [int(rng.integers(1, 3))] if batched else []
@@ -233,7 +242,7 @@ def draw_case(rng, index):
         w_shape = batch + w_shape
     k_dim = len(w_shape) - 1 if transpose else len(w_shape) - 2
     scheme, codes, params = random_weight(rng, w_shape, k_dim, expressed,
-                                          integer, k_block)
+                                          integer, k_block, e2m1)
     x_shape = batch + [m, k]
     x = (rng.standard_normal(x_shape) * 2).astype(np.float32)
     x = np.asarray(reference.convert_float(x, expressed), np.float32)
@@ -368,6 +377,9 @@ def main():
                             help="also draw i32-accumulating weights with "
                                  "ragged or partly packed blocks (not "
                                  "lowered yet)")
+        parser.add_argument("--e2m1-weights", action="store_true",
+                            help="only i32-accumulating products, of FP4 "
+                                 "E2M1 weights (MXFP4 and other scales)")
     args = harness.parse_args(__doc__, 60, 20261124, extra)
     rng = np.random.default_rng(args.seed)
     cases = harness.select([make_case(rng, i, args)

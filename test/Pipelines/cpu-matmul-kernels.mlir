@@ -5,6 +5,7 @@
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="x86-avx512=true" 2>/dev/null | FileCheck %s --check-prefix=LOOKUP
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-pipeline="x86-avx512=true" 2>/dev/null | FileCheck %s --check-prefix=VPERMPS
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-pipeline="x86-avx512-vnni=true" 2>/dev/null | FileCheck %s --check-prefix=DOT
+// RUN: quant-opt %s --split-input-file --quant-block-cpu-pipeline="x86-avx512-vnni=true x86-avx512=true" 2>/dev/null | FileCheck %s --check-prefix=PSHUFB
 
 // An int4 GEMV with f16 scales: the weight's lowered parts, the activations
 // de-interleaved (even elements of each chunk of 32 first), one loop over
@@ -311,6 +312,43 @@ func.func @i8act_n8(%x: !a, %w: !w) -> tensor<1x8xf32> {
 func.func @i8act_rows(%x: !a, %w: !w) -> tensor<4x16xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit fastmath<contract> : !a, !w -> tensor<4x16xf32>
   return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// MXFP4 weights with int8 activations (accumulate(i32)): the codes enter the
+// block sums as twice their E2M1 values plus 12 (0..24, unsigned), the sums
+// are corrected by 12 times the activation block sums and halved (exactly)
+// before the scales. Without VNNI the generic tiles decode them by integer
+// arithmetic in i32 lanes; with x86-avx512-vnni (N a multiple of 16) each
+// 64 nibbles are looked up in a 16-byte table, which x86-avx512 makes one
+// vpshufb.
+// CHECK-LABEL: func.func @mxfp4_i8act(
+// CHECK: arith.constant dense<12> : vector<16xi32>
+// CHECK: arith.cmpi ult
+// CHECK: arith.select
+// CHECK: arith.muli {{.*}} : vector<16xi32>
+// CHECK: %[[SUM:.+]] = arith.sitofp {{.*}} : vector<4xi32> to vector<4xf32>
+// CHECK: %[[HALF:.+]] = arith.constant dense<5.000000e-01> : vector<4xf32>
+// CHECK: arith.mulf %[[SUM]], %[[HALF]] : vector<4xf32>
+// CHECK-NOT: quant_block.matmul
+// VNNI-LABEL: func.func @mxfp4_i8act(
+// VNNI: %[[TABLE:.+]] = arith.constant dense<[12, 13, 14, 15, 16, 18, 20, 24, 12, 11, 10, 9, 8, 6, 4, 0]> : tensor<16xi8>
+// VNNI: vector.gather %[[TABLE]][%{{.*}}] [%{{.*}}], %{{.*}}, %{{.*}} : tensor<16xi8>, vector<64xi8>, vector<64xi1>, vector<64xi8> into vector<64xi8>
+// VNNI: vector.contract
+// VNNI: %[[SUM:.+]] = arith.sitofp {{.*}} : vector<16xi32> to vector<16xf32>
+// VNNI: %[[HALF:.+]] = arith.constant dense<5.000000e-01> : vector<16xf32>
+// VNNI: arith.mulf %[[SUM]], %[[HALF]] : vector<16xf32>
+// PSHUFB-LABEL: llvm.func @mxfp4_i8act(
+// PSHUFB: llvm.call_intrinsic "llvm.x86.avx512.pshuf.b.512"(%{{.*}}, %{{.*}}) : (vector<64xi8>, vector<64xi8>) -> vector<64xi8>
+// PSHUFB: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// PSHUFB-NOT: llvm.intr.masked.gather
+// PSHUFB-LABEL: llvm.func @mxfp4(
+!w = !quant_block.tensor<16x128, #quant_block.scheme<mxfp4>>
+!a = !quant_block.tensor<1x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @mxfp4_i8act(%x: !a, %w: !w) -> tensor<1x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
 }
 
 // -----

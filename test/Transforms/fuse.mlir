@@ -216,6 +216,47 @@ func.func @integer_dot(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
 
 // -----
 
+// The same with an MXFP4 weight (E2M1 codes, E8M0 scales per 32): its codes
+// enter the integer block sums as twice their values (llama.cpp's MXFP4 x
+// Q8_0), so it is an integer dot product too.
+// CHECK-LABEL: func.func @integer_dot_mxfp4
+// CHECK: %[[XQ:.*]] = quant_block.quantize_dynamic absmax
+// CHECK-NOT: quant_block.dequantize
+// CHECK: quant_block.matmul %[[XQ]], %{{.*}} transpose_rhs accumulate(i32) inhibit fastmath<reassoc,contract> :
+// NOINT-LABEL: func.func @integer_dot_mxfp4
+// NOINT: quant_block.matmul %{{.*}}, %{{.*}} transpose_rhs accumulate(f32) inhibit fastmath<reassoc,contract> :
+!x = !quant_block.tensor<4x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!w = !quant_block.tensor<16x64, #quant_block.scheme<mxfp4>>
+func.func @integer_dot_mxfp4(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
+  %xq = quant_block.quantize_dynamic absmax %x : tensor<4x64xf32> -> !x
+  %xd = quant_block.dequantize %xq : !x -> tensor<4x64xf32>
+  %wd = quant_block.dequantize %w : !w -> tensor<16x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<4x16xf32>
+  %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%xd, %wd : tensor<4x64xf32>, tensor<16x64xf32>) outs(%zero : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// An E2M1 weight with an outer scale (NVFP4) has no i32 lowering: floats.
+// CHECK-LABEL: func.func @integer_dot_refused_nvfp4
+// CHECK: %[[X:.*]] = quant_block.dequantize
+// CHECK: quant_block.matmul %[[X]], %{{.*}} transpose_rhs accumulate(f32) inhibit
+!x = !quant_block.tensor<4x64, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+!w = !quant_block.tensor<16x64, #quant_block.scheme<nvfp4>>
+func.func @integer_dot_refused_nvfp4(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
+  %xq = quant_block.quantize_dynamic absmax %x : tensor<4x64xf32> -> !x
+  %xd = quant_block.dequantize %xq : !x -> tensor<4x64xf32>
+  %wd = quant_block.dequantize %w : !w -> tensor<16x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<4x16xf32>
+  %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%xd, %wd : tensor<4x64xf32>, tensor<16x64xf32>) outs(%zero : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
 // Per-token activations (one block over all of K) against groups of 32: the
 // blocks along K differ, so the product stays in floats.
 // CHECK-LABEL: func.func @integer_dot_refused_blocks

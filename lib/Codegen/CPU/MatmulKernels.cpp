@@ -24,6 +24,7 @@
 #include "TableLookups.h"
 
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -55,6 +56,9 @@ constexpr int64_t kChunk = 2 * kLanes;
 constexpr int64_t kMaxUnrolledChunks = 8;
 /// The most bytes per weight row a K step prefetches for the next tile.
 constexpr int64_t kMaxPrefetchBytesPerStep = 256;
+/// What the integer products add to twice an E2M1 value (-12..12) to make
+/// it an unsigned byte for vpdpbusd.
+constexpr int64_t kE2M1TwiceBias = 12;
 
 /// A product the kernel covers, with its tiling.
 struct KernelPlan {
@@ -168,13 +172,14 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   SchemeAttr scheme = weight.getScheme();
   if (weight.getRank() != 2 || !weight.hasStaticShape())
     return std::string("the weight is not a static rank-2 tensor");
-  // FP4 (E2M1 codes: MXFP4, NVFP4) with f32 activations.
-  plan.e2m1 = isa<Float4E2M1FNType>(scheme.getStorageType()) && !plan.integer;
+  // FP4 (E2M1 codes: MXFP4, NVFP4). With int8 activations the byte dot
+  // products take twice their values (docs/Numerics.md), by a table lookup.
+  plan.e2m1 = isa<Float4E2M1FNType>(scheme.getStorageType());
   if (!plan.e2m1 &&
       (!scheme.hasIntegerStorage() ||
        (scheme.getStorageBitWidth() != 4 && scheme.getStorageBitWidth() != 8)))
     return std::string("the weight's storage is not a 4- or 8-bit integer "
-                       "(or E2M1 with f32 activations)");
+                       "or E2M1");
   if (scheme.hasMXScale() && !plan.e2m1)
     return std::string("the weight has an MX scale and integer storage");
   // Only a per-tensor f32 outer scale (NVFP4's), and only where the float
@@ -245,6 +250,11 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   // than the tiles below at every M (4096 x 4096, one thread, cold: M = 1
   // 0.93 -> 0.83 ms, M = 8 2.84 -> 1.34 ms, M = 32 10.8 -> 4.5 ms).
   plan.rowLanes = plan.vnni && n % kLanes == 0;
+  // E2M1 codes in an integer product: the kernel with one weight row per
+  // lane looks them up as bytes, the generic tiles decode them in i32
+  // lanes; the VNNI tiles below do not decode them.
+  if (plan.integer && plan.e2m1 && !plan.rowLanes)
+    plan.vnni = false;
   // The other kernels (and other tile sizes) take the weight repacked
   // row-major at run time: the same kernel, so the same bits on every host.
   plan.rowTiled =
@@ -367,6 +377,7 @@ private:
                                       Value zeroPoint);
   Value decodeE2M1(Value codes);
   Value lookUpCodes(Value nibbles);
+  Value lookUpTwiceBiasedE2M1(Value nibbles);
   Value roundToExpressed(Value weights);
   SmallVector<Value> readStepScales(Value scales, Value firstRow,
                                     int64_t numRows, Value firstBlock);
@@ -483,6 +494,16 @@ std::pair<Value, Value> KernelEmitter::decodeChunkCodes(Value data, Value row,
     first = load(offset);
     second = load(add(offset, kLanes));
   }
+  if (biased && plan.e2m1) {
+    // Twice the E2M1 values, plus the bias that makes them non-negative.
+    auto twiceBiased = [&](Value codes) -> Value {
+      return arith::AddIOp::create(
+          b, loc, quant_block::detail::emitE2M1TwiceValue(b, loc, codes),
+          splatI32(kE2M1TwiceBias));
+    };
+    first = twiceBiased(first);
+    second = twiceBiased(second);
+  }
   if (zeroPoint) {
     first = arith::SubIOp::create(b, loc, first, zeroPoint);
     second = arith::SubIOp::create(b, loc, second, zeroPoint);
@@ -515,6 +536,19 @@ Value KernelEmitter::lookUpCodes(Value nibbles) {
                   : plan.signedStorage ? float(code < 8 ? code : code - 16)
                                        : float(code);
   return buildTableLookup(b, loc, table, nibbles);
+}
+
+/// E2M1 codes (a vector<64xi8> of nibbles, 0..15) as twice their values
+/// plus kE2M1TwiceBias (0..24), the unsigned bytes of an integer product,
+/// by a 16-entry byte table lookup (vpshufb with
+/// --quant-block-cpu-x86-table-lookups).
+Value KernelEmitter::lookUpTwiceBiasedE2M1(Value nibbles) {
+  static constexpr int8_t kTwiceE2M1[] = {0, 1,  2,  3,  4,  6,  8,  12,
+                                          0, -1, -2, -3, -4, -6, -8, -12};
+  int8_t table[16];
+  for (int code = 0; code < 16; ++code)
+    table[code] = int8_t(kTwiceE2M1[code] + kE2M1TwiceBias);
+  return buildByteTableLookup(b, loc, table, nibbles);
 }
 
 /// E2M1 codes (in i32 lanes, 0..15) as f32, exactly, by integer
@@ -849,9 +883,11 @@ Value KernelEmitter::sumActivationBlocks(Value codes) {
 }
 
 /// What biased weight codes add to the stored ones (0 for unsigned
-/// storage), as an i32 constant.
+/// storage; for E2M1, 12 to twice the code's value), as an i32 constant.
 Value KernelEmitter::getBias() const {
-  int64_t bias = plan.signedStorage ? int64_t(1) << (plan.storageBits - 1) : 0;
+  int64_t bias = plan.e2m1            ? kE2M1TwiceBias
+                 : plan.signedStorage ? int64_t(1) << (plan.storageBits - 1)
+                                      : 0;
   return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(bias));
 }
 
@@ -1089,7 +1125,7 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
   // K step: 33 -> 29 cycles). The high products are 16x larger: a block's
   // sum of them is at most B / 2 * 240 * 128 in magnitude, within i32 for
   // B < 139810; blocks of at most 64 are far from it.
-  bool highInPlace = plan.storageBits == 4 && chunksPerBlock <= 2;
+  bool highInPlace = plan.storageBits == 4 && chunksPerBlock <= 2 && !plan.e2m1;
   // Independent partial sums per activation row, added at the end of the
   // block (i32: exact in any order): one chain of 8 dependent vpdpbusd per
   // chunk would leave the kernel waiting on their latency when few rows
@@ -1123,6 +1159,17 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
         continue;
       }
       Value low = arith::AndIOp::create(b, loc, column, splatI32(0x0F0F0F0F));
+      if (plan.e2m1) {
+        // Each nibble looked up as twice its E2M1 value plus 12 (vpshufb).
+        Value high = arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, column, splatI32(4)),
+            splatI32(0x0F0F0F0F));
+        codes[d] = lookUpTwiceBiasedE2M1(
+            vector::BitCastOp::create(b, loc, dotBytes, low));
+        codes[4 + d] = lookUpTwiceBiasedE2M1(
+            vector::BitCastOp::create(b, loc, dotBytes, high));
+        continue;
+      }
       codes[d] = vector::BitCastOp::create(b, loc, dotBytes,
                                            flipSigns(low, 0x08080808u));
       if (highInPlace) {
@@ -1244,6 +1291,13 @@ KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
           b, loc, biasedSums[j][i],
           arith::MulIOp::create(b, loc, offsets, activationSum));
       Value blockSumsF32 = arith::SIToFPOp::create(b, loc, rowF32, blockSums);
+      // E2M1 weights entered the sums doubled: halved exactly.
+      if (plan.e2m1)
+        blockSumsF32 = arith::MulFOp::create(
+            b, loc, blockSumsF32,
+            arith::ConstantOp::create(
+                b, loc,
+                DenseElementsAttr::get(rowF32, b.getF32FloatAttr(0.5f))));
       Value activationScale = vector::BroadcastOp::create(
           b, loc, rowF32,
           vector::ExtractOp::create(b, loc, activationScales[i],

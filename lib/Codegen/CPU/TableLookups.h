@@ -1,9 +1,10 @@
 //===- TableLookups.h - table lookups for the CPU kernels ------*- C++ -*-===//
 //-*-===//
 //
-// The 16-entry table lookup that the matmul kernels emit (E2M1 codes to
-// their f32 values) and --quant-block-cpu-x86-table-lookups turns into
-// AVX-512's vpermps.
+// The 16-entry table lookups that the matmul kernels emit (E2M1 codes to
+// their f32 values, or to bytes for integer dot products) and
+// --quant-block-cpu-x86-table-lookups turns into AVX-512's vpermps or
+// vpshufb.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,11 @@ namespace mlir::quant_block {
 /// (which bufferizes to a constant global).
 Value buildTableLookup(OpBuilder &b, Location loc, ArrayRef<float> table,
                        Value indices);
+
+/// `table[indices[l]]` for each lane of a vector<64xi8> `indices` with
+/// values in [0, 16), as a vector.gather from a constant tensor<16xi8>.
+Value buildByteTableLookup(OpBuilder &b, Location loc, ArrayRef<int8_t> table,
+                           Value indices);
 
 } // namespace mlir::quant_block
 

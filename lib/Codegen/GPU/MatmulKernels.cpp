@@ -145,12 +145,15 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   if (n == 0 || k == 0 || lhsRows == 0)
     return std::string("the product is empty");
   if (plan.integer) {
-    if (!scheme.hasIntegerStorage() || scheme.hasMXScale() ||
+    // FP4 E2M1 codes (MXFP4) enter the block sums as twice their values.
+    bool e2m1 = isa<Float4E2M1FNType>(scheme.getStorageType());
+    if ((!e2m1 && (!scheme.hasIntegerStorage() || scheme.hasMXScale())) ||
         scheme.getOuter() ||
         (scheme.getZeroPointType() &&
          !isa<IntegerType>(scheme.getZeroPointType())))
       return std::string("the weight is not an integer with plain scales "
-                         "and integer zero points (accumulate(i32))");
+                         "and integer zero points, or E2M1 without an outer "
+                         "scale (accumulate(i32))");
     // (The verifier makes both sides' blocks along K equal.)
     // One block per lane and round: its words are loaded by one thread.
     if (block[1] * bits > kMaxIntegerBlockBits)
@@ -573,6 +576,7 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
         memref::LoadOp::create(b, loc, zeroPoints, ValueRange{n, block}), i32,
         !quant_block::detail::hasUnsignedZeroPoints(plan.scheme));
   bool isSigned = plan.scheme.isSignedStorage();
+  bool e2m1 = isa<Float4E2M1FNType>(plan.scheme.getStorageType());
   // The block's exact integer sums, one per activation row.
   SmallVector<Value> blockSums(plan.tileM, i32Constant(0));
   // The block's words, and each activation row's (4 codes a word), each
@@ -603,8 +607,10 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
               b, loc, i32, extractCode(lhsWord, byte, 8, /*isSigned=*/true)));
       }
       for (int64_t j = 0; j < plan.codesPerWord; ++j) {
-        Value code = quant_block::detail::extendInteger(
-            b, loc, extractCode(packed, j, plan.bits, isSigned), i32, isSigned);
+        Value code = extractCode(packed, j, plan.bits, isSigned);
+        code = e2m1 ? quant_block::detail::emitE2M1TwiceValue(b, loc, code)
+                    : quant_block::detail::extendInteger(b, loc, code, i32,
+                                                         isSigned);
         if (zeroPoint)
           code = arith::SubIOp::create(b, loc, code, zeroPoint);
         blockSums[mi] = arith::AddIOp::create(
@@ -625,6 +631,11 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
         memref::LoadOp::create(b, loc, lhsScales, ValueRange{m, block}));
     Value scale = arith::MulFOp::create(b, loc, lhsScale, weightScale);
     Value blockSum = arith::SIToFPOp::create(b, loc, f32, blockSums[mi]);
+    // E2M1 weights entered the sum doubled: halved exactly.
+    if (e2m1)
+      blockSum = arith::MulFOp::create(
+          b, loc, blockSum,
+          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.5f)));
     scale = arith::SelectOp::create(b, loc, valid, scale, zero);
     blockSum = arith::SelectOp::create(b, loc, valid, blockSum, zero);
     for (int64_t i = 0; i < kLanes; ++i) {

@@ -69,6 +69,8 @@ Value BlockDequantizer::emitCenteredCode(OpBuilder &b, Location loc,
                                          ValueRange args,
                                          ArrayRef<unsigned> dimMap) const {
   Type i32 = b.getI32Type();
+  if (isa<Float4E2M1FNType>(scheme.getStorageType()))
+    return emitE2M1TwiceValue(b, loc, emitCode(b, loc, args, dimMap));
   Value code = extendInteger(b, loc, emitCode(b, loc, args, dimMap), i32,
                              scheme.isSignedStorage());
   if (!hasZeroPoints)

@@ -41,7 +41,8 @@ public:
   Value emit(OpBuilder &b, Location loc, ValueRange args) const;
 
   /// In the generic's body: the storage code minus the zero point, as an
-  /// i32 (integer storage only; for i32-accumulating products).
+  /// i32, for i32-accumulating products (integer storage; for FP4 E2M1
+  /// codes twice their value, which the product halves per block).
   Value emitCenteredCode(OpBuilder &b, Location loc, ValueRange args,
                          ArrayRef<unsigned> dimMap) const;
 

@@ -258,7 +258,8 @@ mlir::quant_block::detail::getIntegerMatmulUnsupportedReason(MatmulOp op) {
 }
 
 /// The i32-accumulating product (docs/Numerics.md): per K-block, the sum of
-/// centered code products in i32; then, over the blocks in order from +0.0,
+/// centered code products in i32 (E2M1 weight codes as twice their value,
+/// the sum halved); then, over the blocks in order from +0.0,
 /// the f32 sum of each block sum times the product of both block scales.
 /// Two generics: the block sums (batch..., m, n..., kb) and their scaling.
 static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
@@ -390,6 +391,8 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
   auto toScaleSpace = [&](AffineMap map) {
     return map.replaceDimsAndSymbols(scaleDimExprs, {}, numScaleDims, 0);
   };
+  bool twiceWeightValues =
+      isa<Float4E2M1FNType>(weightType.getScheme().getStorageType());
   Value outInit = tensor::EmptyOp::create(b, loc, outSizes, f32);
   Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   outInit = linalg::FillOp::create(b, loc, zeroF, outInit).getResult(0);
@@ -408,6 +411,12 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
           scaleMaps, scaleIterators,
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
             Value sum = arith::SIToFPOp::create(nb, nloc, f32, args[0]);
+            // E2M1 weights entered the block sum doubled: halved exactly.
+            if (twiceWeightValues)
+              sum = arith::MulFOp::create(
+                  nb, nloc, sum,
+                  arith::ConstantOp::create(nb, nloc,
+                                            nb.getF32FloatAttr(0.5f)));
             Value scale = arith::MulFOp::create(
                 nb, nloc, emitScaleToF32(nb, nloc, args[1]),
                 emitScaleToF32(nb, nloc, args[2]));

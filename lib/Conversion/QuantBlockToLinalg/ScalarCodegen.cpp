@@ -397,6 +397,35 @@ static Value codeToI32(OpBuilder &b, Location loc, Value code) {
   return arith::ExtUIOp::create(b, loc, i32, code);
 }
 
+Value mlir::quant_block::detail::emitE2M1TwiceValue(OpBuilder &b, Location loc,
+                                                    Value code) {
+  code = codeToI32(b, loc, code);
+  Type type = code.getType();
+  auto splat = [&](int64_t value) {
+    return constantLike(b, loc, type, b.getI32IntegerAttr(value));
+  };
+  // Magnitude code m: 2v = m for m < 4 (0, 0.5, 1, 1.5 doubled); for m >= 4
+  // (exponent e = m >> 1 >= 2, mantissa m & 1) 2v = (2 + (m & 1)) << (e - 1):
+  // 4, 6, 8, 12.
+  Value magnitude = arith::AndIOp::create(b, loc, code, splat(7));
+  Value normal = arith::ShLIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, magnitude, splat(1)), splat(2)),
+      arith::SubIOp::create(b, loc,
+                            arith::ShRUIOp::create(b, loc, magnitude, splat(1)),
+                            splat(1)));
+  Value isSmall = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        magnitude, splat(4));
+  Value twice = arith::SelectOp::create(b, loc, isSmall, magnitude, normal);
+  Value isNegative = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne,
+      arith::AndIOp::create(b, loc, code, splat(8)), splat(0));
+  return arith::SelectOp::create(b, loc, isNegative,
+                                 arith::SubIOp::create(b, loc, splat(0), twice),
+                                 twice);
+}
+
 Value mlir::quant_block::detail::emitDecodeOCPFloat(OpBuilder &b, Location loc,
                                                     Value code,
                                                     Type storageType) {

@@ -565,7 +565,17 @@ func.func @matmul_i32_float_lhs(%x: tensor<8x128xf32>, %w: !quant_block.tensor<2
 #w = #quant_block.scheme<f8E4M3FN : f32, block = [32]>
 #a = #quant_block.scheme<i8 : f32, block = [1, 32]>
 func.func @matmul_i32_float_storage(%x: !quant_block.tensor<8x128, #a>, %w: !quant_block.tensor<256x128, #w>) {
-  // expected-error @+1 {{'quant_block.matmul' op i32 accumulation needs integer storage of at most 8 bits, but rhs stores 'f8E4M3FN'}}
+  // expected-error @+1 {{'quant_block.matmul' op i32 accumulation needs integer storage of at most 8 bits (or FP4 E2M1 codes in rhs), but rhs stores 'f8E4M3FN'}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !quant_block.tensor<8x128, #a>, !quant_block.tensor<256x128, #w> -> tensor<8x256xf32>
+  return
+}
+
+// -----
+
+#w = #quant_block.scheme<mxfp4>
+#a = #quant_block.scheme<f4E2M1FN : f32, block = [1, 32], scale = f8E8M0FNU>
+func.func @matmul_i32_e2m1_lhs(%x: !quant_block.tensor<8x128, #a>, %w: !quant_block.tensor<256x128, #w>) {
+  // expected-error @+1 {{'quant_block.matmul' op i32 accumulation takes FP4 E2M1 codes only in rhs (the weight), but lhs stores 'f4E2M1FN'}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !quant_block.tensor<8x128, #a>, !quant_block.tensor<256x128, #w> -> tensor<8x256xf32>
   return
 }

@@ -225,6 +225,8 @@ class Case:
         """accumulate(i32): the exact block sums and the f32 scale products
         [m, n, block]."""
         q = self.codes
+        if self.storage == "f4E2M1FN":  # Twice the values, integers.
+            q = (2 * E2M1[self.codes]).astype(np.int64)
         if self.zero_point == "ui4":
             q = q - np.repeat(self.zero_points, self.block, axis=1)
         blocks = self.k // self.block
@@ -234,6 +236,11 @@ class Case:
         scale = (self.x_scales[:, None, :] * self.scales[None, :, :]).astype(
             np.float32)
         return isum, scale
+
+    def sum_factor(self):
+        """What a block sum is multiplied by (exactly) before its scales:
+        1/2 for E2M1 weights, whose codes entered it doubled."""
+        return np.float32(0.5 if self.storage == "f4E2M1FN" else 1.0)
 
     def kernel_order(self):
         """The kernel's result bits (see the module docstring)."""
@@ -247,6 +254,7 @@ class Case:
                     acc = np.float32(0.0)
                     for kb in range(isum.shape[2]):
                         term = np.float32(np.float32(isum[m, n, kb]) *
+                                          self.sum_factor() *
                                           scale[m, n, kb])
                         acc = np.float32(acc + term)
                     out[m, n] = acc
@@ -278,7 +286,7 @@ class Case:
     def bound_check(self, result):
         if self.act == "i8":
             isum, scale = self.block_terms()
-            terms = isum.astype(np.float64) * scale
+            terms = isum.astype(np.float64) * self.sum_factor() * scale
             exact = terms.sum(axis=2)
             bound = (1.01 * (terms.shape[2] + 2) * U *
                      np.abs(terms).sum(axis=2))
@@ -342,6 +350,10 @@ def cases():
         # values from their bits, as for int4): 4 and 2 bits.
         Case("uint4_plain", rng, "ui4", 4, 6, 256, 32, 1, scale="f16"),
         Case("uint2_plain", rng, "ui2", 2, 5, 128, 16, 1),
+        # accumulate(i32) with MXFP4 weights: twice the E2M1 values in the
+        # exact block sums, each halved before its scales.
+        Case("int8act_mxfp4", rng, "f4E2M1FN", 4, 6, 256, 32, 2,
+             scale="f8E8M0FNU", act="i8"),
     ]
 
 

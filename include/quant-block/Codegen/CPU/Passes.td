@@ -173,15 +173,19 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     both of its halves). `accumulate(i32)`
     products keep exact i32 block sums (the weight codes plus 2^(w-1),
     non-negative, times the activation codes, minus 2^(w-1) + zero point
-    times the activation block sum) and the f32 sum over the blocks in
-    order, one lane per weight row, so their bits are the contract's. With
+    times the activation block sum; FP4 E2M1 weights (MXFP4) as twice their
+    values plus 12, each block sum halved exactly) and the f32 sum over the
+    blocks in order, one lane per weight row, so their bits are the
+    contract's. With
     `x86-avx512-vnni` and N a multiple of 16, the block sums are computed
     with one weight row per i32 lane as well: each chunk's packed bytes of
     16 rows are transposed once (as dwords; 4-bit codes are then split
     into nibbles), and every activation row's codes are broadcast, four at a
     time, into one `vpdpbusd` each, so no sums across lanes are needed
     (otherwise the lanes of 64-byte dot products are added with a
-    transposed tree of shuffles).
+    transposed tree of shuffles). E2M1 nibbles are then looked up in a
+    16-byte table (`vpshufb` with `x86-avx512`); without VNNI, or with N
+    not a multiple of 16, the generic tiles decode them in i32 lanes.
     Other products keep the generic lowering (--convert-quant-block-to-linalg,
     then --quant-block-cpu-vectorize); `report` says why for each.
   }];
@@ -250,7 +254,7 @@ def CPUX86DotProducts : Pass<"quant-block-cpu-x86-dot-products",
 
 def CPUX86TableLookups : Pass<"quant-block-cpu-x86-table-lookups",
                                "func::FuncOp"> {
-  let summary = "Turn 16-entry f32 table lookups into AVX-512 vpermps";
+  let summary = "Turn 16-entry table lookups into AVX-512 vpermps / vpshufb";
   let description = [{
     Rewrites every `vector.gather` of a `vector<16xf32>` from a constant
     16-element f32 global (`memref.get_global`), at offset 0, with an
@@ -259,9 +263,14 @@ def CPUX86TableLookups : Pass<"quant-block-cpu-x86-table-lookups",
     one `vpermps` instead of a gather, which LLVM does not form by itself.
     `vpermps` reads the low four bits of each index; the rewrite is exact
     for indices 0 to 15, the only ones the gather may have (a larger index
-    would read past the table). The code then needs a host with AVX512F.
-    --quant-block-cpu-matmul-kernels emits such lookups with `x86-avx512`
-    (E2M1 codes); the CPU pipeline runs this pass after bufferization
+    would read past the table). Likewise a `vector<64xi8>` gather with
+    `vector<64xi8>` indices from a 16-element i8 global becomes
+    `llvm.x86.avx512.pshuf.b.512` (`vpshufb`, AVX512BW) on the table
+    repeated in each 128-bit lane (it reads the low four bits of an index
+    whose top bit is clear). The code then needs a host with AVX512F (and
+    AVX512BW for bytes). --quant-block-cpu-matmul-kernels emits such
+    lookups with `x86-avx512` (E2M1 codes: to f32 values, or to bytes for
+    `accumulate(i32)`); the CPU pipeline runs this pass after bufferization
     (buffer deallocation refuses llvm.call_intrinsic, whose memory effects
     are unknown).
   }];

@@ -73,7 +73,9 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
 
     `accumulate(i32)` with i8 activations (dynamically quantized: signed
     i8, f32 / f16 / bf16 scales, no zero points) against integer weights
-    (2-, 4-, 8-bit, integer zero points) with blocks of at most 1024 bits:
+    (2-, 4-, 8-bit, integer zero points) or FP4 E2M1 weights without an
+    outer scale (MXFP4: twice their values, each block sum halved) with
+    blocks of at most 1024 bits:
     any flags, because the order is the contract's. Both sides are read as
     i32 words; in round `r` lane `l` computes the exact i32 sum of block
     `32 r + l` (`sum (ql) * (qr - zr)`), and lane 0 then adds the 32 terms

@@ -79,6 +79,12 @@ bool hasUnsignedZeroPoints(SchemeAttr scheme);
 Value emitDecodeOCPFloat(OpBuilder &b, Location loc, Value code,
                          Type storageType);
 
+/// Twice the value of an FP4 E2M1 code (an integer holding the code in its
+/// low 4 bits, or a vector of them) as i32: -12..12, exact. This is what an
+/// `accumulate(i32)` product multiplies by the activation codes for E2M1
+/// weights (docs/Numerics.md); `code` may be a vector.
+Value emitE2M1TwiceValue(OpBuilder &b, Location loc, Value code);
+
 /// Encodes an f32 value into the code of `storageType` (returned as i32):
 /// q = round(|y| * 2^(M - e)) with e = max(floor(log2|y|), emin), code =
 /// ((e - emin) << M) + q, which carries into the exponent by itself; then

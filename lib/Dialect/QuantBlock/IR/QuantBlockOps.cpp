@@ -600,9 +600,18 @@ LogicalResult MatmulOp::verify() {
          {std::pair<StringRef, QuantizedTensorType>{"lhs", lhsQuantized},
           {"rhs", rhs}}) {
       SchemeAttr scheme = type.getScheme();
+      // FP4 E2M1 weights (MXFP4, NVFP4) enter the block sums as twice their
+      // values, small integers (docs/Numerics.md).
+      if (isa<Float4E2M1FNType>(scheme.getStorageType())) {
+        if (name == "lhs")
+          return emitOpError() << "i32 accumulation takes FP4 E2M1 codes only "
+                                  "in rhs (the weight), but lhs stores "
+                               << scheme.getStorageType();
+        continue;
+      }
       if (!scheme.hasIntegerStorage() || scheme.getStorageBitWidth() > 8)
         return emitOpError() << "i32 accumulation needs integer storage of at "
-                                "most 8 bits, but "
+                                "most 8 bits (or FP4 E2M1 codes in rhs), but "
                              << name << " stores " << scheme.getStorageType();
       if (scheme.getZeroPointDomain() == ZeroPointDomain::Float)
         return emitOpError() << "i32 accumulation cannot apply the float zero "

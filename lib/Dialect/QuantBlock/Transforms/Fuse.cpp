@@ -60,9 +60,12 @@ static DequantizeOp getDequantizeOf(Value value, Type elementType) {
 
 /// Whether `type` can be an operand of an i32-accumulating quant_block.matmul
 /// (integer storage of at most 8 bits, no float zero points, no MX scales,
-/// no outer scales).
-static bool isIntegerDotOperand(QuantizedTensorType type) {
+/// no outer scales; as the weight, also FP4 E2M1 codes with float or E8M0
+/// scales: MXFP4).
+static bool isIntegerDotOperand(QuantizedTensorType type, bool isWeight) {
   SchemeAttr scheme = type.getScheme();
+  if (isWeight && isa<Float4E2M1FNType>(scheme.getStorageType()))
+    return !scheme.getOuter() && !isa<IntegerType>(scheme.getScaleType());
   return scheme.hasIntegerStorage() && scheme.getStorageBitWidth() <= 8 &&
          scheme.getZeroPointDomain() != ZeroPointDomain::Float &&
          !scheme.hasMXScale() && !scheme.getOuter() &&
@@ -159,7 +162,8 @@ struct FuseDequantizeIntoContraction
       return {};
     QuantizedTensorType lhsType = dequantize.getInput().getType();
     QuantizedTensorType weightType = weight.getInput().getType();
-    if (!isIntegerDotOperand(lhsType) || !isIntegerDotOperand(weightType))
+    if (!isIntegerDotOperand(lhsType, /*isWeight=*/false) ||
+        !isIntegerDotOperand(weightType, /*isWeight=*/true))
       return {};
     int64_t rank = weightType.getRank();
     int64_t k = lhsType.getShape().back();

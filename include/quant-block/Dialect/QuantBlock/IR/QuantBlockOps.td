@@ -259,10 +259,11 @@ def QuantBlock_MatmulOp : QuantBlock_Op<"matmul"> {
 
     `accumulate(T)` is the accumulation type: `f32`, `f16` or `bf16`, or
     `i32` when both operands are quantized with integer storage of at most 8
-    bits and no float zero point, in which case the products of storage values
-    are summed in i32 within each pair of K-blocks and scaled per block
-    (llama.cpp style); both operands must then use the same block size along
-    K. The accumulation type must be at least as wide as the expressed type
+    bits and no float zero point (or `rhs` holds FP4 E2M1 codes: MXFP4,
+    NVFP4; twice their values are the integers), in which case the products
+    of storage values are summed in i32 within each K-block and scaled per
+    block (llama.cpp style); both operands must then use the same block size
+    along K. The accumulation type must be at least as wide as the expressed type
     when it is a float.
 
     `inhibit` returns a float tensor of the expressed type; `propagate`
