@@ -134,6 +134,7 @@ KERNELS["linear_nvfp4_fast"] = (
      ("data", lambda r: random_bytes(r, (4096, 2048), np.int8)),
      ("scales", lambda r: r.integers(0x30, 0x40, (4096, 256), dtype=np.uint8)),
      ("outer", lambda r: np.full((1, 1), 0.01, np.float32))])
+KERNELS["linear_nvfp4_i8act"] = KERNELS["linear_nvfp4_fast"]
 KERNELS["linear_int8_channel_fast"] = (
     ["--quantized-as-parts"],
     [("x", lambda r: normal(r, (1, 4096))),

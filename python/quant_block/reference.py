@@ -787,8 +787,12 @@ def matmul_integer(lhs_codes, lhs_scheme, lhs_params, rhs_codes, rhs_scheme,
     # Parameters at every element; then K-blocks are read at their first k.
     ls = expand_blocks(np.asarray(lhs_params.scales, np.float32), lshape,
                        lblock)
-    rs = expand_blocks(np.asarray(rhs_params.scales, np.float32), rshape,
-                       rblock)
+    # The weight's effective scales: times a per-tensor outer scale, rounded
+    # once (NVFP4), as dequantize computes them.
+    rs = expand_blocks(effective_scales(rhs_params.scales,
+                                        outer_scales=rhs_params.outer_scales,
+                                        outer_block=rhs_scheme.outer_block),
+                       rshape, rblock)
     lz = (expand_blocks(np.asarray(lhs_params.zero_points, np.int64), lshape,
                         lblock) if lhs_scheme.zero_point else 0)
     rz = (expand_blocks(np.asarray(rhs_params.zero_points, np.int64), rshape,

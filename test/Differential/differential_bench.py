@@ -12,7 +12,9 @@ executed, against the numpy reference (python/quant_block/reference.py):
 * linear_mxfp4_i8act: the same weights (also row-tiled) with int8
   activations and accumulate(i32), M = 1;
 * linear_nvfp4_fast: FP4 E2M1 weights with E4M3 scales per 16 and an f32
-  outer scale (NVFP4), transpose_rhs, f32 activations, fastmath<fast>, M = 1;
+  outer scale (NVFP4), transpose_rhs, f32 activations, fastmath<fast>, M = 1,
+  and int8 activations in blocks of 16 with accumulate(i32)
+  (linear_nvfp4_i8act);
 * linear_int8_channel_fast: int8 weights with one f32 scale per output row,
   transpose_rhs, f32 activations, fastmath<fast>, M = 1.
 
@@ -46,7 +48,6 @@ MXFP4 = Scheme("f4E2M1FN", "f32", (1, 32), "f8E8M0FNU")
 MXFP4_TILED = Scheme("f4E2M1FN", "f32", (1, 32), "f8E8M0FNU", row_tile=16)
 NVFP4 = Scheme("f4E2M1FN", "f32", (1, 16), "f8E4M3FN", outer="f32")
 INT8_CHANNEL = Scheme("i8", "f32", (1, -1), "f32")
-I8_ACTIVATIONS = Scheme("i8", "f32", (1, 32), "f32")
 
 # (name, weight scheme, M, int8 activations)
 KINDS = [
@@ -62,6 +63,7 @@ KINDS = [
     ("mxfp4_i8act", MXFP4, 1, True),
     ("mxfp4_i8act_tiled", MXFP4_TILED, 1, True),
     ("nvfp4", NVFP4, 1, False),
+    ("nvfp4_i8act", NVFP4, 1, True),
     ("int8_channel", INT8_CHANNEL, 1, False),
 ]
 
@@ -86,7 +88,10 @@ def make_case(rng, index, scheme, m, integer, flags, cancel):
                 cancel=cancel, propagate=None, flags=flags, acc="f32",
                 lhs_method=None)
     if integer:
-        case.update(acc="i32", lhs_method="absmax", lhs_scheme=I8_ACTIVATIONS)
+        # Activation blocks of the weight's size along K (16 for NVFP4).
+        case.update(acc="i32", lhs_method="absmax",
+                    lhs_scheme=Scheme("i8", "f32", (1, scheme.block[1]),
+                                      "f32"))
     return case
 
 

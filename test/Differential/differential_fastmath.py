@@ -207,8 +207,10 @@ def exact_and_magnitude(case):
         if scheme.zero_point:
             rc = rc - reference.expand_blocks(
                 np.asarray(params.zero_points, np.int64), wshape, wblock)
-        rs = reference.expand_blocks(np.asarray(params.scales, np.float64),
-                                     wshape, wblock)
+        rs = reference.expand_blocks(
+            np.asarray(reference.effective_scales(
+                params.scales, outer_scales=params.outer_scales,
+                outer_block=scheme.outer_block), np.float64), wshape, wblock)
         if case["transpose"]:
             rc, rs = rc.T, rs.T
         k_block = wblock[1] if case["transpose"] else wblock[0]

@@ -19,7 +19,8 @@ usage: differential_matmul.py QUANT_OPT MLIR_RUNNER LIB_DIR [--cases N]
        [--seed S] [--any-i32-layout] [--include-former-failures]
        [--e2m1-weights]
 --e2m1-weights draws only i32-accumulating products of FP4 E2M1 weights
-(MXFP4 with E8M0 scales per 32, or other scales and blocks).
+(MXFP4 with E8M0 scales per 32, NVFP4 with E4M3 scales per 16 and an outer
+scale, or other scales and blocks).
 --any-i32-layout draws i32-accumulating weights the lowering rejects today
 (ragged blocks, packed blocks that are not whole packing groups).
 """
@@ -70,9 +71,17 @@ def random_weight(rng, shape, k_dim, expressed, integer_only=False,
     half the blocks of 32."""
     rank = len(shape)
     mx = not integer_only and k_block is None and rng.random() < 0.15
+    outer = None
     if e2m1 and k_block == 32 and rng.random() < 0.5:
         block = tuple(32 if d == k_dim else 1 for d in range(rank))
         scheme = Scheme("f4E2M1FN", expressed, block, "f8E8M0FNU")
+    elif e2m1 and k_block == 16 and rng.random() < 0.5:
+        # NVFP4: E4M3 scales per 16 along K, a per-tensor f32 outer scale.
+        block = tuple(16 if d == k_dim else 1 for d in range(rank))
+        scheme = Scheme("f4E2M1FN", expressed, block, "f8E4M3FN",
+                        outer="f32")
+        outer = np.full(scheme.outer_shape(shape),
+                        rng.uniform(0.01, 1.0), np.float32)
     elif mx:
         storage = choice(rng, FLOAT_STORAGE + MX_INT_STORAGE)
         axis = k_dim if rng.random() < 0.7 else (rank - 1 if k_dim ==
@@ -113,7 +122,7 @@ def random_weight(rng, shape, k_dim, expressed, integer_only=False,
             rng.uniform(-1, 1, sshape).astype(np.float32),
             scheme.zero_point), np.float32)
     codes = random_codes(rng, shape, scheme)
-    return scheme, codes, reference.Params(scales, zero_points)
+    return scheme, codes, reference.Params(scales, zero_points, outer)
 
 
 def result_scheme(rng, shape, expressed):
@@ -379,7 +388,7 @@ def main():
                                  "lowered yet)")
         parser.add_argument("--e2m1-weights", action="store_true",
                             help="only i32-accumulating products, of FP4 "
-                                 "E2M1 weights (MXFP4 and other scales)")
+                                 "E2M1 weights (MXFP4, NVFP4, other scales)")
     args = harness.parse_args(__doc__, 60, 20261124, extra)
     rng = np.random.default_rng(args.seed)
     cases = harness.select([make_case(rng, i, args)

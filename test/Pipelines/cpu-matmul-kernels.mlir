@@ -129,7 +129,7 @@ func.func @not_transposed(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
 
 !w = !quant_block.tensor<8x96, #quant_block.scheme<i4 : f32, block = [1, 48]>>
 func.func @block48(%x: tensor<1x96xf32>, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K (or [1, 16] for 4-bit storage without zero points, K a multiple of 32, f32 activations)}}
+  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K (or [1, 16] for 4-bit storage without zero points, K a multiple of 32, f32 activations or E2M1 codes)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x96xf32>, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }
@@ -138,7 +138,7 @@ func.func @block48(%x: tensor<1x96xf32>, %w: !w) -> tensor<1x8xf32> {
 
 !w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 16], zero_point = i4>>
 func.func @block16_zero_points(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K (or [1, 16] for 4-bit storage without zero points, K a multiple of 32, f32 activations)}}
+  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K (or [1, 16] for 4-bit storage without zero points, K a multiple of 32, f32 activations or E2M1 codes)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }
@@ -147,7 +147,7 @@ func.func @block16_zero_points(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> 
 
 !w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, outer = <f16>>>
 func.func @f16_outer_scale(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the outer scale is not one f32 for the tensor (or the product accumulates in i32)}}
+  // expected-remark @below {{no register-tiled kernel: the outer scale is not one f32 for the tensor (or the product accumulates integers in i32)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }
@@ -157,7 +157,7 @@ func.func @f16_outer_scale(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
 !w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f8E4M3FN>>
 !a = !quant_block.tensor<1x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 func.func @e4m3_scales_i32(%x: !a, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the scales are not f32, f16 or bf16 (or E4M3, or E8M0 for E2M1 codes, with f32 activations)}}
+  // expected-remark @below {{no register-tiled kernel: the scales are not f32, f16 or bf16 (or E4M3, or E8M0, for E2M1 codes or f32 activations)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }
@@ -347,6 +347,36 @@ func.func @i8act_rows(%x: !a, %w: !w) -> tensor<4x16xf32> {
 !w = !quant_block.tensor<16x128, #quant_block.scheme<mxfp4>>
 !a = !quant_block.tensor<1x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 func.func @mxfp4_i8act(%x: !a, %w: !w) -> tensor<1x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+// -----
+
+// NVFP4 weights (blocks of 16, E4M3 scales, an outer scale) with int8
+// activations in blocks of 16: only the VNNI kernel takes them. A chunk of
+// 32 codes is two blocks (its words 0-1 and 2-3), each with its own
+// partial sum; K steps of 4 blocks; each block's scales times the outer one
+// before the activation scales.
+// CHECK-LABEL: func.func @nvfp4_i8act(
+// CHECK: quant_block.matmul
+// VNNI-LABEL: func.func @nvfp4_i8act(
+// VNNI: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4 iter_args(%{{.*}} = %{{.*}}) -> (vector<16xf32>)
+// VNNI: %[[OUTER:.+]] = tensor.extract %{{.*}} : tensor<1x1xf32>
+// VNNI-COUNT-8: vector.gather {{.*}} : tensor<16xi8>, vector<64xi8>, vector<64xi1>, vector<64xi8> into vector<64xi8>
+// VNNI: %[[A0:.+]] = vector.contract {{.*}}, %{{.*}}, %[[ZERO:.+]] : vector<16x4xi32>, vector<16x4xi32> into vector<16xi32>
+// VNNI: %[[A1:.+]] = vector.contract {{.*}}, %{{.*}}, %[[A0]] : vector<16x4xi32>, vector<16x4xi32> into vector<16xi32>
+// VNNI: %[[B0:.+]] = vector.contract {{.*}}, %{{.*}}, %[[ZERO]] : vector<16x4xi32>, vector<16x4xi32> into vector<16xi32>
+// VNNI: vector.contract {{.*}}, %{{.*}}, %[[B0]] : vector<16x4xi32>, vector<16x4xi32> into vector<16xi32>
+// VNNI: vector.contract {{.*}}, %{{.*}}, %[[A1]] : vector<16x4xi32>, vector<16x4xi32> into vector<16xi32>
+// VNNI: %[[BOUTER:.+]] = vector.broadcast %[[OUTER]] : f32 to vector<16xf32>
+// VNNI: arith.mulf %{{.*}}, %[[BOUTER]] : vector<16xf32>
+// VNNI: arith.sitofp {{.*}} : vector<16xi32> to vector<16xf32>
+// VNNI: arith.constant dense<5.000000e-01> : vector<16xf32>
+!w = !quant_block.tensor<16x128, #quant_block.scheme<nvfp4>>
+!a = !quant_block.tensor<1x128, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+func.func @nvfp4_i8act(%x: !a, %w: !w) -> tensor<1x16xf32> {
+  // expected-remark @below {{no register-tiled kernel: integer products in blocks of 16 need AVX512-VNNI and N a multiple of 16 (one weight row per lane)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x16xf32>
   return %y : tensor<1x16xf32>
 }

@@ -239,13 +239,15 @@ func.func @integer_dot_mxfp4(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
 
 // -----
 
-// An E2M1 weight with an outer scale (NVFP4) has no i32 lowering: floats.
-// CHECK-LABEL: func.func @integer_dot_refused_nvfp4
-// CHECK: %[[X:.*]] = quant_block.dequantize
-// CHECK: quant_block.matmul %[[X]], %{{.*}} transpose_rhs accumulate(f32) inhibit
+// NVFP4 (E4M3 scales per 16, a per-tensor outer scale) with activations in
+// blocks of 16: an integer dot product too, the weight's block scales
+// multiplied by the outer one.
+// CHECK-LABEL: func.func @integer_dot_nvfp4
+// CHECK: %[[XQ:.*]] = quant_block.quantize_dynamic absmax
+// CHECK: quant_block.matmul %[[XQ]], %{{.*}} transpose_rhs accumulate(i32) inhibit
 !x = !quant_block.tensor<4x64, #quant_block.scheme<i8 : f32, block = [1, 16]>>
 !w = !quant_block.tensor<16x64, #quant_block.scheme<nvfp4>>
-func.func @integer_dot_refused_nvfp4(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
+func.func @integer_dot_nvfp4(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
   %xq = quant_block.quantize_dynamic absmax %x : tensor<4x64xf32> -> !x
   %xd = quant_block.dequantize %xq : !x -> tensor<4x64xf32>
   %wd = quant_block.dequantize %w : !w -> tensor<16x64xf32>

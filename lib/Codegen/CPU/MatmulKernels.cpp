@@ -185,10 +185,10 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   // Only a per-tensor f32 outer scale (NVFP4's), and only where the float
   // path multiplies each block's scale anyway.
   if (OuterScaleAttr outer = scheme.getOuter()) {
-    if (plan.integer || !outer.getBlockShape().empty() || outer.getMinType() ||
-        !outer.getScaleType().isF32())
+    if ((plan.integer && !plan.e2m1) || !outer.getBlockShape().empty() ||
+        outer.getMinType() || !outer.getScaleType().isF32())
       return std::string("the outer scale is not one f32 for the tensor (or "
-                         "the product accumulates in i32)");
+                         "the product accumulates integers in i32)");
     plan.hasOuter = true;
   }
   if (plan.integer ? !scheme.getExpressedType().isF32()
@@ -197,25 +197,27 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
                        "float accumulation)");
   Type scaleType = scheme.getScaleType();
   if (!scaleType.isF32() && !scaleType.isF16() && !scaleType.isBF16() &&
-      !(!plan.integer && isa<Float8E4M3FNType>(scaleType)) &&
+      !((!plan.integer || plan.e2m1) && isa<Float8E4M3FNType>(scaleType)) &&
       !(plan.e2m1 && isa<Float8E8M0FNUType>(scaleType)))
     return std::string("the scales are not f32, f16 or bf16 (or E4M3, or "
-                       "E8M0 for E2M1 codes, with f32 activations)");
+                       "E8M0, for E2M1 codes or f32 activations)");
   Type zeroPointType = scheme.getZeroPointType();
   if (zeroPointType && !isa<IntegerType>(zeroPointType))
     return std::string("the zero points are floats");
   SmallVector<int64_t> block = weight.getEffectiveBlockShape();
   int64_t n = weight.getShape()[0], k = weight.getShape()[1];
   // Blocks of 16 (NVFP4's) are half a chunk: 4-bit storage, f32
-  // activations, no zero points, an even number of blocks.
-  bool halfChunkBlocks = block[1] == kChunk / 2 && !plan.integer &&
-                         scheme.getStorageBitWidth() == 4 && !zeroPointType &&
-                         k % kChunk == 0;
+  // activations (or E2M1 codes with int8 ones), no zero points, an even
+  // number of blocks.
+  bool halfChunkBlocks =
+      block[1] == kChunk / 2 && (!plan.integer || plan.e2m1) &&
+      scheme.getStorageBitWidth() == 4 && !zeroPointType && k % kChunk == 0;
   if (block[0] != 1 ||
       (!halfChunkBlocks && (block[1] % kChunk != 0 || k % block[1] != 0)))
-    return std::string("the blocks are not [1, B] with B a multiple of 32 "
-                       "that divides K (or [1, 16] for 4-bit storage without "
-                       "zero points, K a multiple of 32, f32 activations)");
+    return std::string(
+        "the blocks are not [1, B] with B a multiple of 32 "
+        "that divides K (or [1, 16] for 4-bit storage without "
+        "zero points, K a multiple of 32, f32 activations or E2M1 codes)");
   if (plan.orderedRows && (n % kLanes != 0 || halfChunkBlocks))
     return std::string("the sum over k is ordered (no fastmath<reassoc>), "
                        "and N is not a multiple of 16 (or the blocks are "
@@ -253,6 +255,9 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   // E2M1 codes in an integer product: the kernel with one weight row per
   // lane looks them up as bytes, the generic tiles decode them in i32
   // lanes; the VNNI tiles below do not decode them.
+  if (plan.integer && halfChunkBlocks && !plan.rowLanes)
+    return std::string("integer products in blocks of 16 need AVX512-VNNI "
+                       "and N a multiple of 16 (one weight row per lane)");
   if (plan.integer && plan.e2m1 && !plan.rowLanes)
     plan.vnni = false;
   // The other kernels (and other tile sizes) take the weight repacked
@@ -268,9 +273,11 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   if (plan.rowLanes) {
     plan.tileM = chooseTileRows(plan, {8, 4, 2, 1});
     plan.tileN = kLanes;
+    // Blocks of 16: whole chunks per step.
     plan.blocksPerStep = largestDivisor(
-        plan.numBlocks,
-        chunksPerBlock == 1 ? ArrayRef<int64_t>{2, 1} : ArrayRef<int64_t>{1});
+        plan.numBlocks, halfChunkBlocks       ? ArrayRef<int64_t>{4, 2}
+                        : chunksPerBlock == 1 ? ArrayRef<int64_t>{2, 1}
+                                              : ArrayRef<int64_t>{1});
     return std::nullopt;
   }
   // Here the weight-row tile depends on tileM (16 accumulators in all): a
@@ -1132,6 +1139,12 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
   // share the weight loads. With highInPlace, the first half of them takes
   // the low nibbles' products, the second half the high ones'.
   int64_t partials = std::max<int64_t>(4 / plan.tileM, highInPlace ? 2 : 1);
+  // Blocks of 16 (E2M1 codes only): a chunk holds two blocks, words 0-1 and
+  // 2-3, so the groups of 4 positions g and g + 4 (low and high nibbles of
+  // word g) add to block (g % 4) / 2: one partial sum per block.
+  bool halfChunk = plan.blockSize < kChunk;
+  if (halfChunk)
+    partials = 2;
   SmallVector<SmallVector<Value>> result(plan.blocksPerStep);
   // The products of chunk `chunk` added to `sums` (row i's partial p at
   // i * partials + p).
@@ -1196,11 +1209,24 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
         int64_t partial = g % partials;
         if (highInPlace)
           partial = g / 4 * (partials / 2) + g % (partials / 2);
+        if (halfChunk)
+          partial = (g % 4) / 2;
         Value &sum = sums[i * partials + partial];
         sum = buildUnsignedBySignedDot(b, loc, sum, codes[g], x);
       }
     }
   };
+  if (halfChunk) {
+    Value firstChunk = arith::DivUIOp::create(b, loc, firstBlock, index(2));
+    for (int64_t c = 0; c < plan.blocksPerStep / 2; ++c) {
+      SmallVector<Value> sums(plan.tileM * partials, zeroSum);
+      addChunk(add(firstChunk, c), sums);
+      for (int64_t half = 0; half < 2; ++half)
+        for (int64_t i = 0; i < plan.tileM; ++i)
+          result[2 * c + half].push_back(sums[i * partials + half]);
+    }
+    return result;
+  }
   for (int64_t j = 0; j < plan.blocksPerStep; ++j) {
     SmallVector<Value> sums(plan.tileM * partials, zeroSum);
     Value firstChunk = mul(add(firstBlock, j), chunksPerBlock);
@@ -1260,6 +1286,7 @@ KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
   auto rowF32 = VectorType::get({plan.tileN}, b.getF32Type());
   auto rowI32 = VectorType::get({plan.tileN}, b.getI32Type());
   Value stepScales = readLaneScales(scales, n0, firstBlock, plan.blocksPerStep);
+  Value outer = readOuterScale(parts);
   SmallVector<Value> activationScales =
       readStepScales(lhsScales, m0, plan.tileM, firstBlock);
   Value bias = getBias();
@@ -1282,6 +1309,11 @@ KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
     }
     Value rowScales =
         vector::ExtractOp::create(b, loc, stepScales, ArrayRef<int64_t>{j});
+    // s_eff = f32(scale) * outer, rounded once (NVFP4; docs/Numerics.md).
+    if (outer)
+      rowScales = arith::MulFOp::create(
+          b, loc, rowScales,
+          vector::BroadcastOp::create(b, loc, rowF32, outer));
     for (int64_t i = 0; i < plan.tileM; ++i) {
       Value m = add(m0, i);
       Value activationSum = vector::BroadcastOp::create(

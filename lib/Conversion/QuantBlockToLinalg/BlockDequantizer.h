@@ -46,6 +46,10 @@ public:
   Value emitCenteredCode(OpBuilder &b, Location loc, ValueRange args,
                          ArrayRef<unsigned> dimMap) const;
 
+  /// The per-tensor outer scale as an f32 value, extracted before the
+  /// generic (null without one).
+  Value getOuterScale() const { return outerScale; }
+
   /// The indexing map of the scales alone (as in getMaps).
   AffineMap getScaleMap(MLIRContext *ctx, ArrayRef<unsigned> dimMap,
                         unsigned numDims) const;

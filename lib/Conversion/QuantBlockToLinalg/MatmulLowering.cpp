@@ -239,9 +239,15 @@ mlir::quant_block::detail::getIntegerMatmulUnsupportedReason(MatmulOp op) {
   if (lhsType.getScheme().getStorageBitWidth() != 8)
     return std::string("i32 accumulation with a sub-byte lhs is not lowered "
                        "yet (quantize activations to 8 bits)");
-  if (lhsType.getScheme().getOuter() ||
-      op.getRhs().getType().getScheme().getOuter())
-    return std::string("i32 accumulation with outer scales is not lowered");
+  if (lhsType.getScheme().getOuter())
+    return std::string("i32 accumulation with an outer scale on the lhs is "
+                       "not lowered");
+  // A per-tensor outer scale of the weight (NVFP4's) multiplies each block's
+  // scale, as dequantize does.
+  if (OuterScaleAttr outer = op.getRhs().getType().getScheme().getOuter())
+    if (!outer.getBlockShape().empty() || outer.getMinType())
+      return std::string("i32 accumulation with blocked outer scales or "
+                         "outer mins is not lowered");
   std::string whyNot;
   std::optional<BlockIterationSpace> space =
       BlockIterationSpace::get(op.getRhs().getType(), whyNot);
@@ -417,9 +423,13 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
                   nb, nloc, sum,
                   arith::ConstantOp::create(nb, nloc,
                                             nb.getF32FloatAttr(0.5f)));
+            // The weight's effective block scale: times the outer scale,
+            // rounded once, as dequantize computes it.
+            Value weightScale = emitScaleToF32(nb, nloc, args[2]);
+            if (Value outer = weight.getOuterScale())
+              weightScale = arith::MulFOp::create(nb, nloc, weightScale, outer);
             Value scale = arith::MulFOp::create(
-                nb, nloc, emitScaleToF32(nb, nloc, args[1]),
-                emitScaleToF32(nb, nloc, args[2]));
+                nb, nloc, emitScaleToF32(nb, nloc, args[1]), weightScale);
             linalg::YieldOp::create(nb, nloc,
                                     emitMultiplyAdd(nb, nloc, args[3], sum,
                                                     scale, op.getFastmath()));

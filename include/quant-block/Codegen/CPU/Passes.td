@@ -173,10 +173,12 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     both of its halves). `accumulate(i32)`
     products keep exact i32 block sums (the weight codes plus 2^(w-1),
     non-negative, times the activation codes, minus 2^(w-1) + zero point
-    times the activation block sum; FP4 E2M1 weights (MXFP4) as twice their
-    values plus 12, each block sum halved exactly) and the f32 sum over the
-    blocks in order, one lane per weight row, so their bits are the
-    contract's. With
+    times the activation block sum; FP4 E2M1 weights (MXFP4, NVFP4) as twice
+    their values plus 12, each block sum halved exactly, NVFP4's block
+    scales times its outer scale) and the f32 sum over the blocks in order,
+    one lane per weight row, so their bits are the contract's. E2M1 weights
+    in blocks of 16 (NVFP4) take the VNNI kernel only (one weight row per
+    lane: a chunk's words 0-1 and 2-3 are its two blocks). With
     `x86-avx512-vnni` and N a multiple of 16, the block sums are computed
     with one weight row per i32 lane as well: each chunk's packed bytes of
     16 rows are transposed once (as dwords; 4-bit codes are then split

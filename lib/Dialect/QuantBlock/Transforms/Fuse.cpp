@@ -61,11 +61,14 @@ static DequantizeOp getDequantizeOf(Value value, Type elementType) {
 /// Whether `type` can be an operand of an i32-accumulating quant_block.matmul
 /// (integer storage of at most 8 bits, no float zero points, no MX scales,
 /// no outer scales; as the weight, also FP4 E2M1 codes with float or E8M0
-/// scales: MXFP4).
+/// scales and at most a per-tensor outer scale: MXFP4, NVFP4).
 static bool isIntegerDotOperand(QuantizedTensorType type, bool isWeight) {
   SchemeAttr scheme = type.getScheme();
-  if (isWeight && isa<Float4E2M1FNType>(scheme.getStorageType()))
-    return !scheme.getOuter() && !isa<IntegerType>(scheme.getScaleType());
+  if (isWeight && isa<Float4E2M1FNType>(scheme.getStorageType())) {
+    OuterScaleAttr outer = scheme.getOuter();
+    return (!outer || (outer.getBlockShape().empty() && !outer.getMinType())) &&
+           !isa<IntegerType>(scheme.getScaleType());
+  }
   return scheme.hasIntegerStorage() && scheme.getStorageBitWidth() <= 8 &&
          scheme.getZeroPointDomain() != ZeroPointDomain::Float &&
          !scheme.hasMXScale() && !scheme.getOuter() &&

@@ -262,8 +262,9 @@ def QuantBlockFuse : Pass<"quant-block-fuse"> {
     accumulates in i32 per block with the scales of both sides applied once
     per block (llama.cpp style): the activation side is then
     `dequantize(quantize_dynamic(x))` and both sides have integer storage of
-    at most 8 bits (or the weight FP4 E2M1 codes without an outer scale:
-    MXFP4) and the same block size along K. That path rounds
+    at most 8 bits (or the weight FP4 E2M1 codes with at most a per-tensor
+    outer scale: MXFP4, NVFP4) and the same block size along K. That path
+    rounds
     differently from the float product of the dequantized values (exact
     integer block sums, then one f32 scaling per block; docs/Numerics.md),
     which is why `integer-dot=false` turns it off.
@@ -299,7 +300,7 @@ def QuantBlockFuse : Pass<"quant-block-fuse"> {
   let options = [
     Option<"integerDot", "integer-dot", "bool", /*default=*/"true",
            "Accumulate products of dynamically quantized activations and "
-           "integer (or MXFP4) weights in i32 per block">,
+           "integer (or MXFP4, NVFP4) weights in i32 per block">,
   ];
 }
 
