@@ -26,6 +26,7 @@
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 #include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
+#include "quant-block/Numerics/FloatFormats.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -43,6 +44,7 @@ namespace mlir::quant_block {
 
 using namespace mlir;
 using namespace mlir::quant_block;
+namespace numerics = ::quant_block::numerics;
 
 namespace {
 
@@ -182,8 +184,8 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
                        "or E2M1");
   if (scheme.hasMXScale() && !plan.e2m1)
     return std::string("the weight has an MX scale and integer storage");
-  // Only a per-tensor f32 outer scale (NVFP4's), and only where the float
-  // path multiplies each block's scale anyway.
+  // Only a per-tensor f32 outer scale (NVFP4's), which multiplies each
+  // block's scale: with f32 activations, or E2M1 codes with int8 ones.
   if (OuterScaleAttr outer = scheme.getOuter()) {
     if ((plan.integer && !plan.e2m1) || !outer.getBlockShape().empty() ||
         outer.getMinType() || !outer.getScaleType().isF32())
@@ -505,7 +507,7 @@ std::pair<Value, Value> KernelEmitter::decodeChunkCodes(Value data, Value row,
     // Twice the E2M1 values, plus the bias that makes them non-negative.
     auto twiceBiased = [&](Value codes) -> Value {
       return arith::AddIOp::create(
-          b, loc, quant_block::detail::emitE2M1TwiceValue(b, loc, codes),
+          b, loc, mlir::quant_block::detail::emitE2M1TwiceValue(b, loc, codes),
           splatI32(kE2M1TwiceBias));
     };
     first = twiceBiased(first);
@@ -534,12 +536,10 @@ Value KernelEmitter::roundToExpressed(Value weights) {
 /// lookup in the table of the 16 values of the storage type: E2M1, or the
 /// nibble as an unsigned or two's-complement integer. Exact.
 Value KernelEmitter::lookUpCodes(Value nibbles) {
-  static constexpr float kE2M1[] = {0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,
-                                    4.0f,  6.0f,  -0.0f, -0.5f, -1.0f, -1.5f,
-                                    -2.0f, -3.0f, -4.0f, -6.0f};
   float table[16];
   for (int code = 0; code < 16; ++code)
-    table[code] = plan.e2m1            ? kE2M1[code]
+    table[code] = plan.e2m1            ? float(numerics::decodeFloat(
+                                             numerics::FloatFormatKind::F4E2M1FN, code))
                   : plan.signedStorage ? float(code < 8 ? code : code - 16)
                                        : float(code);
   return buildTableLookup(b, loc, table, nibbles);
@@ -550,11 +550,11 @@ Value KernelEmitter::lookUpCodes(Value nibbles) {
 /// by a 16-entry byte table lookup (vpshufb with
 /// --quant-block-cpu-x86-table-lookups).
 Value KernelEmitter::lookUpTwiceBiasedE2M1(Value nibbles) {
-  static constexpr int8_t kTwiceE2M1[] = {0, 1,  2,  3,  4,  6,  8,  12,
-                                          0, -1, -2, -3, -4, -6, -8, -12};
   int8_t table[16];
   for (int code = 0; code < 16; ++code)
-    table[code] = int8_t(kTwiceE2M1[code] + kE2M1TwiceBias);
+    table[code] = int8_t(
+        2 * numerics::decodeFloat(numerics::FloatFormatKind::F4E2M1FN, code) +
+        kE2M1TwiceBias);
   return buildByteTableLookup(b, loc, table, nibbles);
 }
 
@@ -1171,20 +1171,16 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
                                              flipSigns(column, 0x80808080u));
         continue;
       }
+      // Nibbles (0..15 per byte) as the bytes of the dot product: E2M1
+      // codes looked up as twice their value plus 12 (vpshufb), integer
+      // codes with their sign bits flipped.
+      auto nibbleBytes = [&](Value nibbles) -> Value {
+        Value bytes = vector::BitCastOp::create(
+            b, loc, dotBytes, flipSigns(nibbles, 0x08080808u));
+        return plan.e2m1 ? lookUpTwiceBiasedE2M1(bytes) : bytes;
+      };
       Value low = arith::AndIOp::create(b, loc, column, splatI32(0x0F0F0F0F));
-      if (plan.e2m1) {
-        // Each nibble looked up as twice its E2M1 value plus 12 (vpshufb).
-        Value high = arith::AndIOp::create(
-            b, loc, arith::ShRUIOp::create(b, loc, column, splatI32(4)),
-            splatI32(0x0F0F0F0F));
-        codes[d] = lookUpTwiceBiasedE2M1(
-            vector::BitCastOp::create(b, loc, dotBytes, low));
-        codes[4 + d] = lookUpTwiceBiasedE2M1(
-            vector::BitCastOp::create(b, loc, dotBytes, high));
-        continue;
-      }
-      codes[d] = vector::BitCastOp::create(b, loc, dotBytes,
-                                           flipSigns(low, 0x08080808u));
+      codes[d] = nibbleBytes(low);
       if (highInPlace) {
         Value high = arith::AndIOp::create(b, loc, column,
                                            splatI32(int32_t(0xF0F0F0F0u)));
@@ -1195,8 +1191,7 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
       Value high = arith::AndIOp::create(
           b, loc, arith::ShRUIOp::create(b, loc, column, splatI32(4)),
           splatI32(0x0F0F0F0F));
-      codes[4 + d] = vector::BitCastOp::create(b, loc, dotBytes,
-                                               flipSigns(high, 0x08080808u));
+      codes[4 + d] = nibbleBytes(high);
     }
     Value k0 = mul(chunk, kChunk);
     for (int64_t i = 0; i < plan.tileM; ++i) {
@@ -1605,7 +1600,8 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
 namespace {
 
 struct CPUMatmulKernelsPass
-    : public quant_block::impl::CPUMatmulKernelsBase<CPUMatmulKernelsPass> {
+    : public mlir::quant_block::impl::CPUMatmulKernelsBase<
+          CPUMatmulKernelsPass> {
   using CPUMatmulKernelsBase::CPUMatmulKernelsBase;
 
   void runOnOperation() override {
