@@ -65,8 +65,10 @@ def draw_case(rng, index):
     acc = "f32"
     w_shape = [n, k] if transpose else [k, n]
     k_dim = 1 if transpose else 0
+    # (Mirroring along K below keeps no outer scales: one level only.)
     scheme, codes, params = dm.random_weight(rng, w_shape, k_dim, expressed,
-                                             integer, k_block)
+                                             integer, k_block,
+                                             two_level=False)
     x = (rng.standard_normal([m, k]) * 2).astype(np.float32)
     if cancel:
         x[:, k // 2:] = -x[:, :k // 2]

@@ -10,8 +10,10 @@ executed, against the numpy reference (python/quant_block/reference.py):
   their own; `inhibit`, and `propagate` (the result requantized by
   quantize_dynamic, whose parts are compared too);
 * i32 accumulation: an 8-bit lhs from quantize_dynamic (absmax, or minmax
-  with int zero points) times integer weights of up to 8 bits with the same
-  block size along K; the lhs parts are compared as well.
+  with int zero points) times integer weights of up to 8 bits (sometimes
+  with two-level scales: float or integer block scales under a per-tensor or
+  blocked outer scale) with the same block size along K; the lhs parts are
+  compared as well.
 
 Result bits must be identical.
 
@@ -64,11 +66,12 @@ def random_codes(rng, shape, scheme):
 
 
 def random_weight(rng, shape, k_dim, expressed, integer_only=False,
-                  k_block=None, e2m1=False):
+                  k_block=None, e2m1=False, two_level=True):
     """A weight scheme, its codes and parameters. `k_dim` is the K
     dimension of `shape`; `k_block` forces the block size along K. `e2m1`:
     FP4 E2M1 codes (an i32-accumulating weight), MXFP4 (E8M0 scales) in
-    half the blocks of 32."""
+    half the blocks of 32. `two_level`: integer-only weights may get outer
+    scales."""
     rank = len(shape)
     mx = not integer_only and k_block is None and rng.random() < 0.15
     outer = None
@@ -111,8 +114,28 @@ def random_weight(rng, shape, k_dim, expressed, integer_only=False,
             elif domain == "float":
                 zero_point = choice(rng, ["f32", "f16", "bf16"])
         scheme = Scheme(storage, expressed, tuple(block), scale, zero_point)
+        if integer_only and two_level and rng.random() < 0.3:
+            # Two-level scales: a per-tensor outer scale over float block
+            # scales, or integer block scales under a per-tensor or blocked
+            # outer scale (GGUF K-quant super-blocks).
+            sshape = scheme.scale_shape(shape)
+            outer_block = () if rng.random() < 0.5 else \
+                (choice(rng, [2, 3, sshape[-1]]),)
+            scheme = Scheme(storage, expressed, tuple(block),
+                            choice(rng, ["f16", "f32", "ui4", "ui6", "ui8"]),
+                            zero_point,
+                            outer=choice(rng, ["f32", "f16", "bf16"]),
+                            outer_block=outer_block)
+            outer = np.exp(rng.uniform(np.log(2.0 ** -6), np.log(0.5),
+                                       scheme.outer_shape(shape)))
+            outer = np.asarray(reference.convert_float(
+                outer.astype(np.float32), scheme.outer), np.float32)
     sshape = scheme.scale_shape(shape)
-    scales = random_scales(rng, sshape, scheme.scale, scheme.storage)
+    if scheme.scale.startswith("ui"):
+        top = reference.integer_range(scheme.scale)[1]
+        scales = rng.integers(1, top + 1, sshape).astype(np.float32)
+    else:
+        scales = random_scales(rng, sshape, scheme.scale, scheme.storage)
     zero_points = None
     if scheme.zero_point_domain == "int":
         lo, hi = scheme.qrange

@@ -275,3 +275,68 @@ func.func @integer_dot_refused_blocks(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x
       ins(%xd, %wd : tensor<4x64xf32>, tensor<16x64xf32>) outs(%zero : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %y : tensor<4x16xf32>
 }
+
+// -----
+
+// 4-bit activations: the verifier accepts an i32 product of them, but the
+// lowering does not implement it, so the product stays in floats (it used
+// to become an i32 product that --quant-block-cpu-pipeline refused).
+// CHECK-LABEL: func.func @integer_dot_refused_sub_byte_lhs
+// CHECK: %[[X:.*]] = quant_block.dequantize
+// CHECK: quant_block.matmul %[[X]], %{{.*}} transpose_rhs accumulate(f32) inhibit
+!x = !quant_block.tensor<4x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @integer_dot_refused_sub_byte_lhs(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
+  %xq = quant_block.quantize_dynamic absmax %x : tensor<4x64xf32> -> !x
+  %xd = quant_block.dequantize %xq : !x -> tensor<4x64xf32>
+  %wd = quant_block.dequantize %w : !w -> tensor<16x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<4x16xf32>
+  %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%xd, %wd : tensor<4x64xf32>, tensor<16x64xf32>) outs(%zero : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// Activation blocks over two rows: their scales are not per row, which the
+// i32 lowering reads; the product stays in floats.
+// CHECK-LABEL: func.func @integer_dot_refused_lhs_blocks_over_rows
+// CHECK: %[[X:.*]] = quant_block.dequantize
+// CHECK: quant_block.matmul %[[X]], %{{.*}} transpose_rhs accumulate(f32) inhibit
+!x = !quant_block.tensor<4x64, #quant_block.scheme<i8 : f32, block = [2, 32]>>
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @integer_dot_refused_lhs_blocks_over_rows(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
+  %xq = quant_block.quantize_dynamic absmax %x : tensor<4x64xf32> -> !x
+  %xd = quant_block.dequantize %xq : !x -> tensor<4x64xf32>
+  %wd = quant_block.dequantize %w : !w -> tensor<16x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<4x16xf32>
+  %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%xd, %wd : tensor<4x64xf32>, tensor<16x64xf32>) outs(%zero : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// Integer block scales under a blocked outer scale (a GGUF K-quant
+// super-block) and an integer weight under a per-tensor outer scale: the
+// lowering folds them into effective block scales, so both become integer
+// dot products.
+// CHECK-LABEL: func.func @integer_dot_two_level_scales
+// CHECK: %[[XQ:.*]] = quant_block.quantize_dynamic absmax
+// CHECK: quant_block.matmul %[[XQ]], %{{.*}} transpose_rhs accumulate(i32) inhibit
+// CHECK: quant_block.matmul %[[XQ]], %{{.*}} transpose_rhs accumulate(i32) inhibit
+!x = !quant_block.tensor<4x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!k = !quant_block.tensor<16x64, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui6, zero_point = ui4, outer = <f16, block = [1, 2]>>>
+!t = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, outer = <f32>>>
+func.func @integer_dot_two_level_scales(%x: tensor<4x64xf32>, %wk: !k, %wt: !t) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %xq = quant_block.quantize_dynamic absmax %x : tensor<4x64xf32> -> !x
+  %xd = quant_block.dequantize %xq : !x -> tensor<4x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<4x16xf32>
+  %wkd = quant_block.dequantize %wk : !k -> tensor<16x64xf32>
+  %yk = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%xd, %wkd : tensor<4x64xf32>, tensor<16x64xf32>) outs(%zero : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %wtd = quant_block.dequantize %wt : !t -> tensor<16x64xf32>
+  %yt = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%xd, %wtd : tensor<4x64xf32>, tensor<16x64xf32>) outs(%zero : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %yk, %yt : tensor<4x16xf32>, tensor<4x16xf32>
+}

@@ -1317,14 +1317,8 @@ KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
       Value blockSums = arith::SubIOp::create(
           b, loc, biasedSums[j][i],
           arith::MulIOp::create(b, loc, offsets, activationSum));
-      Value blockSumsF32 = arith::SIToFPOp::create(b, loc, rowF32, blockSums);
-      // E2M1 weights entered the sums doubled: halved exactly.
-      if (plan.e2m1)
-        blockSumsF32 = arith::MulFOp::create(
-            b, loc, blockSumsF32,
-            arith::ConstantOp::create(
-                b, loc,
-                DenseElementsAttr::get(rowF32, b.getF32FloatAttr(0.5f))));
+      Value blockSumsF32 = mlir::quant_block::detail::emitBlockSumToF32(
+          b, loc, blockSums, plan.e2m1);
       Value activationScale = vector::BroadcastOp::create(
           b, loc, rowF32,
           vector::ExtractOp::create(b, loc, activationScales[i],

@@ -547,7 +547,6 @@ SmallVector<Value> KernelEmitter::reduceLanes(ArrayRef<Value> sums) {
 SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
     Value lane, Value n, Value m0, Value lhsWords, Value lhsScales, Value words,
     Value scales, Value zeroPoints) {
-  Type f32 = b.getF32Type();
   Type i32 = b.getI32Type();
   int64_t blockSize = plan.lhsBlock;
   int64_t numBlocks = plan.k / blockSize;
@@ -630,12 +629,8 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
         b, loc,
         memref::LoadOp::create(b, loc, lhsScales, ValueRange{m, block}));
     Value scale = arith::MulFOp::create(b, loc, lhsScale, weightScale);
-    Value blockSum = arith::SIToFPOp::create(b, loc, f32, blockSums[mi]);
-    // E2M1 weights entered the sum doubled: halved exactly.
-    if (e2m1)
-      blockSum = arith::MulFOp::create(
-          b, loc, blockSum,
-          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.5f)));
+    Value blockSum =
+        quant_block::detail::emitBlockSumToF32(b, loc, blockSums[mi], e2m1);
     scale = arith::SelectOp::create(b, loc, valid, scale, zero);
     blockSum = arith::SelectOp::create(b, loc, valid, blockSum, zero);
     for (int64_t i = 0; i < kLanes; ++i) {

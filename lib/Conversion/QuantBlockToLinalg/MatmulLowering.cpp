@@ -234,33 +234,46 @@ static Value buildFusedContraction(OpBuilder &b, Location loc, MatmulOp op,
 }
 
 std::optional<std::string>
-mlir::quant_block::detail::getIntegerMatmulUnsupportedReason(MatmulOp op) {
-  auto lhsType = cast<QuantizedTensorType>(op.getLhs().getType());
-  if (lhsType.getScheme().getStorageBitWidth() != 8)
+mlir::quant_block::getIntegerMatmulUnsupportedReason(QuantizedTensorType lhs,
+                                                     QuantizedTensorType rhs) {
+  SchemeAttr lhsScheme = lhs.getScheme();
+  if (lhsScheme.getStorageBitWidth() != 8)
     return std::string("i32 accumulation with a sub-byte lhs is not lowered "
                        "yet (quantize activations to 8 bits)");
-  if (lhsType.getScheme().getOuter())
+  if (lhsScheme.getOuter())
     return std::string("i32 accumulation with an outer scale on the lhs is "
                        "not lowered");
-  // A per-tensor outer scale of the weight (NVFP4's) multiplies each block's
-  // scale, as dequantize does.
-  if (OuterScaleAttr outer = op.getRhs().getType().getScheme().getOuter())
-    if (!outer.getBlockShape().empty() || outer.getMinType())
-      return std::string("i32 accumulation with blocked outer scales or "
-                         "outer mins is not lowered");
+  // The activation scales are read per row and K block: blocks of the lhs
+  // that span several rows (or batch entries) would need another map.
+  ArrayRef<int64_t> lhsShape = lhs.getShape();
+  SmallVector<int64_t> lhsBlock = lhs.getEffectiveBlockShape();
+  for (int64_t d = 0; d + 1 < lhs.getRank(); ++d)
+    if (lhsBlock[d] != 1 && lhsShape[d] != 1)
+      return std::string("i32 accumulation with lhs blocks that span several "
+                         "rows is not lowered (quantize activations per row)");
+  // The weight's outer scales (per tensor, as NVFP4's, or blocked over
+  // integer block scales, as GGUF K-quants') multiply its block scales, as
+  // dequantize does; outer mins make float zero points, which the verifier
+  // refuses for i32 accumulation.
   std::string whyNot;
   std::optional<BlockIterationSpace> space =
-      BlockIterationSpace::get(op.getRhs().getType(), whyNot);
+      BlockIterationSpace::get(rhs, whyNot);
   if (!space)
     return "i32 accumulation: " + whyNot;
-  int64_t weightRank = op.getRhs().getType().getRank();
+  int64_t weightRank = rhs.getRank();
   for (int64_t d = 0; d < weightRank - 2; ++d)
     if (space->elementGroups[d].size() != 1)
       return std::string("i32 accumulation with blocks along batch "
                          "dimensions is not lowered");
-  if (ShapedType::isDynamic(lhsType.getShape().back()))
+  if (ShapedType::isDynamic(lhsShape.back()))
     return std::string("i32 accumulation needs a static contraction size");
   return std::nullopt;
+}
+
+std::optional<std::string>
+mlir::quant_block::detail::getIntegerMatmulUnsupportedReason(MatmulOp op) {
+  return quant_block::getIntegerMatmulUnsupportedReason(
+      cast<QuantizedTensorType>(op.getLhs().getType()), op.getRhs().getType());
 }
 
 /// The i32-accumulating product (docs/Numerics.md): per K-block, the sum of
@@ -346,7 +359,11 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
   Value zero32 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
   sumInit = linalg::FillOp::create(b, loc, zero32, sumInit).getResult(0);
 
-  BlockDequantizer weight(b, loc, weightType, space, weightParts);
+  // Integer block scales and blocked outer scales become effective f32
+  // block scales first, as dequantize computes them.
+  SmallVector<Value> flatWeightParts = llvm::to_vector(weightParts);
+  foldTwoLevelBlockParameters(b, loc, weightType, flatWeightParts);
+  BlockDequantizer weight(b, loc, weightType, space, flatWeightParts);
   SmallVector<Value> inputs = {lhsView};
   SmallVector<AffineMap> maps = {AffineMap::get(numDims, 0, lhsExprs, ctx)};
   AffineMap lhsParamMap = AffineMap::get(numDims, 0, paramExprs, ctx);
@@ -413,16 +430,11 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
   Value product =
       linalg::GenericOp::create(
           b, loc, outInit.getType(),
-          ValueRange{sums, lhsParts[1], weightParts[1]}, ValueRange{outInit},
-          scaleMaps, scaleIterators,
+          ValueRange{sums, lhsParts[1], flatWeightParts[1]},
+          ValueRange{outInit}, scaleMaps, scaleIterators,
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value sum = arith::SIToFPOp::create(nb, nloc, f32, args[0]);
-            // E2M1 weights entered the block sum doubled: halved exactly.
-            if (twiceWeightValues)
-              sum = arith::MulFOp::create(
-                  nb, nloc, sum,
-                  arith::ConstantOp::create(nb, nloc,
-                                            nb.getF32FloatAttr(0.5f)));
+            Value sum = quant_block::detail::emitBlockSumToF32(
+                nb, nloc, args[0], twiceWeightValues);
             // The weight's effective block scale: times the outer scale,
             // rounded once, as dequantize computes it.
             Value weightScale = emitScaleToF32(nb, nloc, args[2]);

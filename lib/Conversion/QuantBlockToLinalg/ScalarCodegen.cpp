@@ -426,6 +426,17 @@ Value mlir::quant_block::detail::emitE2M1TwiceValue(OpBuilder &b, Location loc,
                                  twice);
 }
 
+Value mlir::quant_block::detail::emitBlockSumToF32(OpBuilder &b, Location loc,
+                                                   Value sum,
+                                                   bool twiceWeightValues) {
+  Type f32 = shapedLike(sum.getType(), b.getF32Type());
+  Value value = arith::SIToFPOp::create(b, loc, f32, sum);
+  if (!twiceWeightValues)
+    return value;
+  return arith::MulFOp::create(
+      b, loc, value, constantLike(b, loc, f32, b.getF32FloatAttr(0.5f)));
+}
+
 Value mlir::quant_block::detail::emitDecodeOCPFloat(OpBuilder &b, Location loc,
                                                     Value code,
                                                     Type storageType) {

@@ -51,6 +51,16 @@ func.func @matmul_i32_sub_byte_lhs(%x: !quant_block.tensor<2x32, #quant_block.sc
 
 // -----
 
+// The activation scales are read per row: a block over two rows would need
+// another indexing map (this used to build an invalid linalg.generic).
+func.func @matmul_i32_lhs_blocks_over_rows(%x: !quant_block.tensor<4x64, #quant_block.scheme<i8 : f32, block = [2, 32]>>, %w: !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{cannot lower to linalg: i32 accumulation with lhs blocks that span several rows is not lowered (quantize activations per row)}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !quant_block.tensor<4x64, #quant_block.scheme<i8 : f32, block = [2, 32]>>, !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
 func.func @broadcast_dynamic(%q: !quant_block.tensor<32, #quant_block.scheme<i8 : f32, block = [32]>>) -> !quant_block.tensor<?x32, #quant_block.scheme<i8 : f32, block = [*, 32]>> {
   // expected-error @+1 {{cannot lower to linalg: broadcasting along a new dynamic dimension is not lowered yet}}
   %b = quant_block.broadcast %q dimensions = [0] : !quant_block.tensor<32, #quant_block.scheme<i8 : f32, block = [32]>> -> !quant_block.tensor<?x32, #quant_block.scheme<i8 : f32, block = [*, 32]>>

@@ -60,6 +60,15 @@ SmallVector<Value> untileLoweredParts(OpBuilder &b, Location loc,
                                       QuantizedTensorType type,
                                       ValueRange tiled);
 
+/// Why this lowering cannot compute an `accumulate(i32)` quant_block.matmul
+/// of the activations `lhs` and the weight `rhs` yet (operands the verifier
+/// accepts), or std::nullopt if it can. --quant-block-fuse asks before it
+/// forms such a product, so that it never turns a program the float product
+/// lowers into one that fails to lower.
+std::optional<std::string>
+getIntegerMatmulUnsupportedReason(QuantizedTensorType lhs,
+                                  QuantizedTensorType rhs);
+
 /// Lowers !quant_block.tensor to its parts: data (see getLoweredDataType),
 /// scales, then zero points, outer scales and outer mins where present, with
 /// unsigned element types made signless.

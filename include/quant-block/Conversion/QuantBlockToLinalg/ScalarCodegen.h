@@ -85,6 +85,13 @@ Value emitDecodeOCPFloat(OpBuilder &b, Location loc, Value code,
 /// weights (docs/Numerics.md); `code` may be a vector.
 Value emitE2M1TwiceValue(OpBuilder &b, Location loc, Value code);
 
+/// An exact i32 block sum of an `accumulate(i32)` product (or a vector of
+/// them) as f32: converted, then halved (exactly) when the weight codes
+/// entered it as twice their E2M1 values (emitE2M1TwiceValue), so that every
+/// lowering scales the same value (docs/Numerics.md).
+Value emitBlockSumToF32(OpBuilder &b, Location loc, Value sum,
+                        bool twiceWeightValues);
+
 /// Encodes an f32 value into the code of `storageType` (returned as i32):
 /// q = round(|y| * 2^(M - e)) with e = max(floor(log2|y|), emin), code =
 /// ((e - emin) << M) + q, which carries into the exponent by itself; then

@@ -493,6 +493,33 @@ static ArrayRef<int64_t> getShapeOf(Type type) {
   return cast<RankedTensorType>(type).getShape();
 }
 
+std::optional<std::string>
+MatmulOp::getIntegerOperandError(QuantizedTensorType type, StringRef name) {
+  SchemeAttr scheme = type.getScheme();
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  // FP4 E2M1 weights (MXFP4, NVFP4) enter the block sums as twice their
+  // values, small integers (docs/Numerics.md).
+  if (isa<Float4E2M1FNType>(scheme.getStorageType())) {
+    if (name != "rhs")
+      os << "i32 accumulation takes FP4 E2M1 codes only in rhs (the weight), "
+            "but "
+         << name << " stores '" << scheme.getStorageType() << "'";
+  } else if (!scheme.hasIntegerStorage() || scheme.getStorageBitWidth() > 8) {
+    os << "i32 accumulation needs integer storage of at most 8 bits (or FP4 "
+          "E2M1 codes in rhs), but "
+       << name << " stores '" << scheme.getStorageType() << "'";
+  } else if (scheme.getZeroPointDomain() == ZeroPointDomain::Float) {
+    os << "i32 accumulation cannot apply the float zero points of " << name;
+  } else if (scheme.hasMXScale()) {
+    os << "i32 accumulation of MX integers is not defined; " << name
+       << " uses f8E8M0FNU scales";
+  }
+  if (error.empty())
+    return std::nullopt;
+  return error;
+}
+
 LogicalResult MatmulOp::verify() {
   QuantizedTensorType rhs = getRhs().getType();
   SchemeAttr rhsScheme = rhs.getScheme();
@@ -598,30 +625,9 @@ LogicalResult MatmulOp::verify() {
                               "(dynamic activation quantization)";
     for (auto [name, type] :
          {std::pair<StringRef, QuantizedTensorType>{"lhs", lhsQuantized},
-          {"rhs", rhs}}) {
-      SchemeAttr scheme = type.getScheme();
-      // FP4 E2M1 weights (MXFP4, NVFP4) enter the block sums as twice their
-      // values, small integers (docs/Numerics.md).
-      if (isa<Float4E2M1FNType>(scheme.getStorageType())) {
-        if (name == "lhs")
-          return emitOpError() << "i32 accumulation takes FP4 E2M1 codes only "
-                                  "in rhs (the weight), but lhs stores "
-                               << scheme.getStorageType();
-        continue;
-      }
-      if (!scheme.hasIntegerStorage() || scheme.getStorageBitWidth() > 8)
-        return emitOpError() << "i32 accumulation needs integer storage of at "
-                                "most 8 bits (or FP4 E2M1 codes in rhs), but "
-                             << name << " stores " << scheme.getStorageType();
-      if (scheme.getZeroPointDomain() == ZeroPointDomain::Float)
-        return emitOpError() << "i32 accumulation cannot apply the float zero "
-                                "points of "
-                             << name;
-      if (scheme.hasMXScale())
-        return emitOpError() << "i32 accumulation of MX integers is not "
-                                "defined; "
-                             << name << " uses f8E8M0FNU scales";
-    }
+          {"rhs", rhs}})
+      if (std::optional<std::string> error = getIntegerOperandError(type, name))
+        return emitOpError() << *error;
     int64_t lhsBlockK = lhsQuantized.getEffectiveBlockShape()[rank - 1];
     int64_t rhsBlockK = rhs.getEffectiveBlockShape()[rhsKDim];
     if (!isSameBlockPartition(lhsBlockK, rhsBlockK, lhsK))

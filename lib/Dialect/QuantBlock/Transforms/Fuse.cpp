@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
 #include "quant-block/Support/PatternDriver.h"
 
@@ -56,23 +57,6 @@ static DequantizeOp getDequantizeOf(Value value, Type elementType) {
       dequantize.getResult().getType().getElementType() != elementType)
     return {};
   return dequantize;
-}
-
-/// Whether `type` can be an operand of an i32-accumulating quant_block.matmul
-/// (integer storage of at most 8 bits, no float zero points, no MX scales,
-/// no outer scales; as the weight, also FP4 E2M1 codes with float or E8M0
-/// scales and at most a per-tensor outer scale: MXFP4, NVFP4).
-static bool isIntegerDotOperand(QuantizedTensorType type, bool isWeight) {
-  SchemeAttr scheme = type.getScheme();
-  if (isWeight && isa<Float4E2M1FNType>(scheme.getStorageType())) {
-    OuterScaleAttr outer = scheme.getOuter();
-    return (!outer || (outer.getBlockShape().empty() && !outer.getMinType())) &&
-           !isa<IntegerType>(scheme.getScaleType());
-  }
-  return scheme.hasIntegerStorage() && scheme.getStorageBitWidth() <= 8 &&
-         scheme.getZeroPointDomain() != ZeroPointDomain::Float &&
-         !scheme.hasMXScale() && !scheme.getOuter() &&
-         !isa<IntegerType>(scheme.getScaleType());
 }
 
 /// The fast-math flags of the quant_block.matmul that replaces `op`: the
@@ -165,8 +149,11 @@ struct FuseDequantizeIntoContraction
       return {};
     QuantizedTensorType lhsType = dequantize.getInput().getType();
     QuantizedTensorType weightType = weight.getInput().getType();
-    if (!isIntegerDotOperand(lhsType, /*isWeight=*/false) ||
-        !isIntegerDotOperand(weightType, /*isWeight=*/true))
+    // Operands the verifier accepts, in a product the lowering implements:
+    // otherwise the float product stays.
+    if (MatmulOp::getIntegerOperandError(lhsType, "lhs") ||
+        MatmulOp::getIntegerOperandError(weightType, "rhs") ||
+        getIntegerMatmulUnsupportedReason(lhsType, weightType))
       return {};
     int64_t rank = weightType.getRank();
     int64_t k = lhsType.getShape().back();

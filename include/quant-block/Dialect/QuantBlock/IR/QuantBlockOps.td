@@ -318,7 +318,15 @@ def QuantBlock_MatmulOp : QuantBlock_Op<"matmul"> {
     (`fastmath` `` $fastmath^)? attr-dict
     `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))
   }];
-  let hasVerifier = 1;  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// Why a tensor of `type` cannot be operand `name` ("lhs" or "rhs") of
+    /// an `accumulate(i32)` product (the verifier's rule for each operand),
+    /// or std::nullopt if it can. --quant-block-fuse asks the same.
+    static std::optional<std::string>
+    getIntegerOperandError(QuantizedTensorType type, ::llvm::StringRef name);
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//

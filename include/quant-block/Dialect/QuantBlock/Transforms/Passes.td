@@ -261,13 +261,17 @@ def QuantBlockFuse : Pass<"quant-block-fuse"> {
     8-bit integers with blocks along K matching the weight's, the product
     accumulates in i32 per block with the scales of both sides applied once
     per block (llama.cpp style): the activation side is then
-    `dequantize(quantize_dynamic(x))` and both sides have integer storage of
-    at most 8 bits (or the weight FP4 E2M1 codes with at most a per-tensor
-    outer scale: MXFP4, NVFP4) and the same block size along K. That path
-    rounds
-    differently from the float product of the dequantized values (exact
-    integer block sums, then one f32 scaling per block; docs/Numerics.md),
-    which is why `integer-dot=false` turns it off.
+    `dequantize(quantize_dynamic(x))`, both sides are operands the verifier
+    accepts for `accumulate(i32)` (integer storage of at most 8 bits, or
+    FP4 E2M1 codes in the weight: MXFP4, NVFP4) with the same block size
+    along K, and the lowering implements the product (8-bit activations in
+    blocks of one row; weight scales of one or two levels, the outer scale
+    per tensor or blocked as in GGUF K-quants): the pass asks the lowering
+    (`getIntegerMatmulUnsupportedReason`), so it never turns a product that
+    compiles into one that does not. That path rounds differently from the
+    float product of the dequantized values (exact integer block sums, then
+    one f32 scaling per block; docs/Numerics.md), which is why
+    `integer-dot=false` turns it off.
 
     The fused op carries the fast-math flags of the contraction it replaces.
     A `linalg.generic` with a multiply-add body keeps the flags its
