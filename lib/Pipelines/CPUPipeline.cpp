@@ -88,6 +88,7 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
   if (options.vectorize && options.parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCPULegalizeBF16Vectors());
   pm.addPass(createCanonicalizerPass());
 }
 

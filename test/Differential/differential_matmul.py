@@ -228,7 +228,7 @@ def former_failure(case):
 
 def make_case(rng, index, args):
     while True:
-        case = draw_case(rng, index, args.e2m1_weights)
+        case = draw_case(rng, index, args.e2m1_weights, args.sub_byte_lhs)
         if case["integer"] and not args.any_i32_layout and \
                 not expanded_layout(list(case["w_codes"].shape),
                                     case["w_scheme"]):
@@ -237,8 +237,8 @@ def make_case(rng, index, args):
             return case
 
 
-def draw_case(rng, index, e2m1=False):
-    integer = rng.random() < 0.5 or e2m1
+def draw_case(rng, index, e2m1=False, sub_byte_lhs=False):
+    integer = rng.random() < 0.5 or e2m1 or sub_byte_lhs
     transpose = bool(rng.random() < 0.5)
     batched = rng.random() < 0.25
     batch = [int(rng.integers(1, 3))] if batched else []
@@ -250,8 +250,13 @@ def draw_case(rng, index, e2m1=False):
         k_block = choice(rng, [2, 4, 8, 16, 32])
         k = k_block * int(rng.integers(1, 4))
         lhs_storage = choice(rng, ["i8", "ui8"])
-        method = choice(rng, ["absmax", "minmax"]) if lhs_storage == "i8" \
-            else "minmax"
+        if sub_byte_lhs or rng.random() < 0.2:
+            # 4-bit (and 2-bit) activations, unpacked before the integer
+            # sums; blocks of whole packing groups.
+            lhs_storage = choice(rng, ["i4", "ui4"] +
+                                 (["i2", "ui2"] if k_block >= 4 else []))
+        method = choice(rng, ["absmax", "minmax"]) \
+            if lhs_storage.startswith("i") else "minmax"
         lhs_scheme = Scheme(lhs_storage, expressed, (1, k_block),
                             choice(rng, ["f32", "f16", "bf16"]),
                             lhs_storage if method == "minmax" else None)
@@ -409,6 +414,9 @@ def main():
                             help="also draw i32-accumulating weights with "
                                  "ragged or partly packed blocks (not "
                                  "lowered yet)")
+        parser.add_argument("--sub-byte-lhs", action="store_true",
+                            help="only 4- and 2-bit activations in the "
+                                 "i32-accumulating products")
         parser.add_argument("--e2m1-weights", action="store_true",
                             help="only i32-accumulating products, of FP4 "
                                  "E2M1 weights (MXFP4, NVFP4, other scales)")

@@ -278,21 +278,45 @@ func.func @integer_dot_refused_blocks(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x
 
 // -----
 
-// 4-bit activations: the verifier accepts an i32 product of them, but the
-// lowering does not implement it, so the product stays in floats (it used
-// to become an i32 product that --quant-block-cpu-pipeline refused).
-// CHECK-LABEL: func.func @integer_dot_refused_sub_byte_lhs
-// CHECK: %[[X:.*]] = quant_block.dequantize
-// CHECK: quant_block.matmul %[[X]], %{{.*}} transpose_rhs accumulate(f32) inhibit
+// 4-bit activations (W4A4): an integer dot product too, the activation codes
+// unpacked by the lowering.
+// CHECK-LABEL: func.func @integer_dot_sub_byte_lhs
+// CHECK: %[[XQ:.*]] = quant_block.quantize_dynamic absmax
+// CHECK: quant_block.matmul %[[XQ]], %{{.*}} transpose_rhs accumulate(i32) inhibit
 !x = !quant_block.tensor<4x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
 !w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
-func.func @integer_dot_refused_sub_byte_lhs(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
+func.func @integer_dot_sub_byte_lhs(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
   %xq = quant_block.quantize_dynamic absmax %x : tensor<4x64xf32> -> !x
   %xd = quant_block.dequantize %xq : !x -> tensor<4x64xf32>
   %wd = quant_block.dequantize %w : !w -> tensor<16x64xf32>
   %zero = arith.constant dense<0.0> : tensor<4x16xf32>
   %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
       ins(%xd, %wd : tensor<4x64xf32>, tensor<16x64xf32>) outs(%zero : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// A linear layer as torch-mlir writes it (the weight transposed before the
+// product; --quant-block-propagate made it a quant_block.transpose of the
+// packed weight). The lowering cannot read the transposed int4 weight (one
+// scale per packed code along its rows), but this pass's canonicalization
+// folds the transpose into transpose_rhs, so the product it forms is the
+// integer one on the weight as stored.
+// CHECK-LABEL: func.func @integer_dot_transposed_weight
+// CHECK: %[[XQ:.*]] = quant_block.quantize_dynamic absmax
+// CHECK-NOT: quant_block.transpose
+// CHECK: quant_block.matmul %[[XQ]], %{{.*}} transpose_rhs accumulate(i32) inhibit
+!x = !quant_block.tensor<4x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!wt = !quant_block.tensor<64x16, #quant_block.scheme<i4 : f32, block = [32, 1], scale = f16>>
+func.func @integer_dot_transposed_weight(%x: tensor<4x64xf32>, %w: !w) -> tensor<4x16xf32> {
+  %xq = quant_block.quantize_dynamic absmax %x : tensor<4x64xf32> -> !x
+  %xd = quant_block.dequantize %xq : !x -> tensor<4x64xf32>
+  %wt = quant_block.transpose %w permutation = [1, 0] : !w -> !wt
+  %wd = quant_block.dequantize %wt : !wt -> tensor<64x16xf32>
+  %zero = arith.constant dense<0.0> : tensor<4x16xf32>
+  %y = linalg.matmul ins(%xd, %wd : tensor<4x64xf32>, tensor<64x16xf32>) outs(%zero : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %y : tensor<4x16xf32>
 }
 

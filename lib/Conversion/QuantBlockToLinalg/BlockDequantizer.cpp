@@ -100,3 +100,10 @@ Value BlockDequantizer::emit(OpBuilder &b, Location loc,
       llvm::to_vector(llvm::seq<unsigned>(0, space.getNumDims()));
   return emit(b, loc, args, identity);
 }
+
+Value BlockDequantizer::emitCenteredCode(OpBuilder &b, Location loc,
+                                         ValueRange args) const {
+  SmallVector<unsigned> identity =
+      llvm::to_vector(llvm::seq<unsigned>(0, space.getNumDims()));
+  return emitCenteredCode(b, loc, args, identity);
+}

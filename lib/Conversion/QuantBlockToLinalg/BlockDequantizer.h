@@ -45,6 +45,7 @@ public:
   /// codes twice their value, which the product halves per block).
   Value emitCenteredCode(OpBuilder &b, Location loc, ValueRange args,
                          ArrayRef<unsigned> dimMap) const;
+  Value emitCenteredCode(OpBuilder &b, Location loc, ValueRange args) const;
 
   /// The per-tensor outer scale as an f32 value, extracted before the
   /// generic (null without one).

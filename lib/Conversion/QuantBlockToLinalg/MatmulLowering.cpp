@@ -237,9 +237,11 @@ std::optional<std::string>
 mlir::quant_block::getIntegerMatmulUnsupportedReason(QuantizedTensorType lhs,
                                                      QuantizedTensorType rhs) {
   SchemeAttr lhsScheme = lhs.getScheme();
-  if (lhsScheme.getStorageBitWidth() != 8)
-    return std::string("i32 accumulation with a sub-byte lhs is not lowered "
-                       "yet (quantize activations to 8 bits)");
+  std::string whyNot;
+  // Sub-byte activation codes are unpacked in their own block space.
+  if (lhsScheme.getStorageBitWidth() < 8 &&
+      !BlockIterationSpace::get(lhs, whyNot))
+    return "i32 accumulation with a sub-byte lhs: " + whyNot;
   if (lhsScheme.getOuter())
     return std::string("i32 accumulation with an outer scale on the lhs is "
                        "not lowered");
@@ -255,7 +257,6 @@ mlir::quant_block::getIntegerMatmulUnsupportedReason(QuantizedTensorType lhs,
   // integer block scales, as GGUF K-quants') multiply its block scales, as
   // dequantize does; outer mins make float zero points, which the verifier
   // refuses for i32 accumulation.
-  std::string whyNot;
   std::optional<BlockIterationSpace> space =
       BlockIterationSpace::get(rhs, whyNot);
   if (!space)
@@ -274,6 +275,35 @@ std::optional<std::string>
 mlir::quant_block::detail::getIntegerMatmulUnsupportedReason(MatmulOp op) {
   return quant_block::getIntegerMatmulUnsupportedReason(
       cast<QuantizedTensorType>(op.getLhs().getType()), op.getRhs().getType());
+}
+
+/// The codes of a sub-byte quantized tensor minus their zero points, as an
+/// i32 tensor of its shape: one generic over its block space, which unpacks
+/// the codes as dequantize does.
+static Value unpackCenteredCodes(OpBuilder &b, Location loc,
+                                 QuantizedTensorType type, ValueRange parts) {
+  std::string whyNot;
+  BlockIterationSpace space = *BlockIterationSpace::get(type, whyNot);
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type();
+  Value init = createEmptyLike(b, loc, space.getElementShape(), i32, parts[0],
+                               space.elementGroups);
+  BlockDequantizer codes(b, loc, type, space, parts);
+  SmallVector<AffineMap> maps = codes.getMaps(ctx);
+  maps.push_back(space.getElementMap(ctx));
+  SmallVector<utils::IteratorType> iterators(space.getNumDims(),
+                                             utils::IteratorType::parallel);
+  Value centered =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), codes.getInputs(), ValueRange{init}, maps,
+          iterators,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            linalg::YieldOp::create(
+                nb, nloc, codes.emitCenteredCode(nb, nloc, args.drop_back()));
+          })
+          .getResult(0);
+  return collapseTo(b, loc, centered, space.elementGroups,
+                    RankedTensorType::get(type.getShape(), i32));
 }
 
 /// The i32-accumulating product (docs/Numerics.md): per K-block, the sum of
@@ -307,8 +337,13 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
   auto dimExpr = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
 
   // The lhs codes viewed with k split like the weight's; its scales and zero
-  // points are indexed by (batch..., m, kb).
-  Value lhsData = lhsParts[0];
+  // points are indexed by (batch..., m, kb). Sub-byte codes (4-bit
+  // activations) are unpacked first, their zero points subtracted: the
+  // activations are small (M x K).
+  SchemeAttr lhsScheme = lhsType.getScheme();
+  bool lhsUnpacked = lhsScheme.getStorageBitWidth() < 8;
+  Value lhsData = lhsUnpacked ? unpackCenteredCodes(b, loc, lhsType, lhsParts)
+                              : lhsParts[0];
   auto lhsDataType = cast<RankedTensorType>(lhsData.getType());
   SmallVector<ReassociationIndices> lhsGroups;
   SmallVector<int64_t> lhsShape;
@@ -329,8 +364,8 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
   lhsGroups.push_back(lhsKGroup);
   paramExprs.push_back(dimExpr(kb));
   Value lhsView = expandTo(b, loc, lhsData, lhsGroups, lhsShape);
-  SchemeAttr lhsScheme = lhsType.getScheme();
-  bool lhsHasZeroPoints = static_cast<bool>(lhsScheme.getZeroPointType());
+  bool lhsHasZeroPoints =
+      !lhsUnpacked && static_cast<bool>(lhsScheme.getZeroPointType());
 
   // Block sums: [batch..., m, n split like the weight's, kb] x i32.
   SmallVector<OpFoldResult> sumSizes;

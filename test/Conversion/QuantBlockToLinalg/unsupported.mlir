@@ -43,9 +43,11 @@ func.func @dynamic_packed_fp6(%q: !quant_block.tensor<2x?, #quant_block.scheme<f
 
 // -----
 
-func.func @matmul_i32_sub_byte_lhs(%x: !quant_block.tensor<2x32, #quant_block.scheme<i4 : f32, block = [1, 32]>>, %w: !quant_block.tensor<32x8, #quant_block.scheme<i8 : f32, block = [32, 1]>>) -> tensor<2x8xf32> {
-  // expected-error @+1 {{cannot lower to linalg: i32 accumulation with a sub-byte lhs is not lowered yet (quantize activations to 8 bits)}}
-  %y = quant_block.matmul %x, %w accumulate(i32) inhibit : !quant_block.tensor<2x32, #quant_block.scheme<i4 : f32, block = [1, 32]>>, !quant_block.tensor<32x8, #quant_block.scheme<i8 : f32, block = [32, 1]>> -> tensor<2x8xf32>
+// 4-bit activations are unpacked before the integer sums; 3-bit ones in
+// blocks shorter than their packing group (8 codes in 3 bytes) are not.
+func.func @matmul_i32_sub_byte_lhs(%x: !quant_block.tensor<2x32, #quant_block.scheme<i3 : f32, block = [1, 4]>>, %w: !quant_block.tensor<32x8, #quant_block.scheme<i8 : f32, block = [4, 1]>>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{cannot lower to linalg: i32 accumulation with a sub-byte lhs: the innermost block 4 is not a multiple of the 8 elements of a packing group}}
+  %y = quant_block.matmul %x, %w accumulate(i32) inhibit : !quant_block.tensor<2x32, #quant_block.scheme<i3 : f32, block = [1, 4]>>, !quant_block.tensor<32x8, #quant_block.scheme<i8 : f32, block = [4, 1]>> -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
 }
 

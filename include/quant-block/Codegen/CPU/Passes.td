@@ -319,4 +319,23 @@ def CPULowerReductions : Pass<"quant-block-cpu-lower-reductions",
   ];
 }
 
+def CPULegalizeBF16Vectors : Pass<"quant-block-cpu-legalize-bf16-vectors",
+                                   "::mlir::ModuleOp"> {
+  let summary = "Load and store bf16 vectors as i16 vectors in LLVM IR";
+  let description = [{
+    In the LLVM dialect, loads a vector of `bf16` as the vector of `i16`
+    with the same bits, bitcast after the load, and stores a `bf16` vector
+    as its `i16` bitcast; the bitcast pairs this creates then fold away. The
+    pipeline computes nothing in `bf16` (arithmetic is emulated in f32 and
+    conversions work on the bits), so its `bf16` vectors are only loaded,
+    stored and bitcast, and after this pass most of them are gone. LLVM 22's
+    X86 back end cannot legalize a `bf16` vector of an odd length (e.g. 9
+    lanes) that lives across basic blocks on hosts with AVX512-FP16 ("Do not
+    know how to soft promote this operator's operand!", a crash); `i16`
+    vectors of any length are legal everywhere, so no result or crash
+    depends on the host.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // QUANT_BLOCK_CODEGEN_CPU_PASSES_TD

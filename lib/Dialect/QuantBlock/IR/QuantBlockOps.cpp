@@ -652,6 +652,50 @@ LogicalResult MatmulOp::verify() {
   return success();
 }
 
+/// Whether `type` keeps sub-byte codes with one scale per element along its
+/// innermost dimension: the packed bytes of such a weight cannot be read in
+/// whole blocks, so its matmul falls back to dequantizing it separately (and
+/// the i32-accumulating one is not lowered at all).
+static bool hasUnpackableInnermostBlock(QuantizedTensorType type) {
+  return type.getScheme().getStorageBitWidth() < 8 &&
+         type.getEffectiveBlockShape().back() == 1;
+}
+
+/// The input of `rhs` when it is a quant_block.transpose that swaps the last
+/// two dimensions (keeping the batch ones) and whose input the product can
+/// read as stored; null otherwise.
+static Value getFoldableTransposeSource(Value rhs) {
+  auto transpose = rhs.getDefiningOp<TransposeOp>();
+  if (!transpose)
+    return {};
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  int64_t rank = perm.size();
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    if (perm[d] != d)
+      return {};
+  if (rank < 2 || perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
+    return {};
+  if (hasUnpackableInnermostBlock(transpose.getInput().getType()) &&
+      !hasUnpackableInnermostBlock(transpose.getType()))
+    return {};
+  return transpose.getInput();
+}
+
+/// The input of `rhs` when it is a quant_block.reshape that only puts unit
+/// batch dimensions in front of a rank-2 tensor; null otherwise.
+static Value getUnitBatchReshapeSource(Value rhs) {
+  auto reshape = rhs.getDefiningOp<ReshapeOp>();
+  if (!reshape)
+    return {};
+  ArrayRef<int64_t> source = reshape.getInput().getType().getShape();
+  ArrayRef<int64_t> result = reshape.getType().getShape();
+  if (source.size() != 2 || result.size() <= 2 ||
+      result.take_back(2) != source ||
+      !llvm::all_of(result.drop_back(2), [](int64_t d) { return d == 1; }))
+    return {};
+  return reshape.getInput();
+}
+
 namespace {
 /// `matmul(x, transpose(w))` with a transpose that swaps the last two
 /// dimensions of `w` and keeps its batch dimensions is `matmul(x, w)` with
@@ -665,35 +709,13 @@ namespace {
 struct FoldTransposeIntoMatmulRhs : public OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  /// Whether `type` keeps sub-byte codes with one scale per element along
-  /// its innermost dimension: the packed bytes of such a weight cannot be
-  /// read in whole blocks, so its matmul falls back to dequantizing it
-  /// separately (and the i32-accumulating one is not lowered at all).
-  static bool hasUnpackableInnermostBlock(QuantizedTensorType type) {
-    return type.getScheme().getStorageBitWidth() < 8 &&
-           type.getEffectiveBlockShape().back() == 1;
-  }
-
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
     auto transpose = op.getRhs().getDefiningOp<TransposeOp>();
-    if (!transpose)
-      return rewriter.notifyMatchFailure(op, "rhs is not transposed");
-    ArrayRef<int64_t> perm = transpose.getPermutation();
-    int64_t rank = perm.size();
-    for (int64_t d = 0; d + 2 < rank; ++d)
-      if (perm[d] != d)
-        return rewriter.notifyMatchFailure(op, "the transpose moves a batch "
-                                               "dimension");
-    if (perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
+    if (!transpose || !getFoldableTransposeSource(op.getRhs()))
       return rewriter.notifyMatchFailure(
-          op, "the transpose does not swap the last two dimensions");
-    QuantizedTensorType source = transpose.getInput().getType();
-    if (hasUnpackableInnermostBlock(source) &&
-        !hasUnpackableInnermostBlock(op.getRhs().getType()))
-      return rewriter.notifyMatchFailure(
-          op, "the untransposed weight has one scale per sub-byte element "
-              "along its innermost dimension");
+          op, "rhs is not a transpose of the last two dimensions that the "
+              "product can read as stored");
     rewriter.modifyOpInPlace(op, [&] {
       op.getRhsMutable().assign(transpose.getInput());
       op.setTransposeRhs(!op.getTransposeRhs());
@@ -716,15 +738,9 @@ struct FoldUnitBatchReshapeIntoMatmulRhs : public OpRewritePattern<MatmulOp> {
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
     auto reshape = op.getRhs().getDefiningOp<ReshapeOp>();
-    if (!reshape)
-      return rewriter.notifyMatchFailure(op, "rhs is not reshaped");
-    ArrayRef<int64_t> source = reshape.getInput().getType().getShape();
-    ArrayRef<int64_t> result = reshape.getType().getShape();
-    if (source.size() != 2 || result.size() <= 2 ||
-        result.take_back(2) != source ||
-        !llvm::all_of(result.drop_back(2), [](int64_t d) { return d == 1; }))
+    if (!reshape || !getUnitBatchReshapeSource(op.getRhs()))
       return rewriter.notifyMatchFailure(
-          op, "the reshape does more than add unit batch dimensions");
+          op, "rhs is not a reshape that only adds unit batch dimensions");
     rewriter.modifyOpInPlace(
         op, [&] { op.getRhsMutable().assign(reshape.getInput()); });
     if (reshape->use_empty())
@@ -733,6 +749,19 @@ struct FoldUnitBatchReshapeIntoMatmulRhs : public OpRewritePattern<MatmulOp> {
   }
 };
 } // namespace
+
+std::pair<Value, bool> MatmulOp::getFoldedRhs(Value rhs, bool transposeRhs) {
+  while (true) {
+    if (Value source = getUnitBatchReshapeSource(rhs)) {
+      rhs = source;
+    } else if (Value source = getFoldableTransposeSource(rhs)) {
+      rhs = source;
+      transposeRhs = !transposeRhs;
+    } else {
+      return {rhs, transposeRhs};
+    }
+  }
+}
 
 void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                            MLIRContext *context) {

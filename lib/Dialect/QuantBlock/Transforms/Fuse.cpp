@@ -149,11 +149,16 @@ struct FuseDequantizeIntoContraction
       return {};
     QuantizedTensorType lhsType = dequantize.getInput().getType();
     QuantizedTensorType weightType = weight.getInput().getType();
-    // Operands the verifier accepts, in a product the lowering implements:
-    // otherwise the float product stays.
+    // Operands the verifier accepts, in a product the lowering implements
+    // (for the weight as it reads it once the canonicalization in this pass
+    // has folded a transpose or unit batch reshape of it): otherwise the
+    // float product stays.
+    auto loweredWeightType = cast<QuantizedTensorType>(
+        MatmulOp::getFoldedRhs(weight.getInput(), layout.transposeRhs)
+            .first.getType());
     if (MatmulOp::getIntegerOperandError(lhsType, "lhs") ||
         MatmulOp::getIntegerOperandError(weightType, "rhs") ||
-        getIntegerMatmulUnsupportedReason(lhsType, weightType))
+        getIntegerMatmulUnsupportedReason(lhsType, loweredWeightType))
       return {};
     int64_t rank = weightType.getRank();
     int64_t k = lhsType.getShape().back();

@@ -324,6 +324,14 @@ def QuantBlock_MatmulOp : QuantBlock_Op<"matmul"> {
     /// or std::nullopt if it can. --quant-block-fuse asks the same.
     static std::optional<std::string>
     getIntegerOperandError(QuantizedTensorType type, ::llvm::StringRef name);
+
+    /// The rhs that this op's canonicalization reaches from `rhs`, folding
+    /// transposes of the last two dimensions into `transpose_rhs` and
+    /// dropping reshapes that only add unit batch dimensions, and whether
+    /// the product then reads it transposed (given `transposeRhs` now).
+    /// --quant-block-fuse asks what the lowering will see.
+    static std::pair<::mlir::Value, bool> getFoldedRhs(::mlir::Value rhs,
+                                                       bool transposeRhs);
   }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;

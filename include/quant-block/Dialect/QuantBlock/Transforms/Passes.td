@@ -264,9 +264,11 @@ def QuantBlockFuse : Pass<"quant-block-fuse"> {
     `dequantize(quantize_dynamic(x))`, both sides are operands the verifier
     accepts for `accumulate(i32)` (integer storage of at most 8 bits, or
     FP4 E2M1 codes in the weight: MXFP4, NVFP4) with the same block size
-    along K, and the lowering implements the product (8-bit activations in
-    blocks of one row; weight scales of one or two levels, the outer scale
-    per tensor or blocked as in GGUF K-quants): the pass asks the lowering
+    along K, and the lowering implements the product (activations in
+    blocks of one row, sub-byte codes in whole packing groups; weight
+    scales of one or two levels, the outer scale per tensor or blocked as in
+    GGUF K-quants) for the weight as it reads it once a transpose or unit
+    batch reshape is folded into the product: the pass asks the lowering
     (`getIntegerMatmulUnsupportedReason`), so it never turns a product that
     compiles into one that does not. That path rounds differently from the
     float product of the dequantized values (exact integer block sums, then
