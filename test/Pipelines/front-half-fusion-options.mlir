@@ -56,3 +56,27 @@ func.func @linear_int8_activations(%x: tensor<4x128xf32>, %w: !w) -> tensor<4x64
       ins(%xd, %wd : tensor<4x128xf32>, tensor<64x128xf32>) outs(%init : tensor<4x64xf32>) -> tensor<4x64xf32>
   return %y : tensor<4x64xf32>
 }
+
+// The same with the weight transposed before the product, as torch-mlir
+// writes aten.linear: propagation moves the transpose onto the packed
+// weight and fusion folds it into transpose_rhs, so the product is the
+// integer one too (before the fold, the transposed int4 weight has one
+// scale per packed code along its rows, which no i32 lowering reads).
+// CHECK-LABEL: func.func @linear_int8_activations_transposed(
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.fill {{.*}} -> tensor<4x64x4xi32>
+// NOINT-LABEL: func.func @linear_int8_activations_transposed(
+// NOINT-NOT: xi32>
+// NOINT: return
+func.func @linear_int8_activations_transposed(%x: tensor<4x128xf32>, %w: !w) -> tensor<4x64xf32> {
+  %xq = quant_block.quantize_dynamic absmax %x : tensor<4x128xf32> -> !a
+  %xd = quant_block.dequantize %xq : !a -> tensor<4x128xf32>
+  %wd = quant_block.dequantize %w : !w -> tensor<64x128xf32>
+  %et = tensor.empty() : tensor<128x64xf32>
+  %wt = linalg.transpose ins(%wd : tensor<64x128xf32>) outs(%et : tensor<128x64xf32>) permutation = [1, 0]
+  %zero = arith.constant 0.0 : f32
+  %ey = tensor.empty() : tensor<4x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%ey : tensor<4x64xf32>) -> tensor<4x64xf32>
+  %y = linalg.matmul ins(%xd, %wt : tensor<4x128xf32>, tensor<128x64xf32>) outs(%init : tensor<4x64xf32>) -> tensor<4x64xf32>
+  return %y : tensor<4x64xf32>
+}

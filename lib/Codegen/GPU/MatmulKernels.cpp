@@ -137,6 +137,8 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
     if (!outer.getBlockShape().empty() || outer.getMinType() ||
         !outer.getScaleType().isF32())
       return std::string("the outer scale is not one f32 for the tensor");
+  if (isa<IntegerType>(scheme.getScaleType()))
+    return std::string("the block scales are integers (two-level scales)");
   SmallVector<int64_t> block = weight.getEffectiveBlockShape();
   int64_t n = weight.getShape()[0], k = weight.getShape()[1];
   if (block[0] != 1 || k % block[1] != 0 || (block[1] * bits) % kWordBits)
@@ -147,13 +149,13 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   if (plan.integer) {
     // FP4 E2M1 codes (MXFP4) enter the block sums as twice their values.
     bool e2m1 = isa<Float4E2M1FNType>(scheme.getStorageType());
+    // A per-tensor f32 outer scale (NVFP4's) multiplies each block's
+    // scale, rounded once, as dequantize computes the effective scale.
     if ((!e2m1 && (!scheme.hasIntegerStorage() || scheme.hasMXScale())) ||
-        scheme.getOuter() ||
         (scheme.getZeroPointType() &&
          !isa<IntegerType>(scheme.getZeroPointType())))
       return std::string("the weight is not an integer with plain scales "
-                         "and integer zero points, or E2M1 without an outer "
-                         "scale (accumulate(i32))");
+                         "and integer zero points, or E2M1 (accumulate(i32))");
     // (The verifier makes both sides' blocks along K equal.)
     // One block per lane and round: its words are loaded by one thread.
     if (block[1] * bits > kMaxIntegerBlockBits)
@@ -320,11 +322,13 @@ private:
   /// accumulate(i32): lane l sums blocks l, l + 32, ... exactly in i32
   /// (the i8 activations read as words too), and lane 0 adds the terms
   /// f32(isum) * (f32(sl) * f32(sr)) of all blocks in increasing order (the
-  /// contract's order, whatever the flags). Returns lane 0's totals.
+  /// contract's order, whatever the flags); `outer` (or null) is the
+  /// weight's per-tensor outer scale, which multiplies sr. Returns lane 0's
+  /// totals.
   SmallVector<Value> emitOrderedIntegerSums(Value lane, Value n, Value m0,
                                             Value lhsWords, Value lhsScales,
                                             Value words, Value scales,
-                                            Value zeroPoints);
+                                            Value zeroPoints, Value outer);
   /// Adds `x * weight` for code `j` of a word to weight row `r`'s sum of
   /// each activation row (`activations`: the word's, one vector per
   /// activation row): a rounded product and a rounded sum, or an FMA with
@@ -546,7 +550,7 @@ SmallVector<Value> KernelEmitter::reduceLanes(ArrayRef<Value> sums) {
 
 SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
     Value lane, Value n, Value m0, Value lhsWords, Value lhsScales, Value words,
-    Value scales, Value zeroPoints) {
+    Value scales, Value zeroPoints, Value outer) {
   Type i32 = b.getI32Type();
   int64_t blockSize = plan.lhsBlock;
   int64_t numBlocks = plan.k / blockSize;
@@ -568,6 +572,8 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
   Value block = arith::MinUIOp::create(b, loc, rawBlock, index(numBlocks - 1));
   Value weightScale = quant_block::detail::emitScaleToF32(
       b, loc, memref::LoadOp::create(b, loc, scales, ValueRange{n, block}));
+  if (outer)
+    weightScale = arith::MulFOp::create(b, loc, weightScale, outer);
   Value zeroPoint;
   if (zeroPoints)
     zeroPoint = quant_block::detail::extendInteger(
@@ -747,7 +753,8 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
     SmallVector<Value> totals =
         plan.integer
             ? emitOrderedIntegerSums(lane, rows.front(), m0, lhsBuffer,
-                                     lhsScales, words, scales, zeroPoints)
+                                     lhsScales, words, scales, zeroPoints,
+                                     outer)
             : reduceLanes(emitPartialSums(lane, rows, m0, lhsBuffer, words,
                                           scales, zeroPoints, outer));
     Value first =

@@ -233,7 +233,11 @@ class Case:
         prods = (self.x_codes[:, None, :] * q[None, :, :]).reshape(
             self.m, self.n, blocks, self.block)
         isum = prods.sum(axis=3)
-        scale = (self.x_scales[:, None, :] * self.scales[None, :, :]).astype(
+        weight_scales = self.scales
+        if self.outer:  # The effective scale, rounded once.
+            weight_scales = (weight_scales * self.outer_scale).astype(
+                np.float32)
+        scale = (self.x_scales[:, None, :] * weight_scales[None, :, :]).astype(
             np.float32)
         return isum, scale
 
@@ -354,6 +358,11 @@ def cases():
         # exact block sums, each halved before its scales.
         Case("int8act_mxfp4", rng, "f4E2M1FN", 4, 6, 256, 32, 2,
              scale="f8E8M0FNU", act="i8"),
+        # NVFP4 (E4M3 scales per 16, a per-tensor outer scale) with i8
+        # activations in blocks of 16: each block's scale times the outer
+        # one, rounded once.
+        Case("int8act_nvfp4", rng, "f4E2M1FN", 4, 5, 128, 16, 2,
+             scale="f8E4M3FN", outer=True, act="i8"),
     ]
 
 
