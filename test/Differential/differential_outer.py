@@ -5,9 +5,8 @@ executed, against the numpy reference (python/quant_block/reference.py):
   explicit block scales and outer scale, then dequantize (codes and values
   compared); quantize_dynamic absmax deriving the outer scale and the block
   scales (codes, block scales, outer scale and values compared);
-* with --kquant (off by default: "blocked outer scales and outer mins
-  (K-quant super-blocks) are not lowered yet", "integer (two-level) scale
-  type 'ui6' is not lowered yet"): blocked outer scales with and without
+* with --kquant (differential_outer.test passes it; without it, only the
+  cases above): blocked outer scales with and without
   outer mins, integer (ui4 / ui6 / ui8 / i8) block scales, int and float
   zero points under an outer min (GGUF Q4_K / Q5_K / Q2_K-like), quantize
   and dequantize with explicit parameters, and packed (imported) codes
