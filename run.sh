@@ -146,6 +146,19 @@ install_onnxruntime() {
       --prefix "$build_dir/npm" onnxruntime-node@1.30 ||
       echo "(onnxruntime-node unavailable: its comparison test is skipped)"
   fi
+  # ggml's prebuilt libraries (npm's @node-llama-cpp/linux-x64): the oracle
+  # of the GGUF tests that compare with ggml's own quantizers, writer and
+  # to_float (python/tests/test_gguf*.py skip them, saying why, without it).
+  local ggml_dir="$build_dir/npm/ggml"
+  if command -v npm >/dev/null &&
+    [[ ! -f "$ggml_dir/package/bins/linux-x64/libggml-base.so" ]]; then
+    echo "== fetching ggml's prebuilt libraries into $ggml_dir"
+    mkdir -p "$ggml_dir"
+    (cd "$ggml_dir" &&
+      npm pack --silent @node-llama-cpp/linux-x64@3.22.1 >/dev/null &&
+      tar xzf node-llama-cpp-linux-x64-*.tgz && rm -f node-llama-cpp-linux-x64-*.tgz) ||
+      echo "(the ggml package is unavailable: the GGUF tests against ggml are skipped)"
+  fi
 }
 
 # The lit features the packages above provide. Without one, the tests that

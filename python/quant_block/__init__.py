@@ -12,7 +12,10 @@ The Python side of the project:
   the C++ (it never loads the library);
 * `webnn`: a WebNN graph importer that writes quant_block IR;
 * `onnx`: an ONNX model importer (quant_block.onnx.import_model; needs the
-  onnx package, imported on use).
+  onnx package, imported on use);
+* `gguf`: GGUF files (llama.cpp's weights): open and validate, metadata and
+  tensors, import as a module, each tensor's parts for compiled functions,
+  `python3 -m quant_block.gguf dequantize FILE TENSOR -o OUT.npy`.
 
 The library is loaded on first use (see `_capi.candidate_paths`).
 """
@@ -25,5 +28,5 @@ from .scheme import Scheme
 __all__ = [
     "Context", "Diagnostic", "Executable", "Function", "MLIRError", "Module",
     "QuantizedParts", "Scheme", "compile", "dequantize", "quantize",
-    "onnx", "reference", "webnn",
+    "gguf", "onnx", "reference", "webnn",
 ]

@@ -61,6 +61,7 @@ OpPassManager = _handle("MlirOpPassManager")
 Executable = _handle("MlirQuantBlockExecutable")
 Function = _handle("MlirQuantBlockFunction")
 Results = _handle("MlirQuantBlockResults")
+GGUFFile = _handle("MlirQuantBlockGGUFFile")
 
 
 class LogicalResult(ctypes.Structure):
@@ -174,6 +175,85 @@ _SIGNATURES = {
     "mlirQuantBlockResultsGetNum": ([Results], ctypes.c_ssize_t),
     "mlirQuantBlockResultsGet": ([Results, ctypes.c_ssize_t], Buffer),
     "mlirQuantBlockResultsDestroy": ([Results], None),
+    # GGUF files (quant-block-c/GGUF.h).
+    "mlirQuantBlockGGUFFileOpen": ([StringRef, StringCallback, ctypes.c_void_p],
+                                   GGUFFile),
+    "mlirQuantBlockGGUFFileOpenBuffer":
+        ([ctypes.c_void_p, ctypes.c_size_t, StringCallback, ctypes.c_void_p],
+         GGUFFile),
+    "mlirQuantBlockGGUFFileClose": ([GGUFFile], None),
+    "mlirQuantBlockGGUFFileGetVersion": ([GGUFFile], ctypes.c_uint32),
+    "mlirQuantBlockGGUFFileGetAlignment": ([GGUFFile], ctypes.c_uint64),
+    "mlirQuantBlockGGUFFileGetDataOffset": ([GGUFFile], ctypes.c_uint64),
+    "mlirQuantBlockGGUFFileGetNumMetadata": ([GGUFFile], ctypes.c_ssize_t),
+    "mlirQuantBlockGGUFFileGetMetadataKey": ([GGUFFile, ctypes.c_ssize_t],
+                                             StringRef),
+    "mlirQuantBlockGGUFFileFindMetadata": ([GGUFFile, StringRef],
+                                           ctypes.c_ssize_t),
+    "mlirQuantBlockGGUFFileGetMetadataType": ([GGUFFile, ctypes.c_ssize_t],
+                                              ctypes.c_uint32),
+    "mlirQuantBlockGGUFFileGetMetadataInteger":
+        ([GGUFFile, ctypes.c_ssize_t, ctypes.POINTER(ctypes.c_int64)],
+         ctypes.c_bool),
+    "mlirQuantBlockGGUFFileGetMetadataAsUnsigned":
+        ([GGUFFile, ctypes.c_ssize_t], ctypes.c_uint64),
+    "mlirQuantBlockGGUFFileGetMetadataFloat": ([GGUFFile, ctypes.c_ssize_t],
+                                               ctypes.c_double),
+    "mlirQuantBlockGGUFFileGetMetadataString": ([GGUFFile, ctypes.c_ssize_t],
+                                                StringRef),
+    "mlirQuantBlockGGUFFileGetMetadataArrayType":
+        ([GGUFFile, ctypes.c_ssize_t], ctypes.c_uint32),
+    "mlirQuantBlockGGUFFileGetMetadataArraySize":
+        ([GGUFFile, ctypes.c_ssize_t], ctypes.c_uint64),
+    "mlirQuantBlockGGUFFileGetMetadataArrayData":
+        ([GGUFFile, ctypes.c_ssize_t], ctypes.c_void_p),
+    "mlirQuantBlockGGUFFileGetMetadataArrayString":
+        ([GGUFFile, ctypes.c_ssize_t, ctypes.c_uint64], StringRef),
+    "mlirQuantBlockGGUFFileGetNumTensors": ([GGUFFile], ctypes.c_ssize_t),
+    "mlirQuantBlockGGUFFileFindTensor": ([GGUFFile, StringRef],
+                                         ctypes.c_ssize_t),
+    "mlirQuantBlockGGUFTensorGetName": ([GGUFFile, ctypes.c_ssize_t],
+                                        StringRef),
+    "mlirQuantBlockGGUFTensorGetType": ([GGUFFile, ctypes.c_ssize_t],
+                                        ctypes.c_uint32),
+    "mlirQuantBlockGGUFTensorGetTypeName": ([GGUFFile, ctypes.c_ssize_t],
+                                            StringRef),
+    "mlirQuantBlockGGUFTensorGetNumDims": ([GGUFFile, ctypes.c_ssize_t],
+                                           ctypes.c_ssize_t),
+    "mlirQuantBlockGGUFTensorGetNe":
+        ([GGUFFile, ctypes.c_ssize_t, ctypes.c_ssize_t], ctypes.c_int64),
+    "mlirQuantBlockGGUFTensorGetFileOffset": ([GGUFFile, ctypes.c_ssize_t],
+                                              ctypes.c_uint64),
+    "mlirQuantBlockGGUFTensorGetByteSize": ([GGUFFile, ctypes.c_ssize_t],
+                                            ctypes.c_uint64),
+    "mlirQuantBlockGGUFTensorGetData": ([GGUFFile, ctypes.c_ssize_t],
+                                        ctypes.c_void_p),
+    "mlirQuantBlockGGUFTensorIsSupported":
+        ([GGUFFile, ctypes.c_ssize_t, StringCallback, ctypes.c_void_p],
+         ctypes.c_bool),
+    "mlirQuantBlockGGUFTensorGetMLIRType": ([GGUFFile, ctypes.c_ssize_t],
+                                            StringRef),
+    "mlirQuantBlockGGUFTensorGetScheme": ([GGUFFile, ctypes.c_ssize_t],
+                                          StringRef),
+    "mlirQuantBlockGGUFTensorIsWidened": ([GGUFFile, ctypes.c_ssize_t],
+                                          ctypes.c_bool),
+    "mlirQuantBlockGGUFTensorGetNumParts": ([GGUFFile, ctypes.c_ssize_t],
+                                            ctypes.c_ssize_t),
+    "mlirQuantBlockGGUFTensorGetPartRole":
+        ([GGUFFile, ctypes.c_ssize_t, ctypes.c_ssize_t], StringRef),
+    "mlirQuantBlockGGUFTensorGetPartElementType":
+        ([GGUFFile, ctypes.c_ssize_t, ctypes.c_ssize_t], ElementType),
+    "mlirQuantBlockGGUFTensorGetPartRank":
+        ([GGUFFile, ctypes.c_ssize_t, ctypes.c_ssize_t], ctypes.c_ssize_t),
+    "mlirQuantBlockGGUFTensorGetPartDim":
+        ([GGUFFile, ctypes.c_ssize_t, ctypes.c_ssize_t, ctypes.c_ssize_t],
+         ctypes.c_int64),
+    "mlirQuantBlockGGUFTensorRepack":
+        ([GGUFFile, ctypes.c_ssize_t, ctypes.c_ssize_t, ctypes.POINTER(Buffer),
+          ctypes.c_int, StringCallback, ctypes.c_void_p], ctypes.c_bool),
+    "mlirQuantBlockGGUFImport":
+        ([Context, GGUFFile, ctypes.c_ssize_t, ctypes.POINTER(StringRef),
+          ctypes.c_bool], Module),
 }
 
 _library = None

@@ -1,0 +1,271 @@
+"""The GGUF importer (quant_block.gguf over the C++ reader): files written
+by the test tree's independent writer (gguf_writer.py) and, where the npm
+package of ggml is present, by ggml itself are opened, imported, compiled
+and dequantized; every element is compared bit for bit with an independent
+decoder of ggml's formulas (ggml_reference.py, itself checked against
+ggml's to_float in test_gguf_reference_vs_ggml.py) or with ggml's own
+to_float."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import ggml_reference  # noqa: E402
+import gguf_writer as gw  # noqa: E402
+from test_gguf_reference_vs_ggml import (  # noqa: E402,F401
+    GgmlInitParams, _float_input, _ggml_to_float, _quantize, ggml)
+
+import quant_block  # noqa: E402
+from quant_block import gguf  # noqa: E402
+
+# Every ggml type the importer maps to a scheme (exact or widened), plus the
+# plain ones.
+IMPORTED_TYPES = [
+    gw.GGML_TYPE_F32, gw.GGML_TYPE_F16, gw.GGML_TYPE_BF16,
+    gw.GGML_TYPE_Q4_0, gw.GGML_TYPE_Q4_1, gw.GGML_TYPE_Q5_0,
+    gw.GGML_TYPE_Q5_1, gw.GGML_TYPE_Q8_0, gw.GGML_TYPE_Q2_K,
+    gw.GGML_TYPE_Q3_K, gw.GGML_TYPE_Q4_K, gw.GGML_TYPE_Q5_K,
+    gw.GGML_TYPE_Q6_K, gw.GGML_TYPE_IQ4_NL, gw.GGML_TYPE_IQ4_XS,
+    gw.GGML_TYPE_TQ1_0, gw.GGML_TYPE_TQ2_0, gw.GGML_TYPE_MXFP4,
+    gw.GGML_TYPE_NVFP4, gw.GGML_TYPE_Q2_0,
+]
+NAMES = {v: k[len("GGML_TYPE_"):] for k, v in vars(gw).items()
+         if k.startswith("GGML_TYPE_") and k != "GGML_TYPE_COUNT"}
+
+
+def assert_same_bits(got, want, what):
+    got = np.asarray(got, np.float32)
+    assert got.shape == want.shape, what
+    bad = np.flatnonzero(got.view(np.uint32) != want.view(np.uint32))
+    if bad.size:
+        i = bad[0]
+        pytest.fail(f"{what}: {bad.size} of {got.size} elements differ; first "
+                    f"at {np.unravel_index(i, got.shape)}: {got.flat[i]!r} "
+                    f"vs {want.flat[i]!r}")
+
+
+@pytest.mark.parametrize("type_id", IMPORTED_TYPES,
+                         ids=[NAMES[t] for t in IMPORTED_TYPES])
+def test_every_type_dequantizes_bit_exactly(tmp_path, type_id):
+    """Random block bytes (finite parameters) of each type, in a [3, 512]
+    and a [2, 2, 256] tensor, through the compiled dequantization."""
+    rng = np.random.default_rng(type_id)
+    tensors = []
+    for name, ne in (("blk.0.w", [512, 3]), ("blk.0.experts", [256, 2, 2])):
+        elements, block_bytes = gw.BLOCK[type_id]
+        count = int(np.prod(ne)) // elements
+        tensors.append((name, ne, type_id,
+                        gw.random_blocks(type_id, count, rng, "random")))
+    path = tmp_path / "t.gguf"
+    gw.write_gguf(path, [("general.architecture", gw.STRING, "llama")],
+                  tensors)
+    with gguf.open(path) as f:
+        for name, ne, _, raw in tensors:
+            tensor = f.tensor(name)
+            assert tensor.shape == tuple(ne[::-1])
+            assert tensor.supported, tensor.unsupported_reason
+            want = ggml_reference.dequantize(type_id, raw, ne)
+            assert_same_bits(f.dequantize(name), want,
+                             f"{NAMES[type_id]} {name}")
+
+
+def test_parts_and_schemes(tmp_path):
+    """The part shapes and element types a Q4_K weight crosses as, and its
+    scheme, read through quant_block.Scheme."""
+    rng = np.random.default_rng(1)
+    raw = gw.random_blocks(gw.GGML_TYPE_Q4_K, 8, rng, "random")
+    path = tmp_path / "q4k.gguf"
+    gw.write_gguf(path, [], [("w", [512, 4], gw.GGML_TYPE_Q4_K, raw)])
+    with gguf.open(path) as f:
+        t = f.tensor("w")
+        assert (t.type, t.shape, t.nbytes) == ("Q4_K", (4, 512), 8 * 144)
+        assert [(p.role, p.dtype.str, p.shape) for p in t.parts] == [
+            ("data", "|i1", (4, 256)), ("scales", "|u1", (4, 16)),
+            ("zero_points", "|u1", (4, 16)), ("outer_scales", "<f2", (4, 2)),
+            ("outer_mins", "<f2", (4, 2))]
+        scheme = quant_block.Scheme(t.scheme)
+        assert (scheme.storage, scheme.block, scheme.scale) == ("ui4", (32,), "ui8")
+        assert scheme.outer == {"scale": "f16", "block": (8,), "min": "f16"}
+        assert bytes(f.raw("w")) == raw
+        # The outer mins are ggml's dmin negated (f16 at byte 2 of a block).
+        dmin = np.frombuffer(raw, np.uint8).reshape(8, 144)[:, 2:4].copy()
+        assert np.array_equal(f.parts("w")[4].reshape(-1),
+                              -dmin.view("<f2").reshape(-1))
+
+
+def test_metadata_values(tmp_path):
+    path = tmp_path / "meta.gguf"
+    gw.write_gguf(path, [
+        ("general.architecture", gw.STRING, "llama"),
+        ("general.alignment", gw.UINT32, 64),
+        ("llama.block_count", gw.UINT32, 2),
+        ("llama.rope.freq_base", gw.FLOAT32, 10000.0),
+        ("x.i8", gw.INT8, -3), ("x.u64", gw.UINT64, 2 ** 63 + 1),
+        ("x.i64", gw.INT64, -2 ** 40), ("x.f64", gw.FLOAT64, 0.1),
+        ("x.bool", gw.BOOL, True),
+        ("tokenizer.ggml.tokens", gw.ARRAY, (gw.STRING, ["<s>", "a", "é"])),
+        ("tokenizer.ggml.scores", gw.ARRAY, (gw.FLOAT32, [0.5, -1.0])),
+    ], [("w", [64], gw.GGML_TYPE_F32, np.arange(64, dtype="<f4").tobytes())])
+    with gguf.open(path) as f:
+        m = f.metadata
+        assert m["general.architecture"] == "llama"
+        assert f.alignment == 64 and f.data_offset % 64 == 0
+        assert m["llama.block_count"] == 2
+        assert m["llama.rope.freq_base"] == 10000.0
+        assert (m["x.i8"], m["x.u64"], m["x.i64"]) == (-3, 2 ** 63 + 1, -2 ** 40)
+        assert m["x.f64"] == 0.1 and m["x.bool"] is True
+        assert m["tokenizer.ggml.tokens"] == ["<s>", "a", "é"]
+        assert m["tokenizer.ggml.scores"].tolist() == [0.5, -1.0]
+        assert f.metadata_types["llama.block_count"] == "UINT32"
+        assert np.array_equal(f.dequantize("w"), np.arange(64, dtype=np.float32))
+
+
+def test_unsupported_types_are_errors_at_the_tensor(tmp_path):
+    path = tmp_path / "iq.gguf"
+    gw.write_gguf(path, [], [
+        ("blk.3.ffn_up.weight", [256, 2], gw.GGML_TYPE_IQ2_XXS, bytes(2 * 66)),
+        ("blk.3.ffn_norm.weight", [256], gw.GGML_TYPE_F32, bytes(1024))])
+    with gguf.open(path) as f:
+        t = f.tensor("blk.3.ffn_up.weight")
+        assert not t.supported and "IQ2_XXS" in t.unsupported_reason
+        with pytest.raises(gguf.GGUFError) as error:
+            f.import_module()
+        message = str(error.value)
+        assert 'loc("blk.3.ffn_up.weight"' in message
+        assert "type IQ2_XXS is a lattice codebook type" in message
+        module = f.import_module(skip_unsupported=True)
+        assert "blk.3.ffn_norm.weight" in str(module)
+        assert "ffn_up" not in str(module)
+        assert "left out" in str(module.import_diagnostics[0])
+        with pytest.raises(gguf.GGUFError, match="IQ2_XXS"):
+            f.parts("blk.3.ffn_up.weight")
+        with pytest.raises(gguf.GGUFError, match="no tensor named 'nope'"):
+            f.tensor("nope")
+
+
+def test_mxfp4_exponent_ff_is_refused(tmp_path):
+    """ggml reads E8M0 0xFF as 2^127, OCP as NaN: the importer names the
+    block rather than changing the values."""
+    block = bytes([0xFF]) + bytes(16)
+    path = tmp_path / "mx.gguf"
+    gw.write_gguf(path, [], [("w", [64, 1], gw.GGML_TYPE_MXFP4,
+                              bytes([127]) + bytes(16) + block)])
+    with gguf.open(path) as f:
+        with pytest.raises(gguf.GGUFError,
+                           match=r"tensor 'w' \(MXFP4\): block 1 of row 0 "
+                                 r"has exponent byte 0xFF"):
+            f.parts("w")
+
+
+def test_hostile_file_raises_with_the_field(tmp_path):
+    path = tmp_path / "bad.gguf"
+    path.write_bytes(b"GGUG" + bytes(20))
+    with pytest.raises(gguf.GGUFError, match="magic: expected"):
+        gguf.open(path)
+    with pytest.raises(gguf.GGUFError, match="cannot open"):
+        gguf.open(tmp_path / "missing.gguf")
+
+
+def test_matmul_on_imported_weights(tmp_path):
+    """quant_block.matmul on imported Q4_0 / Q4_K / Q6_K weights (their
+    parts from the file) against numpy on the reference's dequantized
+    weight: the strict f32 order differs from numpy's only by rounding."""
+    rng = np.random.default_rng(5)
+    n, k, m = 16, 512, 3
+    for type_id in (gw.GGML_TYPE_Q4_0, gw.GGML_TYPE_Q4_K, gw.GGML_TYPE_Q6_K):
+        elements, _ = gw.BLOCK[type_id]
+        raw = gw.random_blocks(type_id, n * k // elements, rng, "random")
+        path = tmp_path / f"{type_id}.gguf"
+        gw.write_gguf(path, [], [("w", [k, n], type_id, raw)])
+        with gguf.open(path) as f:
+            w_type = f.tensor("w").mlir_type
+            module = quant_block.Module.parse(f"""
+              func.func @linear(%x: tensor<{m}x{k}xf32>, %w: {w_type})
+                  -> tensor<{m}x{n}xf32> {{
+                %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32)
+                    inhibit : tensor<{m}x{k}xf32>, {w_type} -> tensor<{m}x{n}xf32>
+                return %y : tensor<{m}x{n}xf32>
+              }}""")
+            x = rng.standard_normal((m, k)).astype(np.float32)
+            y = quant_block.compile(module).linear(x, *f.parts("w"))
+        w = ggml_reference.dequantize(type_id, raw, [k, n]).astype(np.float64)
+        want = x.astype(np.float64) @ w.T
+        scale = np.abs(x).astype(np.float64) @ np.abs(w).T
+        assert np.all(np.abs(y - want) <= 1e-5 * scale + 1e-30), NAMES[type_id]
+
+
+def test_command_line(tmp_path):
+    rng = np.random.default_rng(3)
+    raw = gw.random_blocks(gw.GGML_TYPE_Q6_K, 4, rng, "random")
+    path = tmp_path / "cli.gguf"
+    gw.write_gguf(path, [("general.architecture", gw.STRING, "llama")],
+                  [("output.weight", [512, 2], gw.GGML_TYPE_Q6_K, raw)])
+    out = tmp_path / "w.npy"
+    env = dict(os.environ)
+    run = [sys.executable, "-m", "quant_block.gguf"]
+    result = subprocess.run(run + ["dequantize", str(path), "output.weight",
+                                   "-o", str(out)],
+                            capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert_same_bits(np.load(out),
+                     ggml_reference.dequantize(gw.GGML_TYPE_Q6_K, raw,
+                                               [512, 2]), "CLI Q6_K")
+    listing = subprocess.run(run + ["list", str(path)], capture_output=True,
+                             text=True, env=env)
+    assert listing.returncode == 0, listing.stderr
+    assert "output.weight: Q6_K [2, 512] -> !quant_block.tensor<2x512" in \
+        listing.stdout
+    missing = subprocess.run(run + ["dequantize", str(path), "nope", "-o",
+                                    str(out)], capture_output=True, text=True,
+                             env=env)
+    assert missing.returncode == 1
+    assert "no tensor named 'nope'" in missing.stderr
+
+
+# --- against ggml itself (optional: needs the npm package) -----------------
+
+GGML_QUANTIZED = [t for t in IMPORTED_TYPES if t not in (
+    gw.GGML_TYPE_F32,)]
+
+
+def test_files_written_by_ggml_match_its_to_float(ggml, tmp_path):
+    """ggml quantizes (ggml_quantize_chunk) and writes (gguf_write_to_file)
+    a file with a tensor of every importable type; each tensor, imported
+    and dequantized by compiled code, equals ggml's to_float bit for bit."""
+    rng = np.random.default_rng(17)
+    path = str(tmp_path / "ggml.gguf")
+    g = ggml.gguf_init_empty()
+    ctx = ggml.ggml_init(GgmlInitParams(64 << 20, None, False))
+    expected = {}
+    try:
+        ggml.gguf_set_val_str(g, b"general.architecture", b"llama")
+        ggml.gguf_set_val_u32(g, b"general.quantization_version", 2)
+        for type_id in GGML_QUANTIZED:
+            for kind in ("moderate", "binades"):
+                x = _float_input(kind, rng)
+                rows, row = x.shape
+                name = f"{NAMES[type_id]}.{kind}"
+                t = ggml.ggml_new_tensor_2d(ctx, type_id, row, rows)
+                ggml.ggml_set_name(t, name.encode())
+                raw = _quantize(ggml, type_id, x)
+                ctypes_memmove(ggml.ggml_get_data(t), raw)
+                ggml.gguf_add_tensor(g, t)
+                expected[name] = _ggml_to_float(ggml, type_id, raw, [row, rows])
+        assert ggml.gguf_write_to_file(g, path.encode(), False)
+    finally:
+        ggml.gguf_free(g)
+        ggml.ggml_free(ctx)
+    with gguf.open(path) as f:
+        assert f.metadata["general.quantization_version"] == 2
+        for name, want in expected.items():
+            assert_same_bits(f.dequantize(name), want, name)
+
+
+def ctypes_memmove(address, data):
+    import ctypes
+    ctypes.memmove(address, data, len(data))
