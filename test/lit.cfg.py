@@ -113,6 +113,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.quant_block_tools_dir, config.llvm_tools_dir]
 tools = [
     "quant-opt",
+    "quant-import-gguf",
     "quant-block-capi-test",
     "quant-block-capi-runner-test",
     "mlir-opt",

@@ -150,6 +150,11 @@ MLIR_CAPI_EXPORTED bool mlirQuantBlockGGUFTensorRepack(
     const MlirQuantBlockBuffer *parts, int numThreads,
     MlirStringCallback onError, void *userData);
 
+/// Drops the tensor's pages of the mapped file from the process's resident
+/// set (after repacking it; they stay in the page cache).
+MLIR_CAPI_EXPORTED void
+mlirQuantBlockGGUFTensorReleaseData(MlirQuantBlockGGUFFile f, intptr_t tensor);
+
 /// Imports the tensors named in `names` (all when `numNames` is 0) as a
 /// module of one function per tensor; null on failure, with the diagnostics
 /// reported to the context's handler. `skipUnsupported` leaves out tensors

@@ -317,6 +317,12 @@ bool mlirQuantBlockGGUFTensorRepack(MlirQuantBlockGGUFFile f, intptr_t tensor,
   return true;
 }
 
+void mlirQuantBlockGGUFTensorReleaseData(MlirQuantBlockGGUFFile f,
+                                         intptr_t tensor) {
+  OpenFile *file = unwrapFile(f);
+  file->file->releaseTensorData(file->tensor(tensor));
+}
+
 MlirModule mlirQuantBlockGGUFImport(MlirContext context,
                                     MlirQuantBlockGGUFFile f, intptr_t numNames,
                                     const MlirStringRef *names,

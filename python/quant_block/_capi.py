@@ -251,6 +251,8 @@ _SIGNATURES = {
     "mlirQuantBlockGGUFTensorRepack":
         ([GGUFFile, ctypes.c_ssize_t, ctypes.c_ssize_t, ctypes.POINTER(Buffer),
           ctypes.c_int, StringCallback, ctypes.c_void_p], ctypes.c_bool),
+    "mlirQuantBlockGGUFTensorReleaseData": ([GGUFFile, ctypes.c_ssize_t],
+                                            None),
     "mlirQuantBlockGGUFImport":
         ([Context, GGUFFile, ctypes.c_ssize_t, ctypes.POINTER(StringRef),
           ctypes.c_bool], Module),

@@ -196,9 +196,12 @@ class GGUFFile:
         array.flags.writeable = False
         return array
 
-    def parts(self, name, threads=1):
+    def parts(self, name, threads=1, release=False):
         """The tensor's parts, repacked from ggml's blocks, in the order a
-        compiled function takes them (numpy arrays the caller owns)."""
+        compiled function takes them (numpy arrays the caller owns). With
+        `release`, the tensor's pages of the mapped file then leave the
+        process's resident set (a loader of every weight then peaks at the
+        parts' size, not the parts' plus the file's)."""
         tensor = self._supported(name)
         arrays = [np.empty(p.shape, p.dtype) for p in tensor.parts]
         buffers = (_capi.Buffer * len(arrays))()
@@ -214,7 +217,17 @@ class GGUFFile:
                 self._handle, tensor.index, len(arrays), buffers, threads,
                 errors.callback, None):
             raise GGUFError(errors.text)
+        if release:
+            self._lib.mlirQuantBlockGGUFTensorReleaseData(self._handle,
+                                                          tensor.index)
         return arrays
+
+    def load_parts(self, names=None, threads=1):
+        """{name: parts} of the tensors in `names` (default: every supported
+        tensor), each repacked and then released from the mapping."""
+        names = names or [t.name for t in self.tensors if t.supported]
+        return {name: self.parts(name, threads, release=True)
+                for name in names}
 
     def import_module(self, names=None, context=None, skip_unsupported=False):
         """A Module with one function per tensor (those in `names`, or

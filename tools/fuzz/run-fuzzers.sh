@@ -4,7 +4,7 @@
 # Usage: run-fuzzers.sh BUILD_DIR [SECONDS] [libFuzzer flags...]
 #
 # Regenerates the seed corpora from the lit tests (make-corpus.py), then runs
-# quant-block-fuzz-mlir and quant-block-fuzz-npy of BUILD_DIR (configured
+# quant-block-fuzz-mlir, -npy and -gguf of BUILD_DIR (configured
 # with -DQUANT_BLOCK_ENABLE_FUZZING=ON) for SECONDS each (default 60), one
 # after the other. New coverage goes to BUILD_DIR/fuzz/corpus-*, crashes to
 # BUILD_DIR/fuzz/artifacts/. Prints the executions of each target and exits
@@ -30,13 +30,18 @@ export ASAN_SYMBOLIZER_PATH="${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-22/bin/llvm-s
 
 /usr/bin/python3 "$here/make-corpus.py" --tests "$here/../../test" \
   --mlir "$fuzz_dir/seeds-mlir" --npy "$fuzz_dir/seeds-npy"
+# The GGUF seeds: the valid and hostile files of the quant-import-gguf tests.
+rm -rf "$fuzz_dir/seeds-gguf"
+/usr/bin/python3 "$here/../../test/Target/GGUF/Inputs/make-gguf.py" \
+  "$fuzz_dir/seeds-gguf"
 mkdir -p "$fuzz_dir/artifacts"
 
 total=0
-for target in mlir npy; do
+for target in mlir npy gguf; do
   fuzzer="$build_dir/bin/quant-block-fuzz-$target"
   dict="$here/quant-block-mlir.dict"
   [[ $target == npy ]] && dict="$here/npy.dict"
+  [[ $target == gguf ]] && dict="$here/gguf.dict"
   corpus="$fuzz_dir/corpus-$target"
   log="$fuzz_dir/$target.log"
   mkdir -p "$corpus"

@@ -17,12 +17,14 @@
 #include "quant-block/Target/GGUF/GGUFImporter.h"
 #include "quant-block/Target/GGUF/GGUFParts.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -145,6 +147,10 @@ int main(int argc, char **argv) {
   }
 
   mlir::MLIRContext context;
+  // Prints every diagnostic (warnings too) with its location: the tensor's
+  // name, then the file.
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   GGUFImportOptions options;
   options.tensors.assign(tensorNames.begin(), tensorNames.end());
   options.skipUnsupported = skipUnsupported;

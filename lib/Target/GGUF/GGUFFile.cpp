@@ -17,6 +17,11 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 using namespace mlir::quant_block::gguf;
 using llvm::Error;
 using llvm::Expected;
@@ -288,6 +293,23 @@ GGUFFile::getTensorData(const GGUFTensorInfo &tensor) const {
       .slice(tensor.fileOffset, tensor.byteSize);
 }
 
+void GGUFFile::releaseTensorData(const GGUFTensorInfo &tensor) const {
+#if defined(__unix__) || defined(__APPLE__)
+  if (buffer->getBufferKind() != llvm::MemoryBuffer::MemoryBuffer_MMap)
+    return;
+  uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t begin = reinterpret_cast<uintptr_t>(getTensorData(tensor).data());
+  uintptr_t end = begin + tensor.byteSize;
+  // Only the pages wholly inside the tensor: its neighbours may be in use.
+  begin = (begin + page - 1) / page * page;
+  end = end / page * page;
+  if (begin < end)
+    (void)madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+#else
+  (void)tensor;
+#endif
+}
+
 static Error readScalar(Cursor &cursor, GGUFValueType type, GGUFValue &value,
                         const llvm::Twine &field) {
   auto assign = [&](auto read) -> Error {
@@ -367,8 +389,8 @@ Error GGUFFile::parse() {
     return magic.takeError();
   if (std::memcmp(magic->data(), "GGUF", 4) != 0)
     return makeError(llvm::formatv(
-        "magic: expected \"GGUF\" (47 47 55 46), found {0:x2} {1:x2} {2:x2} "
-        "{3:x2}: not a GGUF file",
+        "magic: expected \"GGUF\" (47 47 55 46), found {0:x-2} {1:x-2} {2:x-2} "
+        "{3:x-2}: not a GGUF file",
         (*magic)[0], (*magic)[1], (*magic)[2], (*magic)[3]));
   Expected<uint32_t> fileVersion = cursor.read<uint32_t>("version");
   if (!fileVersion)

@@ -59,6 +59,8 @@ struct TypeForm {
   Element scale, zeroPoint, outerScale, outerMin;
   BlockDecoder decode;
   const char *badValue; // what `decode` returning false means
+  /// Whether `decode` writes the packed data itself (see decodeQ4_0).
+  bool packsItself = false;
 };
 
 inline unsigned nibble(uint8_t byte, unsigned which) {
@@ -80,6 +82,21 @@ inline void copyNegatedF16(uint8_t *to, const uint8_t *from) {
 /// its high nibble.
 inline unsigned splitHalves(const uint8_t *qs, unsigned e) {
   return nibble(qs[e % 16], e / 16);
+}
+
+/// Packs the 2n 4-bit codes of n bytes in the split-halves order (element
+/// j in the low nibble of byte j, element j + n in its high nibble) into
+/// the element-order stream, XOR-ing every code with `flip` (8 makes
+/// Q4_0's `n - 8` a two's complement i4). Byte-wise: a model's load time is
+/// spent here.
+inline void packSplitHalves(const uint8_t *qs, unsigned n, uint8_t *out,
+                            uint8_t flip) {
+  uint8_t flipBoth = flip | flip << 4;
+  for (unsigned j = 0; j < n / 2; ++j) {
+    uint8_t a = qs[2 * j], b = qs[2 * j + 1];
+    out[j] = ((a & 15) | (b & 15) << 4) ^ flipBoth;
+    out[n / 2 + j] = ((a >> 4) | (b & 0xF0)) ^ flipBoth;
+  }
 }
 
 /// 2-bit codes of Q2_K / Q3_K / TQ2_0: each 128 elements use 32 bytes, four
@@ -105,18 +122,31 @@ inline void scaleMinK4(unsigned j, const uint8_t *s, uint8_t &scale,
 constexpr int8_t kIQ4Values[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                    1,    13,   25,  38,  53,  69,  89,  113};
 
+// The decoders of the 4-bit types whose nibbles are only reordered write
+// the packed stream themselves (TypeForm::packsItself): `o.codes` is then
+// the block's bytes of the data part.
+
 bool decodeQ4_0(const uint8_t *b, const BlockOutput &o) {
   copy2(o.scales, b);
-  for (unsigned e = 0; e < 32; ++e)
-    o.codes[e] = splitHalves(b + 2, e) ^ 8; // two's complement of n - 8
+  packSplitHalves(b + 2, 16, o.codes, 8); // two's complement of n - 8
   return true;
 }
 
 bool decodeQ4_1(const uint8_t *b, const BlockOutput &o) {
   copy2(o.scales, b);
   copy2(o.zeroPoints, b + 2);
-  for (unsigned e = 0; e < 32; ++e)
-    o.codes[e] = splitHalves(b + 4, e);
+  packSplitHalves(b + 4, 16, o.codes, 0);
+  return true;
+}
+
+bool decodeQ4_K(const uint8_t *b, const BlockOutput &o) {
+  copy2(o.outerScale, b);
+  copyNegatedF16(o.outerMin, b + 2);
+  for (unsigned j = 0; j < 8; ++j)
+    scaleMinK4(j, b + 4, o.scales[j], o.zeroPoints[j]);
+  // Each 64 elements use 32 bytes: the first 32 in the low nibbles.
+  for (unsigned chunk = 0; chunk < 4; ++chunk)
+    packSplitHalves(b + 16 + 32 * chunk, 32, o.codes + 32 * chunk, 0);
   return true;
 }
 
@@ -169,19 +199,17 @@ bool decodeQ3_K(const uint8_t *b, const BlockOutput &o) {
   return true;
 }
 
-template <bool FiveBits>
-bool decodeQ45_K(const uint8_t *b, const BlockOutput &o) {
+bool decodeQ5_K(const uint8_t *b, const BlockOutput &o) {
   copy2(o.outerScale, b);
   copyNegatedF16(o.outerMin, b + 2);
   for (unsigned j = 0; j < 8; ++j)
     scaleMinK4(j, b + 4, o.scales[j], o.zeroPoints[j]);
-  const uint8_t *qh = b + 16, *qs = FiveBits ? b + 48 : b + 16;
+  const uint8_t *qh = b + 16, *qs = b + 48;
+  uint8_t *codes = o.codes;
   for (unsigned e = 0; e < 256; ++e) {
-    // Each 64 elements use 32 bytes: the first 32 in the low nibbles.
+    // Q4_K's nibble order, the 5th bit from qh.
     unsigned q = nibble(qs[32 * (e / 64) + e % 32], (e % 64) / 32);
-    if (FiveBits)
-      q |= ((qh[e % 32] >> (e / 32)) & 1) << 4;
-    o.codes[e] = q;
+    codes[e] = q | ((qh[e % 32] >> (e / 32)) & 1) << 4;
   }
   return true;
 }
@@ -251,16 +279,24 @@ bool decodeUnsigned2Bit(const uint8_t *b, const BlockOutput &o) {
 }
 
 /// ggml decodes FP4 code 0b1000 as +0 (its table kvalues_fp4), OCP E2M1 as
-/// -0: the importer stores +0 so that the values are ggml's.
-inline uint8_t canonicalFP4(unsigned code) { return code == 8 ? 0 : code; }
+/// -0: the importer stores +0 so that the values are ggml's. Both nibbles
+/// of a packed byte at once.
+inline uint8_t canonicalFP4Pair(uint8_t pair) {
+  if ((pair & 15) == 8)
+    pair &= 0xF0;
+  if ((pair >> 4) == 8)
+    pair &= 0x0F;
+  return pair;
+}
 
 bool decodeMXFP4(const uint8_t *b, const BlockOutput &o) {
   // ggml reads exponent 0xFF as 2^127, OCP's E8M0 as NaN: refused.
   if (b[0] == 0xFF)
     return false;
   o.scales[0] = b[0];
-  for (unsigned e = 0; e < 32; ++e)
-    o.codes[e] = canonicalFP4(splitHalves(b + 1, e));
+  packSplitHalves(b + 1, 16, o.codes, 0);
+  for (unsigned j = 0; j < 16; ++j)
+    o.codes[j] = canonicalFP4Pair(o.codes[j]);
   return true;
 }
 
@@ -270,17 +306,18 @@ bool decodeNVFP4(const uint8_t *b, const BlockOutput &o) {
     // there and NaN at 0x7F. Both rewrites keep ggml's value.
     uint8_t scale = b[s] & 0x7F;
     o.scales[s] = scale == 0x7F ? 0 : scale;
-    for (unsigned i = 0; i < 16; ++i)
-      o.codes[16 * s + i] = canonicalFP4(nibble(b[4 + 8 * s + i % 8], i / 8));
+    packSplitHalves(b + 4 + 8 * s, 8, o.codes + 8 * s, 0);
   }
+  for (unsigned j = 0; j < 32; ++j)
+    o.codes[j] = canonicalFP4Pair(o.codes[j]);
   return true;
 }
 
 const TypeForm kForms[] = {
     {GGMLType::Q4_0, "i4 : f32, block = [32], scale = f16", 4, 1, kF16, kNone,
-     kNone, kNone, decodeQ4_0, nullptr},
+     kNone, kNone, decodeQ4_0, nullptr, true},
     {GGMLType::Q4_1, "ui4 : f32, block = [32], scale = f16, zero_point = f16",
-     4, 1, kF16, kF16, kNone, kNone, decodeQ4_1, nullptr},
+     4, 1, kF16, kF16, kNone, kNone, decodeQ4_1, nullptr, true},
     {GGMLType::Q5_0, "i5 : f32, block = [32], scale = f16", 5, 1, kF16, kNone,
      kNone, kNone, decodeQ5<2, 6, true>, nullptr},
     {GGMLType::Q5_1, "ui5 : f32, block = [32], scale = f16, zero_point = f16",
@@ -297,11 +334,11 @@ const TypeForm kForms[] = {
     {GGMLType::Q4_K,
      "ui4 : f32, block = [32], scale = ui8, zero_point = ui8, outer = <f16, "
      "block = [8], min = f16>",
-     4, 8, kU8, kU8, kF16, kF16, decodeQ45_K<false>, nullptr},
+     4, 8, kU8, kU8, kF16, kF16, decodeQ4_K, nullptr, true},
     {GGMLType::Q5_K,
      "ui5 : f32, block = [32], scale = ui8, zero_point = ui8, outer = <f16, "
      "block = [8], min = f16>",
-     5, 8, kU8, kU8, kF16, kF16, decodeQ45_K<true>, nullptr},
+     5, 8, kU8, kU8, kF16, kF16, decodeQ5_K, nullptr},
     {GGMLType::Q6_K,
      "i6 : f32, block = [16], scale = i8, outer = <f16, block = [16]>", 6, 16,
      kI8, kNone, kF16, kNone, decodeQ6_K, nullptr},
@@ -318,9 +355,10 @@ const TypeForm kForms[] = {
      2, 1, kF16, kU8, kNone, kNone, decodeUnsigned2Bit<64, 0, 2>, nullptr},
     {GGMLType::MXFP4, "f4E2M1FN : f32, block = [32], scale = f8E8M0FNU", 4, 1,
      kU8, kNone, kNone, kNone, decodeMXFP4,
-     "exponent byte 0xFF, which ggml decodes as 2^127 and OCP's E8M0 as NaN"},
+     "exponent byte 0xFF, which ggml decodes as 2^127 and OCP's E8M0 as NaN",
+     true},
     {GGMLType::NVFP4, "f4E2M1FN : f32, block = [16], scale = f8E4M3FN", 4, 4,
-     kU8, kNone, kNone, kNone, decodeNVFP4, nullptr},
+     kU8, kNone, kNone, kNone, decodeNVFP4, nullptr, true},
 };
 
 const TypeForm *lookupForm(GGMLType type) {
@@ -345,11 +383,35 @@ llvm::SmallVector<int64_t, 4> withLast(llvm::ArrayRef<int64_t> shape,
 }
 
 /// Packs `count` codes of `bits` bits into the little-endian bit stream.
+/// The widths of the common weight types have straight-line loops (a
+/// model's load time is spent here); the others go through an accumulator.
 void packCodes(const uint8_t *codes, unsigned count, unsigned bits,
                uint8_t *out) {
-  if (bits == 8) {
+  switch (bits) {
+  case 8:
     std::memcpy(out, codes, count);
     return;
+  case 4:
+    for (unsigned i = 0; i < count; i += 2)
+      *out++ = (codes[i] & 15) | (codes[i + 1] & 15) << 4;
+    return;
+  case 2:
+    for (unsigned i = 0; i < count; i += 4)
+      *out++ = (codes[i] & 3) | (codes[i + 1] & 3) << 2 |
+               (codes[i + 2] & 3) << 4 | (codes[i + 3] & 3) << 6;
+    return;
+  case 6:
+    for (unsigned i = 0; i < count; i += 4) {
+      uint32_t word = (codes[i] & 63) | (codes[i + 1] & 63) << 6 |
+                      (codes[i + 2] & 63) << 12 |
+                      uint32_t(codes[i + 3] & 63) << 18;
+      *out++ = word;
+      *out++ = word >> 8;
+      *out++ = word >> 16;
+    }
+    return;
+  default:
+    break;
   }
   uint64_t accumulator = 0;
   unsigned filled = 0;
@@ -461,7 +523,9 @@ Error mlir::quant_block::gguf::repackTensor(
   llvm::ArrayRef<uint8_t> bytes = file.getTensorData(tensor);
   const GGMLTypeInfo &type = *tensor.type;
   if (type.support == GGMLTypeSupport::Plain) {
-    std::memcpy(parts[0].data(), bytes.data(), bytes.size());
+    // An empty tensor has no buffer to copy into (memcpy forbids null).
+    if (!bytes.empty())
+      std::memcpy(parts[0].data(), bytes.data(), bytes.size());
     return Error::success();
   }
   const TypeForm *form = lookupForm(type.type);
@@ -486,8 +550,10 @@ Error mlir::quant_block::gguf::repackTensor(
   auto repackRange = [&](int64_t begin, int64_t end) {
     uint8_t codes[256];
     for (int64_t block = begin; block < end; ++block) {
+      uint8_t *blockData = data + block * dataBytes;
       BlockOutput out{
-          codes, scales + block * form->subBlocks * form->scale.size,
+          form->packsItself ? blockData : codes,
+          scales + block * form->subBlocks * form->scale.size,
           zeroPoints
               ? zeroPoints + block * form->subBlocks * form->zeroPoint.size
               : nullptr,
@@ -498,7 +564,8 @@ Error mlir::quant_block::gguf::repackTensor(
         badBlock.compare_exchange_strong(expected, block);
         return;
       }
-      packCodes(codes, elements, form->bits, data + block * dataBytes);
+      if (!form->packsItself)
+        packCodes(codes, elements, form->bits, blockData);
     }
   };
   unsigned threads = std::max<unsigned>(

@@ -132,6 +132,12 @@ public:
   const GGUFTensorInfo *lookupTensor(llvm::StringRef name) const;
   /// The tensor's bytes in the mapping (validated to lie in the file).
   llvm::ArrayRef<uint8_t> getTensorData(const GGUFTensorInfo &tensor) const;
+  /// Tells the OS that this process is done with the tensor's bytes (after
+  /// repacking them): the whole pages inside it leave the process's
+  /// resident set (they stay in the page cache, and a later read maps them
+  /// again), so a loader's peak memory is the repacked parts, not the parts
+  /// plus the file. Nothing happens for a file read into memory.
+  void releaseTensorData(const GGUFTensorInfo &tensor) const;
 
 private:
   explicit GGUFFile(std::unique_ptr<llvm::MemoryBuffer> buffer)
