@@ -56,8 +56,8 @@ model = helper.make_model(graph, opset_imports=[
     helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)])
 
 start = time.perf_counter()
-text = import_model(model)
-kernels = quant_block.compile(text)
+module = import_model(model)
+kernels = quant_block.compile(module)
 compile_seconds = time.perf_counter() - start
 
 x = rng.standard_normal((M, K)).astype(np.float32)
@@ -79,7 +79,7 @@ expected = np.maximum(x @ w1.T, 0) @ w2f
 
 print(f"model: MatMulNBits int4 [{HIDDEN}x{K}, block {BLOCK}] -> Relu -> "
       f"DequantizeLinear int8 [{HIDDEN}x{N}, block {BLOCK2}] + MatMul")
-print(f"imported: {text.count('quant_block.matmul')} quant_block.matmul "
+print(f"imported: {str(module).count('quant_block.matmul')} quant_block.matmul "
       f"(weights stay packed: {packed.nbytes + w2.nbytes} bytes of codes)")
 print(f"import + compile: {compile_seconds:.2f} s")
 print(f"max |compiled - numpy reference|: {np.max(np.abs(y - expected)):.3g} "

@@ -116,6 +116,7 @@ tools = [
     "quant-import-gguf",
     "quant-block-capi-test",
     "quant-block-capi-runner-test",
+    "quant-block-capi-gguf-test",
     "mlir-opt",
     "mlir-translate",
 ]

@@ -2,7 +2,7 @@
 |*                                                                            *|
 |* The quant-block passes and pipelines for C hosts, as upstream dialects     *|
 |* expose theirs (mlir-c/Dialect/Linalg.h): the mlirCreate... and             *|
-|* mlirRegister... functions of every pass are generated from the four        *|
+|* mlirRegister... functions of every pass are generated from the five        *|
 |* Passes.td files, so they never drift from the passes. After                *|
 |* mlirRegisterQuantBlockPasses(), mlirParsePassPipeline understands          *|
 |* `quant-block-raise`, `quant-block-cpu-pipeline` and the others, and        *|
@@ -18,6 +18,7 @@
 
 #include "quant-block/Codegen/CPU/Passes.capi.h.inc"
 #include "quant-block/Codegen/Common/Passes.capi.h.inc"
+#include "quant-block/Codegen/GPU/Passes.capi.h.inc"
 #include "quant-block/Conversion/Passes.capi.h.inc"
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.capi.h.inc"
 
@@ -25,7 +26,7 @@
 extern "C" {
 #endif
 
-/// Registers every quant-block pass (the four families above) and the
+/// Registers every quant-block pass (the five families above) and the
 /// pipelines (mlirRegisterQuantBlockPipelines), so that textual pipelines
 /// may name them. Idempotent.
 MLIR_CAPI_EXPORTED void mlirRegisterQuantBlockPasses(void);
@@ -44,6 +45,10 @@ MLIR_CAPI_EXPORTED void mlirQuantBlockRegisterUpstreamPasses(void);
 /// frontend IR and run --quant-block-cpu-pipeline on it.
 MLIR_CAPI_EXPORTED void
 mlirQuantBlockRegisterAllDialects(MlirDialectRegistry registry);
+
+// The GGUF reader and importer (quant-block-c/GGUF.h) are declared there:
+// mlirQuantBlockGGUFFileOpen, mlirQuantBlockGGUFTensorRepack,
+// mlirQuantBlockGGUFImport, ...
 
 #ifdef __cplusplus
 }

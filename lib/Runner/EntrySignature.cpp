@@ -140,6 +140,7 @@ static Error describeValue(Type type, StringRef what, unsigned index,
     Expected<BoundaryValue> value = describePlainValue(type, name);
     if (!value)
       return value.takeError();
+    value->position = index;
     values.push_back(std::move(*value));
     return Error::success();
   }
@@ -174,6 +175,7 @@ static Error describeValue(Type type, StringRef what, unsigned index,
     Expected<BoundaryValue> value = describePlainValue(partType, partName);
     if (!value)
       return value.takeError();
+    value->position = index;
     values.push_back(std::move(*value));
   }
   return Error::success();

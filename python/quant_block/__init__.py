@@ -10,9 +10,12 @@ The Python side of the project:
   compiled kernels on numpy arrays;
 * `reference`: the numpy reference of the numerics contract, independent of
   the C++ (it never loads the library);
-* `webnn`: a WebNN graph importer that writes quant_block IR;
+* `webnn`: a WebNN operation importer (quant_block.webnn.import_op);
 * `onnx`: an ONNX model importer (quant_block.onnx.import_model; needs the
-  onnx package, imported on use);
+  onnx package, imported on use); both return a Module whose ops are
+  located at the node or operation they come from;
+* `builder`: the IR text the importers share (types, constants, schemes,
+  the operands of quantized values, locations);
 * `gguf`: GGUF files (llama.cpp's weights): open and validate, metadata and
   tensors, import as a module, each tensor's parts for compiled functions,
   `python3 -m quant_block.gguf dequantize FILE TENSOR -o OUT.npy`.
@@ -28,5 +31,5 @@ from .scheme import Scheme
 __all__ = [
     "Context", "Diagnostic", "Executable", "Function", "MLIRError", "Module",
     "QuantizedParts", "Scheme", "compile", "dequantize", "quantize",
-    "gguf", "onnx", "reference", "webnn",
+    "builder", "gguf", "onnx", "reference", "webnn",
 ]

@@ -56,6 +56,7 @@ Operation = _handle("MlirOperation")
 Attribute = _handle("MlirAttribute")
 Type = _handle("MlirType")
 Location = _handle("MlirLocation")
+OpPrintingFlags = _handle("MlirOpPrintingFlags")
 PassManager = _handle("MlirPassManager")
 OpPassManager = _handle("MlirOpPassManager")
 Executable = _handle("MlirQuantBlockExecutable")
@@ -110,6 +111,12 @@ _SIGNATURES = {
     "mlirModuleDestroy": ([Module], None),
     "mlirModuleGetOperation": ([Module], Operation),
     "mlirOperationPrint": ([Operation, StringCallback, ctypes.c_void_p], None),
+    "mlirOperationPrintWithFlags":
+        ([Operation, OpPrintingFlags, StringCallback, ctypes.c_void_p], None),
+    "mlirOpPrintingFlagsCreate": ([], OpPrintingFlags),
+    "mlirOpPrintingFlagsDestroy": ([OpPrintingFlags], None),
+    "mlirOpPrintingFlagsEnableDebugInfo":
+        ([OpPrintingFlags, ctypes.c_bool, ctypes.c_bool], None),
     "mlirOperationVerify": ([Operation], ctypes.c_bool),
     "mlirAttributeParseGet": ([Context, StringRef], Attribute),
     "mlirAttributePrint": ([Attribute, StringCallback, ctypes.c_void_p], None),

@@ -126,10 +126,22 @@ class Module:
     def _operation(self):
         return self.context._lib.mlirModuleGetOperation(self._module)
 
-    def print(self):
-        """The module as MLIR prints it."""
-        return _capi.printed(self.context._lib.mlirOperationPrint,
-                             self._operation)
+    def print(self, debug_info=False):
+        """The module as MLIR prints it; with `debug_info`, with the
+        location of each op (`loc(...)`, as aliases at the end), which is
+        where an importer records the node an op comes from."""
+        lib = self.context._lib
+        if not debug_info:
+            return _capi.printed(lib.mlirOperationPrint, self._operation)
+        flags = lib.mlirOpPrintingFlagsCreate()
+        try:
+            lib.mlirOpPrintingFlagsEnableDebugInfo(flags, True, False)
+            return _capi.printed(
+                lambda op, callback, data: lib.mlirOperationPrintWithFlags(
+                    op, flags, callback, data),
+                self._operation)
+        finally:
+            lib.mlirOpPrintingFlagsDestroy(flags)
 
     __str__ = print
 

@@ -1,7 +1,7 @@
 """Imports ONNX models into func + quant_block + linalg / tensor / arith IR.
 
-    text = quant_block.onnx.import_model("model.onnx")     # or a ModelProto
-    kernels = quant_block.compile(text)
+    module = quant_block.onnx.import_model("model.onnx")   # or a ModelProto
+    kernels = quant_block.compile(module)
     y = kernels.main(x)
 
 Mapped: DequantizeLinear / QuantizeLinear (per-tensor, per-axis and blocked
@@ -13,12 +13,18 @@ shapes must be initializers (constants), and every graph input has a static
 shape; anything else is an ImportError that names the node. Quantized
 weights stay quantized: a DequantizeLinear feeding a MatMul and a
 MatMulNBits become quant_block.matmul, whose lowering never materializes the
-float weight.
+float weight. Every op carries the location `loc("<node name>")` (the
+op_type for a node without a name), so that a diagnostic of the verifier or
+of a pass names the node it is about, and each argument the location of its
+graph input's name; `module.print(debug_info=True)` shows them.
 
 Needs the `onnx` package (Debian: python3-onnx) only to read models.
 """
 
 import numpy as np
+
+from .builder import Builder, location, quantized, scheme, tensor_type
+from .ir import Module
 
 # ONNX TensorProto element types (onnx.proto), by number so that an older
 # onnx package without the newer names (INT4, UINT4) still reads them.
@@ -36,19 +42,6 @@ class OnnxImportError(Exception):
     """A model the importer cannot map; the message names the node."""
 
 
-def _tensor_type(shape, element):
-    return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
-
-
-def _dense(array, element):
-    """A dense elements attribute holding `array` as `element` (nested
-    lists, as the MLIR syntax wants them; floats as the shortest decimals
-    that round-trip, so parsing them is exact)."""
-    array = np.asarray(array)
-    values = array.astype(np.float64 if element in _FLOATS else np.int64).tolist()
-    return f"dense<{values}> : {_tensor_type(array.shape, element)}"
-
-
 def _unpack_4bit(raw, count, signed):
     """4-bit elements from bytes, first element in the low nibble."""
     raw = np.asarray(raw, dtype=np.uint8).reshape(-1)
@@ -63,26 +56,18 @@ class _Value:
         self.shape = tuple(shape)
         self.element = element
         self.const = const        # numpy array for initializers
-        self.dequantized = None   # (quantized SSA name, quantized type) of a DequantizeLinear
+        self.dequantized = None   # the quantized Value a DequantizeLinear packed
 
     @property
     def type(self):
-        return _tensor_type(self.shape, self.element)
+        return tensor_type(self.shape, self.element)
 
 
 class _Importer:
     def __init__(self, model):
         self.graph = model.graph
-        self.lines = []
-        self.counter = 0
+        self.builder = Builder()
         self.values = {}
-
-    def fresh(self):
-        self.counter += 1
-        return f"%v{self.counter}"
-
-    def emit(self, text):
-        self.lines.append("  " + text)
 
     def error(self, node, message):
         return OnnxImportError(f"node '{node.name or node.op_type}' "
@@ -107,8 +92,7 @@ class _Importer:
 
     def materialize(self, value):
         if value.name is None:
-            value.name = self.fresh()
-            self.emit(f"{value.name} = arith.constant {_dense(value.const, value.element)}")
+            value.name = self.builder.constant(value.const, value.element).name
         return value.name
 
     def get(self, node, index):
@@ -127,8 +111,10 @@ class _Importer:
 
     # Quantization -----------------------------------------------------------
 
-    def scheme_and_params(self, node, shape, storage, scale, zero_point, axis,
-                          block_size):
+    def quantization(self, node, shape, storage, scale, zero_point, axis,
+                     block_size):
+        """The quantized value of a QuantizeLinear / DequantizeLinear with
+        these initializers, its scales and zero points materialized."""
         rank = len(shape)
         axis = axis % rank if rank else 0
         if scale.size == 1 and not block_size:
@@ -151,20 +137,15 @@ class _Importer:
             scale.dtype)
         if scale_element is None:
             raise self.error(node, f"scales of type {scale.dtype} are not supported")
-        fields = [f"{storage} : {scale_element if scale_element != 'f16' else 'f32'}"]
-        expressed = "f32"
-        if block is not None:
-            fields.append("block = [" + ", ".join(str(b) for b in block) + "]")
-        if scale_element != "f32":
-            fields.append(f"scale = {scale_element}")
-        zp = None
-        if zero_point is not None and np.any(zero_point != 0):
-            if storage.startswith("f8"):
-                raise self.error(node, "float8 zero points must be 0")
-            fields.append(f"zero_point = {storage}")
-            zp = zero_point.reshape(params_shape)
-        scheme = "#quant_block.scheme<" + ", ".join(fields) + ">"
-        return scheme, expressed, scale.reshape(params_shape), scale_element, zp
+        has_zero_point = zero_point is not None and np.any(zero_point != 0)
+        if has_zero_point and storage.startswith("f8"):
+            raise self.error(node, "float8 zero points must be 0")
+        scales = self.builder.constant(scale.reshape(params_shape), scale_element)
+        zero_points = (self.builder.constant(zero_point.reshape(params_shape), storage)
+                       if has_zero_point else None)
+        return quantized(shape, scheme(storage, "f32", block, scale_element,
+                                       storage if has_zero_point else None),
+                         scales=scales, zero_points=zero_points)
 
     def dequantize_linear(self, node, attrs):
         x = self.get(node, 0)
@@ -174,21 +155,14 @@ class _Importer:
         storage = x.element
         if storage in _FLOATS or storage in ("i32", "i64"):
             raise self.error(node, f"input of type {storage} is not quantized storage")
-        scheme, expressed, scales, scale_element, zp = self.scheme_and_params(
-            node, x.shape, storage, scale, zero_point, attrs.get("axis", 1),
-            attrs.get("block_size", 0))
-        qtype = "!quant_block.tensor<" + "x".join(map(str, x.shape)) + ", " + scheme + ">"
-        data = self.materialize(x)
-        s = self.materialize(_Value(None, scales.shape, scale_element, scales))
-        pack = f"{data} scales({s} : {_tensor_type(scales.shape, scale_element)})"
-        if zp is not None:
-            z = self.materialize(_Value(None, zp.shape, storage, zp))
-            pack += f" zero_points({z} : {_tensor_type(zp.shape, storage)})"
-        q = self.fresh()
-        self.emit(f"{q} = quant_block.pack {pack} : {x.type} -> {qtype}")
-        out = _Value(self.fresh(), x.shape, expressed)
-        self.emit(f"{out.name} = quant_block.dequantize {q} : {qtype} -> {out.type}")
-        out.dequantized = (q, qtype)
+        self.materialize(x)
+        q = self.quantization(node, x.shape, storage, scale, zero_point,
+                              attrs.get("axis", 1), attrs.get("block_size", 0))
+        packed = self.builder.to_quantized("pack", x, q)
+        out = _Value(self.builder.fresh(), x.shape, "f32")
+        self.builder.emit(f"{out.name} = quant_block.dequantize {packed.name} : "
+                          f"{packed.type} -> {out.type}")
+        out.dequantized = packed
         return out
 
     def quantize_linear(self, node, attrs):
@@ -200,23 +174,15 @@ class _Importer:
         else:
             storage = {2: "ui8", 3: "i8", 22: "i4", 21: "ui4", 4: "ui16",
                        5: "i16"}.get(attrs.get("output_dtype", 2))
-        scheme, expressed, scales, scale_element, zp = self.scheme_and_params(
-            node, x.shape, storage, scale, zero_point, attrs.get("axis", 1),
-            attrs.get("block_size", 0))
-        qtype = "!quant_block.tensor<" + "x".join(map(str, x.shape)) + ", " + scheme + ">"
-        s = self.materialize(_Value(None, scales.shape, scale_element, scales))
-        operands = f"{self.materialize(x)} scales({s} : {_tensor_type(scales.shape, scale_element)})"
-        if zp is not None:
-            z = self.materialize(_Value(None, zp.shape, storage, zp))
-            operands += f" zero_points({z} : {_tensor_type(zp.shape, storage)})"
-        q = self.fresh()
-        self.emit(f"{q} = quant_block.quantize {operands} : {x.type} -> {qtype}")
-        out = _Value(self.fresh(), x.shape, storage)
-        count = 3 if zp is not None else 2
-        parts = self.fresh()
-        self.emit(f"{parts}:{count} = quant_block.unpack {q} : {qtype} -> "
-                  f"{out.type}, {_tensor_type(scales.shape, scale_element)}"
-                  + (f", {_tensor_type(zp.shape, storage)}" if zp is not None else ""))
+        self.materialize(x)
+        q = self.quantization(node, x.shape, storage, scale, zero_point,
+                              attrs.get("axis", 1), attrs.get("block_size", 0))
+        quantized_x = self.builder.to_quantized("quantize", x, q)
+        out = _Value(None, x.shape, storage)
+        parts = self.builder.fresh()
+        self.builder.emit(f"{parts}:{1 + len(q.part_types)} = quant_block.unpack "
+                          f"{quantized_x.name} : {q.type} -> "
+                          + ", ".join((out.type,) + q.part_types))
         out.name = f"{parts}#0"
         return out
 
@@ -225,18 +191,20 @@ class _Importer:
     def matmul_float(self, node, a, b_name, b_shape, transpose_b):
         m, k = a.shape
         n = b_shape[0] if transpose_b else b_shape[1]
-        out = _Value(self.fresh(), (m, n), "f32")
-        zero = self.fresh()
-        init = self.fresh()
-        self.emit(f"{zero} = arith.constant 0.0 : f32")
-        empty = self.fresh()
-        self.emit(f"{empty} = tensor.empty() : {out.type}")
-        self.emit(f"{init} = linalg.fill ins({zero} : f32) outs({empty} : {out.type}) -> {out.type}")
+        out = _Value(self.builder.fresh(), (m, n), "f32")
+        zero = self.builder.fresh()
+        init = self.builder.fresh()
+        self.builder.emit(f"{zero} = arith.constant 0.0 : f32")
+        empty = self.builder.fresh()
+        self.builder.emit(f"{empty} = tensor.empty() : {out.type}")
+        self.builder.emit(f"{init} = linalg.fill ins({zero} : f32) "
+                          f"outs({empty} : {out.type}) -> {out.type}")
         bmap = "(n, k)" if transpose_b else "(k, n)"
-        self.emit(f"{out.name} = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
-                  f"affine_map<(m, n, k) -> {bmap}>, affine_map<(m, n, k) -> (m, n)>] "
-                  f"ins({a.name}, {b_name} : {a.type}, {_tensor_type(b_shape, 'f32')}) "
-                  f"outs({init} : {out.type}) -> {out.type}")
+        self.builder.emit(f"{out.name} = linalg.matmul indexing_maps = "
+                          f"[affine_map<(m, n, k) -> (m, k)>, "
+                          f"affine_map<(m, n, k) -> {bmap}>, affine_map<(m, n, k) -> (m, n)>] "
+                          f"ins({a.name}, {b_name} : {a.type}, {tensor_type(b_shape, 'f32')}) "
+                          f"outs({init} : {out.type}) -> {out.type}")
         return out
 
     def matmul(self, node, a, b, transpose_b=False):
@@ -244,15 +212,15 @@ class _Importer:
             raise self.error(node, "only rank-2 f32 matrix products are imported")
         self.materialize(a)
         if b.dequantized is not None:
-            q, qtype = b.dequantized
+            q = b.dequantized
             m = a.shape[0]
             n = b.shape[0] if transpose_b else b.shape[1]
-            out = _Value(self.fresh(), (m, n), "f32")
+            out = _Value(self.builder.fresh(), (m, n), "f32")
             # quant_block.matmul takes the weight as [K, N], or as [N, K]
             # with transpose_rhs: both are the weight's own layout.
-            self.emit(f"{out.name} = quant_block.matmul {a.name}, {q}"
-                      + (" transpose_rhs" if transpose_b else "")
-                      + f" accumulate(f32) inhibit : {a.type}, {qtype} -> {out.type}")
+            self.builder.emit(f"{out.name} = quant_block.matmul {a.name}, {q.name}"
+                              + (" transpose_rhs" if transpose_b else "")
+                              + f" accumulate(f32) inhibit : {a.type}, {q.type} -> {out.type}")
             return out
         return self.matmul_float(node, a, self.materialize(b), b.shape, transpose_b)
 
@@ -267,18 +235,18 @@ class _Importer:
                         or (vr and v.shape != shape[rank - vr:]):
                     raise self.error(node, "only broadcasting along new leading "
                                            "dimensions is imported")
-                empty = self.fresh()
-                out_type = _tensor_type(shape, v.element)
-                self.emit(f"{empty} = tensor.empty() : {out_type}")
-                bc = self.fresh()
+                empty = self.builder.fresh()
+                out_type = tensor_type(shape, v.element)
+                self.builder.emit(f"{empty} = tensor.empty() : {out_type}")
+                bc = self.builder.fresh()
                 dims = ", ".join(str(d) for d in range(rank - vr))
-                self.emit(f"{bc} = linalg.broadcast ins({name} : {v.type}) outs({empty} : {out_type}) "
-                          f"dimensions = [{dims}]")
+                self.builder.emit(f"{bc} = linalg.broadcast ins({name} : {v.type}) "
+                                  f"outs({empty} : {out_type}) dimensions = [{dims}]")
                 name = bc
             names.append(name)
-        out = _Value(self.fresh(), shape, a.element)
+        out = _Value(self.builder.fresh(), shape, a.element)
         op = "arith.addf" if a.element in _FLOATS else "arith.addi"
-        self.emit(f"{out.name} = {op} {names[0]}, {names[1]} : {out.type}")
+        self.builder.emit(f"{out.name} = {op} {names[0]}, {names[1]} : {out.type}")
         return out
 
     def reshape_to(self, x, shape):
@@ -288,9 +256,9 @@ class _Importer:
         name = self.materialize(x)
         target = self.materialize(_Value(None, (len(shape),), "i64",
                                          np.asarray(shape, np.int64)))
-        out = _Value(self.fresh(), shape, x.element)
-        self.emit(f"{out.name} = tensor.reshape {name}({target}) : ({x.type}, "
-                  f"{_tensor_type((len(shape),), 'i64')}) -> {out.type}")
+        out = _Value(self.builder.fresh(), shape, x.element)
+        self.builder.emit(f"{out.name} = tensor.reshape {name}({target}) : ({x.type}, "
+                          f"{tensor_type((len(shape),), 'i64')}) -> {out.type}")
         return out
 
     def node(self, node):
@@ -317,8 +285,9 @@ class _Importer:
             x = self.get(node, 0)
             zero = self.materialize(_Value(None, x.shape, x.element,
                                            np.zeros(x.shape, np.float32)))
-            out = _Value(self.fresh(), x.shape, x.element)
-            self.emit(f"{out.name} = arith.maximumf {self.materialize(x)}, {zero} : {out.type}")
+            out = _Value(self.builder.fresh(), x.shape, x.element)
+            self.builder.emit(f"{out.name} = arith.maximumf {self.materialize(x)}, {zero} "
+                              f": {out.type}")
             return out
         if op == "Add":
             return self.add(node, self.get(node, 0), self.get(node, 1))
@@ -341,11 +310,12 @@ class _Importer:
             shape = tuple(x.shape[p] for p in perm)
             if x.const is not None:
                 return _Value(None, shape, x.element, np.transpose(x.const, perm))
-            empty = self.fresh()
-            out = _Value(self.fresh(), shape, x.element)
-            self.emit(f"{empty} = tensor.empty() : {out.type}")
-            self.emit(f"{out.name} = linalg.transpose ins({self.materialize(x)} : {x.type}) "
-                      f"outs({empty} : {out.type}) permutation = [{', '.join(map(str, perm))}]")
+            empty = self.builder.fresh()
+            out = _Value(self.builder.fresh(), shape, x.element)
+            self.builder.emit(f"{empty} = tensor.empty() : {out.type}")
+            self.builder.emit(f"{out.name} = linalg.transpose "
+                              f"ins({self.materialize(x)} : {x.type}) outs({empty} : {out.type}) "
+                              f"permutation = [{', '.join(map(str, perm))}]")
             return out
         if op == "Cast":
             x = self.get(node, 0)
@@ -361,8 +331,9 @@ class _Importer:
                 cast = "arith.extf" if width[to] > width[x.element] else "arith.truncf"
             else:
                 cast = "arith.sitofp"
-            out = _Value(self.fresh(), x.shape, to)
-            self.emit(f"{out.name} = {cast} {self.materialize(x)} : {x.type} to {out.type}")
+            out = _Value(self.builder.fresh(), x.shape, to)
+            self.builder.emit(f"{out.name} = {cast} {self.materialize(x)} : {x.type} "
+                              f"to {out.type}")
             return out
         raise self.error(node, "this operator is not imported")
 
@@ -388,22 +359,17 @@ class _Importer:
             raise self.error(node, "float zero points are not imported")
         scale_element = "f16" if scales.dtype == np.float16 else "f32"
         weight = _Value(None, (n, k), "ui4", codes)
-        scheme = (f"#quant_block.scheme<ui4 : f32, block = [1, {block}]"
-                  + (", scale = f16" if scale_element == "f16" else "")
-                  + ", zero_point = ui4>")
-        qtype = f"!quant_block.tensor<{n}x{k}, {scheme}>"
-        data = self.materialize(weight)
-        s = self.materialize(_Value(None, scales.shape, scale_element, scales))
-        z = self.materialize(_Value(None, zero_points.shape, "ui4", zero_points))
-        q = self.fresh()
-        self.emit(f"{q} = quant_block.pack {data} scales({s} : {_tensor_type(scales.shape, scale_element)}) "
-                  f"zero_points({z} : {_tensor_type(zero_points.shape, 'ui4')}) : "
-                  f"{weight.type} -> {qtype}")
+        self.materialize(weight)
+        q = quantized((n, k), scheme("ui4", "f32", [1, block], scale_element, "ui4"),
+                      scales=self.builder.constant(scales, scale_element),
+                      zero_points=self.builder.constant(zero_points, "ui4"))
+        packed = self.builder.to_quantized("pack", weight, q)
         if a.element != "f32" or len(a.shape) != 2:
             raise self.error(node, "only rank-2 f32 activations are imported")
-        out = _Value(self.fresh(), (a.shape[0], n), "f32")
-        self.emit(f"{out.name} = quant_block.matmul {self.materialize(a)}, {q} transpose_rhs "
-                  f"accumulate(f32) inhibit : {a.type}, {qtype} -> {out.type}")
+        out = _Value(self.builder.fresh(), (a.shape[0], n), "f32")
+        self.builder.emit(f"{out.name} = quant_block.matmul {self.materialize(a)}, "
+                          f"{packed.name} transpose_rhs accumulate(f32) inhibit : "
+                          f"{a.type}, {packed.type} -> {out.type}")
         return out
 
     def run(self, function_name):
@@ -413,35 +379,38 @@ class _Importer:
         for index, graph_input in enumerate(self.graph.input):
             if graph_input.name in self.values:
                 continue
-            tensor_type = graph_input.type.tensor_type
-            element = _ELEMENT_TYPES.get(tensor_type.elem_type, (None,))[0]
+            onnx_type = graph_input.type.tensor_type
+            element = _ELEMENT_TYPES.get(onnx_type.elem_type, (None,))[0]
             shape = [d.dim_value if d.HasField("dim_value") else None
-                     for d in tensor_type.shape.dim]
+                     for d in onnx_type.shape.dim]
             if element is None or None in shape:
                 raise OnnxImportError(f"graph input '{graph_input.name}' must have a "
                                       "static shape and a supported element type")
             value = _Value(f"%arg{index}", shape, element)
             self.values[graph_input.name] = value
-            arguments.append(f"{value.name}: {value.type}")
+            arguments.append(f"{value.name}: {value.type} {location(graph_input.name)}")
         for node in self.graph.node:
+            self.builder.location = node.name or node.op_type
             result = self.node(node)
             self.values[node.output[0]] = result
+        # The function and its return stand for the graph.
+        self.builder.location = self.graph.name or function_name
         results = [self.values[o.name] for o in self.graph.output]
         names = [self.materialize(r) for r in results]
         types = [r.type for r in results]
-        self.emit(f"return {', '.join(names)} : {', '.join(types)}")
-        header = (f"func.func @{function_name}({', '.join(arguments)}) -> "
-                  f"({', '.join(types)}) {{")
-        return "\n".join([header] + self.lines + ["}"]) + "\n"
+        self.builder.emit(f"return {', '.join(names)} : {', '.join(types)}")
+        return self.builder.function(function_name, arguments, types)
 
 
-def import_model(model, function_name="main"):
-    """The MLIR text of `model` (a ModelProto, serialized bytes or a path) as
-    one func.func `function_name` taking the graph inputs and returning the
-    graph outputs."""
+def import_model(model, function_name="main", context=None):
+    """`model` (a ModelProto, serialized bytes or a path) as a Module (in
+    `context`, else the default one) holding one func.func `function_name`
+    that takes the graph inputs and returns the graph outputs. Raises
+    OnnxImportError for what the importer cannot map, and MLIRError when
+    the imported IR does not verify, its diagnostics at the nodes' names."""
     import onnx
     if isinstance(model, bytes):
         model = onnx.load_from_string(model)
     elif isinstance(model, str):
         model = onnx.load(model)
-    return _Importer(model).run(function_name)
+    return Module.parse(_Importer(model).run(function_name), context)

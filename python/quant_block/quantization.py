@@ -11,6 +11,7 @@ per (scheme, shape, dtype).
 
 import numpy as np
 
+from .builder import quantized_type, tensor_type
 from .runner import compile
 from .scheme import Scheme
 
@@ -43,15 +44,6 @@ def _as_scheme(scheme):
     return scheme if isinstance(scheme, Scheme) else Scheme(scheme)
 
 
-def _tensor_type(shape, element):
-    return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
-
-
-def _quantized_type(shape, scheme):
-    return ("!quant_block.tensor<" + "x".join(str(d) for d in shape) + ", "
-            + scheme.text + ">")
-
-
 def _method(scheme):
     if scheme.has_mx_scale:
         return "mx"
@@ -64,8 +56,8 @@ def _kernel(kind, scheme, shape):
     key = (kind, scheme.text, tuple(shape))
     if key not in _kernels:
         element = scheme.expressed
-        q = _quantized_type(shape, scheme)
-        x = _tensor_type(shape, element)
+        q = quantized_type(shape, scheme.text)
+        x = tensor_type(shape, element)
         if kind == "quantize":
             body = (f"func.func @quantize(%x: {x}) -> {q} {{\n"
                     f"  %q = quant_block.quantize_dynamic {_method(scheme)} %x"

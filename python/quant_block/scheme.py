@@ -11,7 +11,7 @@ their canonical texts are.
 
 import ctypes
 
-from . import _capi
+from . import _capi, builder
 from .ir import MLIRError, default_context
 
 ROUNDING = {0: "half_to_even", 1: "half_away_from_zero", 2: "toward_zero"}
@@ -83,7 +83,7 @@ class Scheme:
     @staticmethod
     def named(name, expressed="f32", context=None):
         """The named scheme `name` ("mxfp4", "nvfp4", ...)."""
-        return Scheme(f"#quant_block.scheme<{name} : {expressed}>", context)
+        return Scheme(builder.scheme(name, expressed), context)
 
     @property
     def has_mx_scale(self):

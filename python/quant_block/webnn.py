@@ -12,10 +12,17 @@ The WebNN dtype rules are expressed through the scheme, as an importer would:
 dequantize expresses the scale's dtype and stores the input's dtype with a
 zero point of the input's dtype; quantize expresses the input's dtype, uses
 scales of that dtype and stores the zero point's dtype.
+
+`import_op` gives an op as a Module whose ops carry `loc("<name>")`, so that
+the verifier's diagnostic for a case WebNN rejects names the operation;
+`lower` writes the same IR as text, which may be IR the verifier rejects.
 """
 
 from dataclasses import dataclass
 from typing import List, Optional
+
+from .builder import Builder, Value, quantized, scheme, tensor_type
+from .ir import Module
 
 # WebNN / ONNX dtype names -> MLIR element types.
 MLIR_TYPES = {
@@ -47,11 +54,6 @@ class Operand:
         return MLIR_TYPES.get(self.dtype, self.dtype)
 
 
-def _tensor(shape: List[int], element: str) -> str:
-    dims = "x".join(str(d) for d in shape)
-    return f"tensor<{dims}x{element}>" if shape else f"tensor<{element}>"
-
-
 def _pad(shape: List[int], rank: int) -> List[int]:
     return [1] * (rank - len(shape)) + list(shape)
 
@@ -71,12 +73,13 @@ class LoweredOp:
 
 
 def lower(op: str, name: str, x: Operand, scale: Operand,
-          zero_point: Optional[Operand]) -> LoweredOp:
-    """Returns quant_block IR for a WebNN dequantizeLinear/quantizeLinear."""
+          zero_point: Optional[Operand], located: bool = True) -> LoweredOp:
+    """quant_block IR text for a WebNN dequantizeLinear/quantizeLinear as
+    function @`name`, whose ops carry `loc("name")` unless `located` is
+    False. Text, unlike import_op, can hold IR the verifier rejects, which
+    is what test/Conformance/webnn_validation.py writes (without locations,
+    so that --verify-diagnostics matches diagnostics to lines)."""
     rank = len(x.shape)
-    block = implied_block(x.shape, scale.shape)
-    block_text = ", ".join(str(b) for b in block)
-    scale_shape = _pad(scale.shape, rank)
     if op == "dequantize":
         storage, expressed = x.mlir_type, scale.mlir_type
         scale_type = scale.mlir_type
@@ -88,31 +91,33 @@ def lower(op: str, name: str, x: Operand, scale: Operand,
         zp_type = storage
     else:
         raise ValueError(f"unknown WebNN op {op!r}")
-    fields = [f"{storage} : {expressed}", f"block = [{block_text}]"]
-    if scale_type != "f32":
-        fields.append(f"scale = {scale_type}")
+    scheme_text = scheme(storage, expressed, implied_block(x.shape, scale.shape),
+                         scale_type, zp_type if zero_point is not None else None)
+    arguments = [Value("%x", tensor_type(x.shape, x.mlir_type)),
+                 Value("%scale", tensor_type(_pad(scale.shape, rank),
+                                             scale.mlir_type))]
     if zero_point is not None:
-        fields.append(f"zero_point = {zp_type}")
-    alias = f"#scheme = #quant_block.scheme<{', '.join(fields)}>"
-
-    qtype = f"!quant_block.tensor<{'x'.join(str(d) for d in x.shape)}, #scheme>"
-    args = [f"%x: {_tensor(x.shape, x.mlir_type)}",
-            f"%scale: {_tensor(scale_shape, scale.mlir_type)}"]
-    zp_clause = ""
-    if zero_point is not None:
-        zp_shape = _pad(zero_point.shape, rank)
-        zp_tensor = _tensor(zp_shape, zero_point.mlir_type)
-        args.append(f"%zp: {zp_tensor}")
-        zp_clause = f" zero_points(%zp : {zp_tensor})"
-    scale_clause = f"scales(%scale : {_tensor(scale_shape, scale.mlir_type)})"
+        arguments.append(Value("%zp", tensor_type(_pad(zero_point.shape, rank),
+                                                  zero_point.mlir_type)))
+    q = quantized(x.shape, scheme_text, alias="#scheme", scales=arguments[1],
+                  zero_points=arguments[2] if zero_point is not None else None)
+    builder = Builder()
+    builder.location = name if located else None
     if op == "dequantize":
-        body = (f"  %q = quant_block.pack %x {scale_clause}{zp_clause} : "
-                f"{_tensor(x.shape, x.mlir_type)} -> {qtype}\n"
-                f"  %y = quant_block.dequantize %q : {qtype} -> "
-                f"{_tensor(x.shape, expressed)}\n")
+        packed = builder.to_quantized("pack", arguments[0], q, result="%q")
+        builder.emit(f"%y = quant_block.dequantize {packed.name} : {q.type} -> "
+                     f"{tensor_type(x.shape, expressed)}")
     else:
-        body = (f"  %q = quant_block.quantize %x {scale_clause}{zp_clause} : "
-                f"{_tensor(x.shape, x.mlir_type)} -> {qtype}\n")
-    function = (f"func.func @{name}({', '.join(args)}) {{\n{body}"
-                f"  return\n}}\n")
-    return LoweredOp(alias, function)
+        builder.to_quantized("quantize", arguments[0], q, result="%q")
+    builder.emit("return")
+    return LoweredOp(f"#scheme = {scheme_text}", builder.function(
+        name, [f"{a.name}: {a.type}" for a in arguments], []))
+
+
+def import_op(op: str, name: str, x: Operand, scale: Operand,
+              zero_point: Optional[Operand], context=None) -> Module:
+    """A WebNN dequantizeLinear/quantizeLinear as a Module (in `context`,
+    else the default one) holding function @`name`. Raises MLIRError where
+    WebNN must throw, its diagnostics at `loc("name")`."""
+    lowered = lower(op, name, x, scale, zero_point)
+    return Module.parse(lowered.scheme_alias + "\n" + lowered.function, context)

@@ -70,8 +70,7 @@ def test_two_layer_matmul_nbits_mlp():
                          block_size=block),
     ]
     model = make_model(nodes, [("x", [m, k])], [("y", [m, n])], inits)
-    text = import_model(model)
-    assert text.count("quant_block.matmul") == 2
+    assert str(import_model(model)).count("quant_block.matmul") == 2
     x = rng.standard_normal((m, k)).astype(np.float32)
     expected = np.maximum(x @ d1.T, 0) @ d2.T
     np.testing.assert_allclose(run(model, x), expected, rtol=1e-5, atol=1e-5)
@@ -100,7 +99,7 @@ def test_dequantize_linear_matmul(kind):
              helper.make_node("MatMul", ["x", "wf"], ["y"])]
     model = make_model(nodes, [("x", [m, k])], [("y", [m, n])],
                        {"W": w, "S": np.asarray(s), "Z": np.asarray(zp)})
-    assert "quant_block.matmul" in import_model(model)
+    assert "quant_block.matmul" in str(import_model(model))
     x = rng.standard_normal((m, k)).astype(np.float32)
     np.testing.assert_allclose(run(model, x), x @ expected_w, rtol=1e-5,
                                atol=1e-5)
@@ -142,6 +141,38 @@ def test_unsupported_node_is_an_error_naming_it():
                        match="node 'attention_softmax' \\(Softmax\\): this "
                              "operator is not imported"):
         import_model(model)
+
+
+def test_ops_carry_the_node_names():
+    """Each op is located at its node (the op_type when it has no name,
+    the name escaped as MLIR escapes strings), each argument at its graph
+    input, the function and its return at the graph."""
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name='relu "1"\\'),
+             helper.make_node("Relu", ["r"], ["y"])]
+    model = make_model(nodes, [("x", [4])], [("y", [4])], {})
+    text = import_model(model).print(debug_info=True)
+    for loc in ('loc("relu \\221\\22\\\\")', 'loc("Relu")', 'loc("x")',
+                'loc("g")'):
+        assert loc in text
+    assert 'loc("' not in str(import_model(model))
+
+
+def test_verifier_diagnostic_points_at_the_node():
+    """A blocked scale of the wrong shape gets past the importer (the
+    verifier owns that rule) and is reported at the DequantizeLinear."""
+    w = rng.integers(-128, 128, (16, 8)).astype(np.int8)
+    s = np.ones((3, 8), np.float32)   # ceil(16 / 4) = 4 rows are needed
+    nodes = [helper.make_node("DequantizeLinear", ["W", "S"], ["wf"], axis=0,
+                              block_size=4, name="fc1_weight"),
+             helper.make_node("MatMul", ["x", "wf"], ["y"], name="fc1")]
+    model = make_model(nodes, [("x", [2, 16])], [("y", [2, 8])],
+                       {"W": w, "S": s})
+    with pytest.raises(quant_block.MLIRError) as error:
+        import_model(model)
+    diagnostic = error.value.diagnostics[0]
+    assert diagnostic.location == 'loc("fc1_weight")'
+    assert "scales dimension 0 (size 3) does not match ceil(dimension 0 " \
+        "(size 16) / block 4) = 4" in diagnostic.message
 
 
 def test_reads_serialized_models(tmp_path):

@@ -1,10 +1,14 @@
-"""Tests of the WebNN importer: implied blocks and the generated IR."""
+"""Tests of the WebNN importer: implied blocks, the generated IR and the
+located Module."""
 
 import json
 import os
 import subprocess
 
-from quant_block.webnn import Operand, implied_block, lower
+import pytest
+
+from quant_block import MLIRError
+from quant_block.webnn import Operand, implied_block, import_op, lower
 
 
 def test_implied_block_divides():
@@ -38,6 +42,30 @@ def test_lower_dequantize_ir():
     assert "quant_block.pack %x scales(%scale : tensor<2x2xf16>) " \
         "zero_points(%zp : tensor<2x2xi4>)" in lowered.function
     assert "-> tensor<6x4xf16>" in lowered.function
+    assert 'loc("f")' in lowered.function
+    assert "loc(" not in lower("dequantize", "f", Operand([6, 4], "int4"),
+                               Operand([2, 2], "float16"), None,
+                               located=False).function
+
+
+def test_import_op_is_a_module_located_at_the_operation():
+    module = import_op("dequantize", "dq", Operand([6, 4], "int8"),
+                       Operand([2, 4], "float32"), None)
+    text = module.print(debug_info=True)
+    assert "quant_block.pack" in text
+    assert 'loc("dq")' in text
+
+
+def test_import_op_diagnostic_names_the_operation():
+    """A scale that does not divide the input, where WebNN throws: the
+    verifier rejects the op at the operation's location."""
+    with pytest.raises(MLIRError) as error:
+        import_op("dequantize", "bad_dq", Operand([5], "int8"),
+                  Operand([2], "float32"), None)
+    diagnostic = error.value.diagnostics[0]
+    assert diagnostic.location == 'loc("bad_dq")'
+    assert "scales dimension 0 (size 2) does not match ceil(dimension 0 " \
+        "(size 5) / block 2) = 3" in diagnostic.message
 
 
 def test_lowered_ir_verifies():

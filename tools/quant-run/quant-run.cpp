@@ -23,7 +23,11 @@
 #include "quant-block/Runner/JitCompiler.h"
 #include "quant-block/Runner/MemRefMarshaling.h"
 #include "quant-block/Runner/Npy.h"
+#include "quant-block/Target/GGUF/GGUFFile.h"
+#include "quant-block/Target/GGUF/GGUFImporter.h"
+#include "quant-block/Target/GGUF/GGUFParts.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -49,6 +53,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -78,6 +83,15 @@ static cl::list<std::string>
                cl::desc("A .npy file for the next argument of the entry "
                         "(once per argument, in order)"),
                cl::value_desc("file.npy"), cl::cat(runCategory));
+
+static cl::opt<std::string> ggufFile(
+    "gguf",
+    cl::desc("A GGUF file for the entry's arguments that carry "
+             "{quant_block.gguf_tensor = \"NAME\"} (as quant-import-gguf "
+             "writes them): each gets tensor NAME of the file, repacked into "
+             "its parts (quantized tensors need --quantized-as-parts); -i "
+             "gives the other arguments, in order"),
+    cl::value_desc("file.gguf"), cl::cat(runCategory));
 
 static cl::list<std::string> outputFiles(
     "o",
@@ -277,17 +291,105 @@ static void printSummary(llvm::raw_ostream &os, const BoundaryValue &result,
   os << "\n";
 }
 
-/// Reads the -i files and checks them against the signature.
+/// The boundary values of the entry's arguments that name a GGUF tensor
+/// (`quant_block.gguf_tensor`), loaded from --gguf: index -> array.
+static llvm::Expected<std::map<unsigned, NpyArray>>
+readGGUFArguments(ModuleOp module, const EntrySignature &signature) {
+  std::map<unsigned, NpyArray> loaded;
+  auto function = module.lookupSymbol<func::FuncOp>(signature.name);
+  auto tensorName = [&](unsigned position) {
+    return function.getArgAttrOfType<StringAttr>(
+        position, quant_block::gguf::kTensorAttrName);
+  };
+  bool any = false;
+  for (unsigned position = 0; position < function.getNumArguments(); ++position)
+    any |= bool(tensorName(position));
+  if (ggufFile.empty()) {
+    if (any)
+      return makeError(
+          "@" + signature.name + " has arguments loaded from a GGUF file (" +
+          quant_block::gguf::kTensorAttrName + "): give the file with --gguf");
+    return std::move(loaded);
+  }
+  llvm::Expected<std::unique_ptr<quant_block::gguf::GGUFFile>> file =
+      quant_block::gguf::GGUFFile::open(ggufFile);
+  if (!file)
+    return file.takeError();
+  for (unsigned position = 0; position < function.getNumArguments();
+       ++position) {
+    StringAttr name = tensorName(position);
+    if (!name)
+      continue;
+    std::string where =
+        ("argument #" + Twine(position) + " of @" + signature.name +
+         " (GGUF tensor '" + name.getValue() + "')")
+            .str();
+    const quant_block::gguf::GGUFTensorInfo *tensor =
+        (*file)->lookupTensor(name.getValue());
+    if (!tensor)
+      return makeError(where + ": " + ggufFile + " has no such tensor");
+    llvm::Expected<quant_block::gguf::TensorLayout> layout =
+        quant_block::gguf::getTensorLayout(*tensor);
+    if (!layout)
+      return makeError(where + ": " + llvm::toString(layout.takeError()));
+    llvm::SmallVector<unsigned> indices;
+    for (auto [index, value] : llvm::enumerate(signature.arguments))
+      if (value.position == position)
+        indices.push_back(index);
+    if (indices.size() != layout->parts.size())
+      return makeError(where + ": the argument crosses as " +
+                       plural(indices.size(), "value") + " but the tensor (" +
+                       layout->type + ") has " +
+                       plural(layout->parts.size(), "part"));
+    std::vector<llvm::MutableArrayRef<uint8_t>> buffers;
+    for (auto [index, part] : llvm::zip(indices, layout->parts)) {
+      llvm::Expected<AlignedBuffer> buffer =
+          AlignedBuffer::allocate(part.getByteSize());
+      if (!buffer)
+        return buffer.takeError();
+      NpyArray array{
+          NpyDType{part.kind, unsigned(part.elementSize)},
+          llvm::SmallVector<int64_t>(part.shape.begin(), part.shape.end()),
+          std::move(*buffer)};
+      if (Error err = checkInput(signature, index, array, ggufFile))
+        return std::move(err);
+      buffers.emplace_back(reinterpret_cast<uint8_t *>(array.buffer.data()),
+                           array.getByteSize());
+      loaded.emplace(index, std::move(array));
+    }
+    if (Error err = quant_block::gguf::repackTensor(**file, *layout, buffers))
+      return std::move(err);
+  }
+  return std::move(loaded);
+}
+
+/// Reads the -i files (and the --gguf tensors) and checks them against the
+/// signature.
 static llvm::Expected<llvm::SmallVector<NpyArray>>
-readInputs(const EntrySignature &signature) {
-  if (inputFiles.size() != signature.arguments.size())
+readInputs(ModuleOp module, const EntrySignature &signature) {
+  llvm::Expected<std::map<unsigned, NpyArray>> fromGGUF =
+      readGGUFArguments(module, signature);
+  if (!fromGGUF)
+    return fromGGUF.takeError();
+  size_t expected = signature.arguments.size() - fromGGUF->size();
+  if (inputFiles.size() != expected)
     return makeError(
         "@" + signature.name + " takes " +
         plural(signature.arguments.size(), "argument") +
         (quantizedAsParts ? " (a quantized tensor counts one per part)" : "") +
+        (fromGGUF->empty() ? ""
+                           : ", " + std::to_string(fromGGUF->size()) +
+                                 " of them from " + ggufFile) +
         " but " + countWas(inputFiles.size(), "input") + " given (-i)");
   llvm::SmallVector<NpyArray> inputs;
-  for (auto [index, fileName] : llvm::enumerate(inputFiles)) {
+  unsigned nextFile = 0;
+  for (unsigned index = 0; index < signature.arguments.size(); ++index) {
+    auto it = fromGGUF->find(index);
+    if (it != fromGGUF->end()) {
+      inputs.push_back(std::move(it->second));
+      continue;
+    }
+    const std::string &fileName = inputFiles[nextFile++];
     llvm::Expected<NpyArray> array = readNpyFile(fileName);
     if (!array)
       return makeError("input #" + Twine(index) + ": " +
@@ -590,7 +692,8 @@ int main(int argc, char **argv) {
         countWas(outputFiles.size(), "output file") +
         " given (-o): give one -o per result, or none to print a summary of "
         "each result"));
-  llvm::Expected<llvm::SmallVector<NpyArray>> inputs = readInputs(*signature);
+  llvm::Expected<llvm::SmallVector<NpyArray>> inputs =
+      readInputs(*module, *signature);
   if (!inputs)
     return fail(inputs.takeError());
 

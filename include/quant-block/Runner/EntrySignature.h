@@ -38,6 +38,9 @@ struct BoundaryValue {
   /// "argument #1 of @main", or with a part, "argument #1 of @main (the
   /// scales of !quant_block.tensor<...>)", for messages.
   std::string name;
+  /// The position of the function argument or result it belongs to (a
+  /// quantized tensor passed as parts is several values of one position).
+  unsigned position = 0;
   /// The type this value has at the boundary: the type in the signature, or
   /// the lowered type of one part of a quantized tensor.
   Type type;
