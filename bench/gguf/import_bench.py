@@ -25,9 +25,6 @@ import time
 
 import numpy as np
 
-here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, "..", "..", "python", "tests"))
-
 DIM, FFN, VOCAB = 4096, 11008, 32000
 TYPES = {"Q4_0": 2, "Q8_0": 8, "Q4_K": 12, "Q6_K": 14, "F32": 0}
 
@@ -56,7 +53,7 @@ def layout(kind, layers):
 
 
 def write_model(path, kind, layers):
-    import gguf_writer as gw
+    from quant_block import gguf_writer as gw
     rng = np.random.default_rng(0)
     tensors = []
     for name, ne, type_name in layout(kind, layers):

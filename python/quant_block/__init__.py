@@ -18,7 +18,12 @@ The Python side of the project:
   the operands of quantized values, locations);
 * `gguf`: GGUF files (llama.cpp's weights): open and validate, metadata and
   tensors, import as a module, each tensor's parts for compiled functions,
-  `python3 -m quant_block.gguf dequantize FILE TENSOR -o OUT.npy`.
+  `python3 -m quant_block.gguf dequantize FILE TENSOR -o OUT.npy`;
+* `gguf_writer`: a GGUF writer / reader in pure Python with numpy
+  quantizers, and random-weight LLaMA files of llama.cpp's type mixes;
+* `llama`: a LLaMA GGUF compiled and run (prefill, decode, generate;
+  `python3 -m quant_block.llama FILE --tokens ... | --bench pp512,tg128`),
+  and `llama_reference`, its float64 numpy reference.
 
 The library is loaded on first use (see `_capi.candidate_paths`).
 """
@@ -31,5 +36,6 @@ from .scheme import Scheme
 __all__ = [
     "Context", "Diagnostic", "Executable", "Function", "MLIRError", "Module",
     "QuantizedParts", "Scheme", "compile", "dequantize", "quantize",
-    "builder", "gguf", "onnx", "reference", "webnn",
+    "builder", "gguf", "gguf_writer", "llama", "llama_reference", "onnx",
+    "reference", "webnn",
 ]

@@ -24,7 +24,7 @@ return ``(n_blocks, block_elements)`` float32.
 
 import numpy as np
 
-from gguf_writer import (
+from quant_block.gguf_writer import (
     BLOCK, GGML_TYPE_BF16, GGML_TYPE_F16, GGML_TYPE_F32, GGML_TYPE_IQ4_NL,
     GGML_TYPE_IQ4_XS, GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0,
     GGML_TYPE_Q2_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_0,

@@ -1,5 +1,5 @@
 """The GGUF importer (quant_block.gguf over the C++ reader): files written
-by the test tree's independent writer (gguf_writer.py) and, where the npm
+by the independent writer (quant_block/gguf_writer.py) and, where the npm
 package of ggml is present, by ggml itself are opened, imported, compiled
 and dequantized; every element is compared bit for bit with an independent
 decoder of ggml's formulas (ggml_reference.py, itself checked against
@@ -16,7 +16,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import ggml_reference  # noqa: E402
-import gguf_writer as gw  # noqa: E402
+from quant_block import gguf_writer as gw  # noqa: E402
 from test_gguf_reference_vs_ggml import (  # noqa: E402,F401
     GgmlInitParams, _float_input, _ggml_to_float, _quantize, ggml)
 

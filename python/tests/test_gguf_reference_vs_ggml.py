@@ -1,4 +1,5 @@
-"""The test oracles (gguf_writer.py, ggml_reference.py) against ggml itself.
+"""The test oracles (quant_block/gguf_writer.py, ggml_reference.py) against
+ggml itself.
 
 The GGUF importer's tests trust two helpers written from the notes: a GGUF
 writer/reader and a numpy decoder of ggml's blocks. This file checks them
@@ -18,8 +19,8 @@ section 3.1):
 The library is looked up in QUANT_BLOCK_GGML_LIB_DIR, then
 $QUANT_BLOCK_BINARY_DIR/npm/ggml/package/bins/linux-x64, then
 /tmp/quant-block-ggml/package/bins/linux-x64; without it the ggml tests
-skip (the writer/reader round trip still runs). It does not import
-quant_block.
+skip (the writer/reader round trip still runs). Of quant_block it imports
+only the pure-Python gguf_writer (which loads no library).
 """
 
 import ctypes
@@ -32,7 +33,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import ggml_reference  # noqa: E402
-import gguf_writer as gw  # noqa: E402
+from quant_block import gguf_writer as gw  # noqa: E402
 
 LIB_NAME = "libggml-base.so"
 NPM_PACKAGE = "@node-llama-cpp/linux-x64@3.22.1"

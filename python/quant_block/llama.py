@@ -1,0 +1,745 @@
+"""A LLaMA-architecture GGUF model compiled by quant-block and run on the
+CPU: prefill and decode entry points over a KV cache that persists between
+calls and is updated in place.
+
+    model = quant_block.llama.Llama("model.gguf")
+    logits = model.prefill([1, 15043, 3186])    # [3, n_vocab], float32
+    logits = model.decode(29991)                # [n_vocab]
+    tokens = model.generate([1, 15043], 16)     # greedy
+    model.reset()                               # an empty cache again
+
+    python3 -m quant_block.llama FILE --tokens 1,2,3 --logits OUT.npy
+    python3 -m quant_block.llama FILE --bench pp512,tg128 --threads 2
+
+The model is an importer's product like any other (docs/Llama.md): every
+weight use is a quant_block op on the weight as the file stores it
+(`quant_block.matmul ... transpose_rhs` on the imported blocks, the token
+embedding a gather of quantized rows, then `quant_block.dequantize` of
+those rows only), and the rest is upstream linalg / tensor / arith / math,
+compiled by `--quant-block-cpu-pipeline`. Weights are never in the IR: the
+functions take them as arguments, marked with the GGUF tensor they come
+from, and get the parts repacked once from the mapped file. The KV cache is
+a pair of memref arguments that the functions write in place (no copy
+crosses the call); RoPE's cos / sin tables are computed once on the host.
+One function is compiled per number of tokens a call takes (prefill of N
+tokens, decode of 1), all sharing the cache.
+
+What it computes is llama.cpp's `llama` graph (RoPE on adjacent pairs of
+the q / k rows as GGUF stores them, contiguous GQA groups, RMSNorm, SwiGLU,
+an output head that falls back to the token embedding), in f32 activations
+and an f32 cache; quant_block.llama_reference is the float64 numpy model it
+is tested against.
+"""
+
+import argparse
+import math
+import os
+import sys
+import time
+
+import numpy as np
+
+from . import gguf
+from .builder import Builder, tensor_type
+from .scheme import Scheme
+
+
+class LlamaError(Exception):
+    """A file this builder cannot make a model of; the message names the
+    metadata key or the tensor."""
+
+
+class LlamaConfig:
+    """The hyperparameters of a `llama` GGUF (llama.* metadata keys and the
+    vocabulary size of token_embd)."""
+
+    KEYS = {
+        "n_embd": "llama.embedding_length",
+        "n_layer": "llama.block_count",
+        "n_ff": "llama.feed_forward_length",
+        "n_head": "llama.attention.head_count",
+        "n_ctx": "llama.context_length",
+    }
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+    @staticmethod
+    def from_file(f):
+        metadata = f.metadata
+        arch = metadata.get("general.architecture")
+        if arch is None:
+            raise LlamaError(f"{f.path}: metadata key 'general.architecture' "
+                             "is missing")
+        if arch != "llama":
+            raise LlamaError(f"{f.path}: general.architecture is '{arch}', "
+                             "not 'llama'")
+
+        def integer(key, default=None):
+            if key not in metadata:
+                if default is not None:
+                    return default
+                raise LlamaError(f"{f.path}: metadata key '{key}' is missing")
+            value = metadata[key]
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+                    or value <= 0:
+                raise LlamaError(f"{f.path}: metadata key '{key}' must be a "
+                                 f"positive integer, not {value!r}")
+            return int(value)
+
+        def real(key, default):
+            value = metadata.get(key, default)
+            if not isinstance(value, (float, int)) or isinstance(value, bool) \
+                    or not value > 0:
+                raise LlamaError(f"{f.path}: metadata key '{key}' must be a "
+                                 f"positive number, not {value!r}")
+            return float(value)
+
+        fields = {name: integer(key) for name, key in LlamaConfig.KEYS.items()}
+        fields["n_head_kv"] = integer("llama.attention.head_count_kv",
+                                      fields["n_head"])
+        head_dim = fields["n_embd"] // fields["n_head"]
+        fields["n_rot"] = integer("llama.rope.dimension_count", head_dim)
+        fields["freq_base"] = real("llama.rope.freq_base", 10000.0)
+        fields["eps"] = real("llama.attention.layer_norm_rms_epsilon", 1e-5)
+        if fields["n_embd"] % fields["n_head"]:
+            raise LlamaError(f"{f.path}: llama.embedding_length "
+                             f"{fields['n_embd']} is not a multiple of "
+                             f"llama.attention.head_count {fields['n_head']}")
+        if fields["n_head"] % fields["n_head_kv"]:
+            raise LlamaError(f"{f.path}: llama.attention.head_count "
+                             f"{fields['n_head']} is not a multiple of "
+                             f"llama.attention.head_count_kv "
+                             f"{fields['n_head_kv']}")
+        if fields["n_rot"] > head_dim or fields["n_rot"] % 2:
+            raise LlamaError(f"{f.path}: llama.rope.dimension_count "
+                             f"{fields['n_rot']} must be even and at most the "
+                             f"head dimension {head_dim}")
+        try:
+            embd = f.tensor("token_embd.weight")
+        except gguf.GGUFError:
+            raise LlamaError(f"{f.path}: tensor 'token_embd.weight' is "
+                             "missing") from None
+        if len(embd.shape) != 2 or embd.shape[1] != fields["n_embd"]:
+            raise LlamaError(f"{f.path}: tensor 'token_embd.weight' has shape "
+                             f"{list(embd.shape)}, expected [n_vocab, "
+                             f"{fields['n_embd']}]")
+        fields["n_vocab"] = embd.shape[0]
+        fields["head_dim"] = head_dim
+        return LlamaConfig(**fields)
+
+    def as_dict(self):
+        return dict(self.__dict__)
+
+    def tensor_shapes(self, has_output):
+        """Every tensor the model uses, with its row-major shape, in the
+        order the compiled functions take them."""
+        e, f, v = self.n_embd, self.n_ff, self.n_vocab
+        q, kv = self.n_head * self.head_dim, self.n_head_kv * self.head_dim
+        shapes = [("token_embd.weight", (v, e))]
+        for i in range(self.n_layer):
+            p = f"blk.{i}."
+            shapes += [(p + "attn_norm.weight", (e,)),
+                       (p + "attn_q.weight", (q, e)),
+                       (p + "attn_k.weight", (kv, e)),
+                       (p + "attn_v.weight", (kv, e)),
+                       (p + "attn_output.weight", (e, q)),
+                       (p + "ffn_norm.weight", (e,)),
+                       (p + "ffn_gate.weight", (f, e)),
+                       (p + "ffn_up.weight", (f, e)),
+                       (p + "ffn_down.weight", (e, f))]
+        shapes.append(("output_norm.weight", (e,)))
+        if has_output:
+            shapes.append(("output.weight", (v, e)))
+        return shapes
+
+
+# Lowered part types: what the parts of a !quant_block.tensor are inside the
+# IR (unsigned integers signless, sub-byte codes packed into i8 bytes).
+def _signless(element):
+    return "i" + element[2:] if element.startswith("ui") else element
+
+
+def _part_types(tensor):
+    """The MLIR types of the lowered parts of an imported quantized tensor
+    (docs/Packing.md), in the order of its `parts`."""
+    scheme = Scheme(tensor.scheme)
+    elements = {"scales": _signless(scheme.scale),
+                "zero_points": _signless(scheme.zero_point or ""),
+                "outer_scales": (scheme.outer or {}).get("scale"),
+                "outer_mins": (scheme.outer or {}).get("min")}
+    storage = scheme.storage
+    types = []
+    for part in tensor.parts:
+        if part.role == "data":
+            element = storage if storage.startswith("f8") else "i8"
+        else:
+            element = elements[part.role]
+        types.append(tensor_type(part.shape, element))
+    return types
+
+
+class _Emitter:
+    """The IR of one forward function: each helper emits the ops of one
+    step of the graph and returns the SSA name of its result."""
+
+    def __init__(self, config, n_tokens, capacity, weights, fast,
+                 activations):
+        self.c = config
+        self.int8 = activations == "int8"
+        self.n = n_tokens
+        self.capacity = capacity
+        self.weights = weights          # name -> gguf.Tensor
+        self.b = Builder()
+        self.fastmath = " fastmath<fast>" if fast else ""
+
+    def op(self, text):
+        self.b.emit(text)
+
+    def fresh(self):
+        return self.b.fresh()
+
+    # Elementwise and reductions -------------------------------------------
+
+    def generic(self, inputs, output_shape, maps, iterators, body,
+                init=None, element="f32"):
+        """A linalg.generic over `inputs` [(name, type)] into a new tensor of
+        `output_shape` (filled with `init` when it reduces); `maps` the
+        affine maps of inputs and output, `body` the lines of the region
+        whose block arguments are %a0, %a1, ... and %acc."""
+        out_type = tensor_type(output_shape, element)
+        empty = self.fresh()
+        self.op(f"{empty} = tensor.empty() : {out_type}")
+        if init is not None:
+            constant = self.fresh()
+            self.op(f"{constant} = arith.constant {init} : {element}")
+            filled = self.fresh()
+            self.op(f"{filled} = linalg.fill ins({constant} : {element}) "
+                    f"outs({empty} : {out_type}) -> {out_type}")
+            empty = filled
+        result = self.fresh()
+        ins = ", ".join(name for name, _ in inputs)
+        in_types = ", ".join(t for _, t in inputs)
+        args = "".join(f"%a{i}: {t.rsplit('x', 1)[-1].rstrip('>')}, "
+                       for i, (_, t) in enumerate(inputs))
+        head = (f"{result} = linalg.generic {{indexing_maps = [" +
+                ", ".join(f"affine_map<{m}>" for m in maps) +
+                "], iterator_types = [" +
+                ", ".join(f'"{i}"' for i in iterators) + "]} " +
+                (f"ins({ins} : {in_types}) " if inputs else "") +
+                f"outs({empty} : {out_type}) {{")
+        lines = [head, f"^bb0({args}%acc: {element}):"]
+        lines += ["  " + line for line in body]
+        lines.append(f"}} -> {out_type}")
+        self.op("\n  ".join(lines))
+        return result
+
+    def rms_norm(self, x, weight):
+        """(x / sqrt(mean(x^2) + eps)) * weight over the embedding."""
+        n, e = self.n, self.c.n_embd
+        xt = tensor_type((n, e), "f32")
+        squares = self.generic(
+            [(x, xt)], (n,), ["(t, i) -> (t, i)", "(t, i) -> (t)"],
+            ["parallel", "reduction"],
+            ["%s = arith.mulf %a0, %a0 : f32",
+             "%r = arith.addf %acc, %s : f32", "linalg.yield %r : f32"],
+            init="0.0")
+        return self.generic(
+            [(x, xt), (squares, tensor_type((n,), "f32")),
+             (weight, tensor_type((e,), "f32"))],
+            (n, e), ["(t, i) -> (t, i)", "(t, i) -> (t)", "(t, i) -> (i)",
+                     "(t, i) -> (t, i)"], ["parallel", "parallel"],
+            [f"%count = arith.constant {float(e)!r} : f32",
+             f"%eps = arith.constant {self.c.eps!r} : f32",
+             "%mean = arith.divf %a1, %count : f32",
+             "%m = arith.addf %mean, %eps : f32",
+             "%root = math.sqrt %m : f32",
+             "%y = arith.divf %a0, %root : f32",
+             "%w = arith.mulf %y, %a2 : f32", "linalg.yield %w : f32"])
+
+    def linear(self, x, name, k, n_out):
+        """x [N, K] times the weight `name` [n_out, K], transposed: a
+        quant_block.matmul on the weight as imported (plain f32 weights: a
+        linalg contraction)."""
+        tensor = self.weights[name]
+        xt = tensor_type((self.n, k), "f32")
+        yt = tensor_type((self.n, n_out), "f32")
+        wt = f"%w_{self.arg_names[name]}"
+        scheme = Scheme(tensor.scheme) if tensor.scheme else None
+        if scheme and self.int8 and not scheme.zero_point:
+            # llama.cpp's way: the activations quantized per block of the
+            # weight's block size (absmax, int8), exact i32 block sums.
+            # Weights with zero points or mins (Q4_1, Q4_K, Q5_K, Q2_K)
+            # keep f32 activations: the i32 products cannot apply float
+            # zero points.
+            block = scheme.block[-1]
+            at = (f"!quant_block.tensor<{self.n}x{k}, #quant_block.scheme<"
+                  f"i8 : f32, block = [1, {block}]>>")
+            xq, y = self.fresh(), self.fresh()
+            self.op(f"{xq} = quant_block.quantize_dynamic absmax {x} : {xt} "
+                    f"-> {at}")
+            self.op(f"{y} = quant_block.matmul {xq}, {wt} transpose_rhs "
+                    f"accumulate(i32) inhibit : {at}, {tensor.mlir_type} -> "
+                    f"{yt}")
+            return y
+        if tensor.scheme:
+            y = self.fresh()
+            self.op(f"{y} = quant_block.matmul {x}, {wt} transpose_rhs "
+                    f"accumulate(f32) inhibit{self.fastmath} : {xt}, "
+                    f"{tensor.mlir_type} -> {yt}")
+            return y
+        element = tensor.mlir_type.rsplit("x", 1)[-1].rstrip(">")
+        widen = [] if element == "f32" else [
+            f"%w = arith.extf %a1 : {element} to f32"]
+        product = "%a1" if element == "f32" else "%w"
+        return self.generic(
+            [(x, xt), (wt, tensor.mlir_type)], (self.n, n_out),
+            ["(t, o, i) -> (t, i)", "(t, o, i) -> (o, i)", "(t, o, i) -> (t, o)"],
+            ["parallel", "parallel", "reduction"],
+            widen + [f"%p = arith.mulf %a0, {product} : f32",
+                     "%r = arith.addf %acc, %p : f32", "linalg.yield %r : f32"],
+            init="0.0")
+
+    def add(self, x, y, shape):
+        t = tensor_type(shape, "f32")
+        return self.generic(
+            [(x, t), (y, t)], shape,
+            ["(t, i) -> (t, i)"] * 3, ["parallel", "parallel"],
+            ["%s = arith.addf %a0, %a1 : f32", "linalg.yield %s : f32"])
+
+    def rope(self, x, heads):
+        """RoPE in ggml's NORM mode: pairs (x[2i], x[2i+1]) of each head
+        rotate by the angle of the token's position and pair i (the host's
+        tables, padded with cos 1 / sin 0 past n_rot / 2)."""
+        n, d = self.n, self.c.head_dim
+        flat = tensor_type((n, heads * d), "f32")
+        pairs = tensor_type((n, heads, d // 2, 2), "f32")
+        view = self.fresh()
+        self.op(f"{view} = tensor.expand_shape {x} [[0], [1, 2, 3]] "
+                f"output_shape [{n}, {heads}, {d // 2}, 2] : {flat} into {pairs}")
+        half = tensor_type((n, heads, d // 2), "f32")
+        x0, x1 = self.fresh(), self.fresh()
+        for name, index in ((x0, 0), (x1, 1)):
+            self.op(f"{name} = tensor.extract_slice {view}[0, 0, 0, {index}] "
+                    f"[{n}, {heads}, {d // 2}, 1] [1, 1, 1, 1] : {pairs} to "
+                    f"{half}")
+        table = tensor_type((n, d // 2), "f32")
+        rotated = self.generic(
+            [(x0, half), (x1, half), (self.cos, table), (self.sin, table)],
+            (n, heads, d // 2, 2),
+            ["(t, h, i, j) -> (t, h, i)", "(t, h, i, j) -> (t, h, i)",
+             "(t, h, i, j) -> (t, i)", "(t, h, i, j) -> (t, i)",
+             "(t, h, i, j) -> (t, h, i, j)"], ["parallel"] * 4,
+            ["%j = linalg.index 3 : index",
+             "%c0 = arith.constant 0 : index",
+             "%first = arith.cmpi eq, %j, %c0 : index",
+             "%x0c = arith.mulf %a0, %a2 : f32", "%x1s = arith.mulf %a1, %a3 : f32",
+             "%x0s = arith.mulf %a0, %a3 : f32", "%x1c = arith.mulf %a1, %a2 : f32",
+             "%y0 = arith.subf %x0c, %x1s : f32",
+             "%y1 = arith.addf %x0s, %x1c : f32",
+             "%y = arith.select %first, %y0, %y1 : f32",
+             "linalg.yield %y : f32"])
+        out = self.fresh()
+        self.op(f"{out} = tensor.collapse_shape {rotated} [[0], [1, 2, 3]] : "
+                f"{pairs} into {flat}")
+        return out
+
+    def cache_layer(self, cache, layer):
+        """The layer's [capacity, n_head_kv * head_dim] slice of a cache
+        memref."""
+        width, cap = self.c.n_head_kv * self.c.head_dim, self.capacity
+        view_type = (f"memref<{cap}x{width}xf32, strided<[{width}, 1], "
+                     f"offset: {layer * cap * width}>>")
+        view = self.fresh()
+        self.op(f"{view} = memref.subview {cache}[{layer}, 0, 0] [1, {cap}, "
+                f"{width}] [1, 1, 1] : {self.cache_type} to {view_type}")
+        return view, view_type
+
+    def store(self, cache, layer, value):
+        """Writes the N new rows of k or v at the current position, in
+        place."""
+        width = self.c.n_head_kv * self.c.head_dim
+        view = self.fresh()
+        self.op(f"{view} = memref.subview {cache}[{layer}, %pos, 0] [1, "
+                f"{self.n}, {width}] [1, 1, 1] : {self.cache_type} to "
+                f"memref<{self.n}x{width}xf32, strided<[{width}, 1], offset: ?>>")
+        self.op(f"bufferization.materialize_in_destination {value} in "
+                f"restrict writable {view} : ({tensor_type((self.n, width), 'f32')}"
+                f", memref<{self.n}x{width}xf32, strided<[{width}, 1], "
+                f"offset: ?>>) -> ()")
+
+    def attention(self, q, layer):
+        """Causal grouped-query attention of the N new queries over the
+        layer's cache (positions 0 .. pos + N - 1; later ones masked)."""
+        c = self.c
+        n, cap, d = self.n, self.capacity, c.head_dim
+        kv, g = c.n_head_kv, c.n_head // c.n_head_kv
+        keys, values = [], []
+        for cache, out in (("%kcache", keys), ("%vcache", values)):
+            view, view_type = self.cache_layer(cache, layer)
+            t = self.fresh()
+            self.op(f"{t} = bufferization.to_tensor {view} restrict : "
+                    f"{view_type} to {tensor_type((cap, kv * d), 'f32')}")
+            grouped = self.fresh()
+            self.op(f"{grouped} = tensor.expand_shape {t} [[0], [1, 2]] "
+                    f"output_shape [{cap}, {kv}, {d}] : "
+                    f"{tensor_type((cap, kv * d), 'f32')} into "
+                    f"{tensor_type((cap, kv, d), 'f32')}")
+            out.append(grouped)
+        kt = tensor_type((cap, kv, d), "f32")
+        qt = tensor_type((n, kv, g, d), "f32")
+        qg = self.fresh()
+        self.op(f"{qg} = tensor.expand_shape {q} [[0], [1, 2, 3]] output_shape "
+                f"[{n}, {kv}, {g}, {d}] : {tensor_type((n, c.n_head * d), 'f32')}"
+                f" into {qt}")
+        scores = self.generic(
+            [(qg, qt), (keys[0], kt)], (n, kv, g, cap),
+            ["(t, k, g, j, i) -> (t, k, g, i)", "(t, k, g, j, i) -> (j, k, i)",
+             "(t, k, g, j, i) -> (t, k, g, j)"],
+            ["parallel"] * 4 + ["reduction"],
+            ["%p = arith.mulf %a0, %a1 : f32",
+             "%r = arith.addf %acc, %p : f32", "linalg.yield %r : f32"],
+            init="0.0")
+        st = tensor_type((n, kv, g, cap), "f32")
+        rt = tensor_type((n, kv, g), "f32")
+        row = ["(t, k, g, j) -> (t, k, g, j)", "(t, k, g, j) -> (t, k, g)"]
+        masked = self.generic(
+            [(scores, st)], (n, kv, g, cap), [row[0], row[0]],
+            ["parallel"] * 4,
+            [f"%scale = arith.constant {1.0 / math.sqrt(d)!r} : f32",
+             "%ninf = arith.constant 0xFF800000 : f32",
+             "%t = linalg.index 0 : index", "%j = linalg.index 3 : index",
+             "%last = arith.addi %pos, %t : index",
+             "%visible = arith.cmpi ule, %j, %last : index",
+             "%s = arith.mulf %a0, %scale : f32",
+             "%m = arith.select %visible, %s, %ninf : f32",
+             "linalg.yield %m : f32"])
+        maximum = self.generic(
+            [(masked, st)], (n, kv, g), row, ["parallel"] * 3 + ["reduction"],
+            ["%m = arith.maximumf %acc, %a0 : f32", "linalg.yield %m : f32"],
+            init="0xFF800000")
+        exps = self.generic(
+            [(masked, st), (maximum, rt)], (n, kv, g, cap),
+            [row[0], row[1], row[0]], ["parallel"] * 4,
+            ["%s = arith.subf %a0, %a1 : f32", "%e = math.exp %s : f32",
+             "linalg.yield %e : f32"])
+        total = self.generic(
+            [(exps, st)], (n, kv, g), row, ["parallel"] * 3 + ["reduction"],
+            ["%s = arith.addf %acc, %a0 : f32", "linalg.yield %s : f32"],
+            init="0.0")
+        weights = self.generic(
+            [(exps, st), (total, rt)], (n, kv, g, cap),
+            [row[0], row[1], row[0]], ["parallel"] * 4,
+            ["%p = arith.divf %a0, %a1 : f32", "linalg.yield %p : f32"])
+        out = self.generic(
+            [(weights, st), (values[0], kt)], (n, kv, g, d),
+            ["(t, k, g, i, j) -> (t, k, g, j)", "(t, k, g, i, j) -> (j, k, i)",
+             "(t, k, g, i, j) -> (t, k, g, i)"],
+            ["parallel"] * 4 + ["reduction"],
+            ["%p = arith.mulf %a0, %a1 : f32",
+             "%r = arith.addf %acc, %p : f32", "linalg.yield %r : f32"],
+            init="0.0")
+        flat = self.fresh()
+        self.op(f"{flat} = tensor.collapse_shape {out} [[0], [1, 2, 3]] : "
+                f"{tensor_type((n, kv, g, d), 'f32')} into "
+                f"{tensor_type((n, c.n_head * d), 'f32')}")
+        return flat
+
+    def swiglu(self, gate, up):
+        shape = (self.n, self.c.n_ff)
+        t = tensor_type(shape, "f32")
+        return self.generic(
+            [(gate, t), (up, t)], shape, ["(t, i) -> (t, i)"] * 3,
+            ["parallel", "parallel"],
+            ["%one = arith.constant 1.0 : f32",
+             "%neg = arith.negf %a0 : f32", "%e = math.exp %neg : f32",
+             "%d = arith.addf %one, %e : f32",
+             "%silu = arith.divf %a0, %d : f32",
+             "%y = arith.mulf %silu, %a1 : f32", "linalg.yield %y : f32"])
+
+    def embed(self):
+        """The rows of token_embd for the N tokens: a gather of the
+        quantized rows' parts, then quant_block.dequantize of those rows
+        only (the table is never dequantized)."""
+        tensor = self.weights["token_embd.weight"]
+        n, e = self.n, self.c.n_embd
+        ids = tensor_type((n,), "i32")
+        w = f"%w_{self.arg_names['token_embd.weight']}"
+        if not tensor.scheme:
+            parts, types = [w], [tensor.mlir_type]
+        else:
+            types = _part_types(tensor)
+            parts = [self.fresh() for _ in types]
+            self.op(f"{', '.join(parts)} = builtin.unrealized_conversion_cast "
+                    f"{w} : {tensor.mlir_type} to {', '.join(types)}")
+        gathered, gathered_types = [], []
+        for part, part_type in zip(parts, types):
+            dims = part_type[len("tensor<"):-1].split("x")
+            width, element = int(dims[1]), dims[2]
+            rows_type = tensor_type((n, width), element)
+            gathered.append(self.generic(
+                [("%tokens", ids)], (n, width),
+                ["(t, i) -> (t)", "(t, i) -> (t, i)"], ["parallel", "parallel"],
+                ["%row = arith.index_cast %a0 : i32 to index",
+                 "%col = linalg.index 1 : index",
+                 f"%v = tensor.extract {part}[%row, %col] : {part_type}",
+                 f"linalg.yield %v : {element}"], element=element))
+            gathered_types.append(rows_type)
+        if not tensor.scheme:
+            element = gathered_types[0].rsplit("x", 1)[-1].rstrip(">")
+            if element == "f32":
+                return gathered[0]
+            return self.generic(
+                [(gathered[0], gathered_types[0])], (n, e),
+                ["(t, i) -> (t, i)"] * 2, ["parallel", "parallel"],
+                [f"%y = arith.extf %a0 : {element} to f32",
+                 "linalg.yield %y : f32"])
+        rows_type = tensor.mlir_type.replace(
+            f"<{tensor.shape[0]}x{e},", f"<{n}x{e},", 1)
+        rows = self.fresh()
+        self.op(f"{rows} = builtin.unrealized_conversion_cast "
+                f"{', '.join(gathered)} : {', '.join(gathered_types)} to "
+                f"{rows_type}")
+        x = self.fresh()
+        self.op(f"{x} = quant_block.dequantize {rows} : {rows_type} -> "
+                f"{tensor_type((n, e), 'f32')}")
+        return x
+
+    # The whole graph -------------------------------------------------------
+
+    def build(self, name, order):
+        c, n = self.c, self.n
+        e, kvw = c.n_embd, c.n_head_kv * c.head_dim
+        qw = c.n_head * c.head_dim
+        self.cache_type = (f"memref<{c.n_layer}x{self.capacity}x{kvw}xf32>")
+        self.arg_names = {w: i for i, w in enumerate(order)}
+        half = c.head_dim // 2
+        table = tensor_type((self.capacity, half), "f32")
+        arguments = [f"%tokens: {tensor_type((n,), 'i32')}", "%pos: index",
+                     f"%kcache: {self.cache_type}",
+                     f"%vcache: {self.cache_type}",
+                     f"%rope_cos: {table}", f"%rope_sin: {table}"]
+        for w in order:
+            arguments.append(f"%w_{self.arg_names[w]}: "
+                             f"{self.weights[w].mlir_type} "
+                             f'{{quant_block.gguf_tensor = "{w}"}}')
+        self.b.location = "rope"
+        self.cos, self.sin = self.fresh(), self.fresh()
+        for out, source in ((self.cos, "%rope_cos"), (self.sin, "%rope_sin")):
+            self.op(f"{out} = tensor.extract_slice {source}[%pos, 0] [{n}, "
+                    f"{half}] [1, 1] : {table} to "
+                    f"{tensor_type((n, half), 'f32')}")
+        self.b.location = "token_embd"
+        x = self.embed()
+        for layer in range(c.n_layer):
+            p = f"blk.{layer}."
+            self.b.location = p + "attn"
+            h = self.rms_norm(x, f"%w_{self.arg_names[p + 'attn_norm.weight']}")
+            q = self.rope(self.linear(h, p + "attn_q.weight", e, qw), c.n_head)
+            k = self.rope(self.linear(h, p + "attn_k.weight", e, kvw),
+                          c.n_head_kv)
+            v = self.linear(h, p + "attn_v.weight", e, kvw)
+            self.store("%kcache", layer, k)
+            self.store("%vcache", layer, v)
+            o = self.attention(q, layer)
+            x = self.add(x, self.linear(o, p + "attn_output.weight", qw, e),
+                         (n, e))
+            self.b.location = p + "ffn"
+            h = self.rms_norm(x, f"%w_{self.arg_names[p + 'ffn_norm.weight']}")
+            act = self.swiglu(self.linear(h, p + "ffn_gate.weight", e, c.n_ff),
+                              self.linear(h, p + "ffn_up.weight", e, c.n_ff))
+            x = self.add(x, self.linear(act, p + "ffn_down.weight", c.n_ff, e),
+                         (n, e))
+        self.b.location = "output"
+        h = self.rms_norm(x, f"%w_{self.arg_names['output_norm.weight']}")
+        head = "output.weight" if "output.weight" in self.weights \
+            else "token_embd.weight"
+        logits = self.linear(h, head, e, c.n_vocab)
+        self.op(f"return {logits} : {tensor_type((n, c.n_vocab), 'f32')}")
+        return self.b.function(name, arguments,
+                               [tensor_type((n, c.n_vocab), "f32")])
+
+
+def rope_tables(config, capacity):
+    """cos / sin of RoPE's angles, [capacity, head_dim / 2] each: angle
+    `pos * freq_base^(-2i / n_rot)` for pair i < n_rot / 2 (computed in
+    float64, rounded once to f32), cos 1 and sin 0 past it (the pairs that
+    do not rotate)."""
+    half = config.head_dim // 2
+    i = np.arange(half, dtype=np.float64)
+    inv = config.freq_base ** (-2.0 * i / config.n_rot)
+    angle = np.arange(capacity, dtype=np.float64)[:, None] * inv[None, :]
+    angle[:, config.n_rot // 2:] = 0.0
+    return np.cos(angle).astype(np.float32), np.sin(angle).astype(np.float32)
+
+
+class Llama:
+    """A compiled LLaMA model over a GGUF file, with its KV cache."""
+
+    def __init__(self, path, capacity=None, threads=None, fast=True,
+                 activations="f32", pipeline="quant-block-cpu-pipeline"):
+        if threads:
+            # libomp reads it when the first parallel region starts.
+            os.environ["OMP_NUM_THREADS"] = str(threads)
+        self.file = gguf.open(path)
+        self.config = c = LlamaConfig.from_file(self.file)
+        self.capacity = int(capacity or min(c.n_ctx, 2048))
+        self.fast = fast
+        if activations not in ("f32", "int8"):
+            raise ValueError(f"activations must be 'f32' or 'int8', not "
+                             f"{activations!r}")
+        self.activations = activations
+        self.pipeline = pipeline
+        has_output = any(t.name == "output.weight" for t in self.file.tensors)
+        self.order = []
+        self.tensors = {}
+        for name, shape in c.tensor_shapes(has_output):
+            try:
+                tensor = self.file.tensor(name)
+            except gguf.GGUFError:
+                raise LlamaError(f"{path}: tensor '{name}' is missing") from None
+            if tuple(tensor.shape) != shape:
+                raise LlamaError(
+                    f"{path}: tensor '{name}' has shape {list(tensor.shape)}, "
+                    f"but the metadata says {list(shape)}")
+            if not tensor.supported:
+                raise LlamaError(tensor.unsupported_reason)
+            if len(shape) == 1 and tensor.type != "F32":
+                raise LlamaError(f"{path}: tensor '{name}' is {tensor.type}; "
+                                 "norm weights must be F32")
+            self.tensors[name] = tensor
+            self.order.append(name)
+        # Weights: repacked once from the mapped file; the file's pages of
+        # each are released after it (the parts are the resident copy).
+        self.parts = []
+        for name in self.order:
+            self.parts += self.file.parts(name, threads=threads or 1,
+                                          release=True)
+        width = c.n_head_kv * c.head_dim
+        self.kcache = np.zeros((c.n_layer, self.capacity, width), np.float32)
+        self.vcache = np.zeros_like(self.kcache)
+        self.rope_cos, self.rope_sin = rope_tables(c, self.capacity)
+        self.position = 0
+        self._functions = {}
+
+    def module_text(self, n_tokens):
+        """The module of the forward function for calls of `n_tokens`."""
+        emitter = _Emitter(self.config, n_tokens, self.capacity, self.tensors,
+                           self.fast, self.activations)
+        return emitter.build("forward", self.order)
+
+    def _function(self, n_tokens):
+        if n_tokens not in self._functions:
+            from .runner import compile
+            self._functions[n_tokens] = compile(
+                self.module_text(n_tokens), self.pipeline).forward
+        return self._functions[n_tokens]
+
+    def prefill(self, tokens):
+        """Runs `tokens` from the current position; returns the logits of
+        each, float32 [len(tokens), n_vocab]."""
+        tokens = np.asarray(tokens, dtype=np.int32).reshape(-1)
+        if tokens.size == 0:
+            raise ValueError("no tokens")
+        if self.position + tokens.size > self.capacity:
+            raise ValueError(f"{tokens.size} tokens at position "
+                             f"{self.position} exceed the cache's capacity of "
+                             f"{self.capacity}")
+        if tokens.min() < 0 or tokens.max() >= self.config.n_vocab:
+            raise ValueError(f"token ids must be in [0, {self.config.n_vocab})")
+        logits = self._function(tokens.size)(
+            tokens, np.int64(self.position), self.kcache, self.vcache,
+            self.rope_cos, self.rope_sin, *self.parts)
+        self.position += tokens.size
+        return logits
+
+    def decode(self, token):
+        """One token; returns its logits [n_vocab]."""
+        return self.prefill([token])[0]
+
+    def generate(self, prompt, count):
+        """Greedy: the `count` tokens that follow `prompt`."""
+        logits = self.prefill(prompt)[-1]
+        out = []
+        for _ in range(count):
+            out.append(int(np.argmax(logits)))
+            if len(out) == count:
+                break
+            logits = self.decode(out[-1])
+        return out
+
+    def reset(self):
+        """An empty cache: the next prefill starts at position 0."""
+        self.position = 0
+
+
+def _bench(model, tests, rng):
+    """llama-bench's tests: ppN = one prefill of N tokens from an empty
+    cache, tgN = N decode steps from an empty cache; tokens/s of the second
+    of two runs (the first compiles)."""
+    results = []
+    for test in tests:
+        kind, count = test[:2], int(test[2:])
+        for _ in range(2):
+            model.reset()
+            tokens = rng.integers(0, model.config.n_vocab, count)
+            start = time.perf_counter()
+            if kind == "pp":
+                model.prefill(tokens)
+            else:
+                for token in tokens:
+                    model.decode(int(token))
+            seconds = time.perf_counter() - start
+        results.append((test, count / seconds))
+    return results
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python3 -m quant_block.llama",
+        description="Compile and run a LLaMA GGUF model with quant-block.")
+    parser.add_argument("file")
+    parser.add_argument("--tokens", help="comma-separated token ids")
+    parser.add_argument("--logits", help="write the f32 logits of every "
+                        "position, [n_tokens, n_vocab], to this .npy file")
+    parser.add_argument("--bench", help="llama-bench tests, e.g. pp512,tg128")
+    parser.add_argument("--threads", type=int)
+    parser.add_argument("--capacity", type=int,
+                        help="KV cache capacity in tokens (default: the "
+                        "context length, at most 2048)")
+    parser.add_argument("--activations", choices=["f32", "int8"],
+                        default="f32",
+                        help="int8: the activations of every quantized "
+                        "product quantized per block (absmax) and the block "
+                        "sums exact in i32, as llama.cpp does")
+    parser.add_argument("--strict", action="store_true",
+                        help="products in the strict f32 order (default: "
+                        "fastmath<fast>)")
+    args = parser.parse_args(argv)
+    if not args.tokens and not args.bench:
+        parser.error("give --tokens or --bench")
+    try:
+        capacity = args.capacity
+        if args.bench and not capacity:
+            capacity = max(int(t[2:]) for t in args.bench.split(","))
+        model = Llama(args.file, capacity=capacity, threads=args.threads,
+                      fast=not args.strict, activations=args.activations)
+        if args.tokens:
+            tokens = [int(t) for t in args.tokens.split(",")]
+            logits = model.prefill(tokens)
+            if args.logits:
+                np.save(args.logits, logits)
+            print(f"{len(tokens)} tokens; next token {int(np.argmax(logits[-1]))}")
+        if args.bench:
+            model.reset()
+            rng = np.random.default_rng(0)
+            for test, rate in _bench(model, args.bench.split(","), rng):
+                print(f"{test} {rate:.2f} tok/s")
+    except (LlamaError, gguf.GGUFError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
