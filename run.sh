@@ -4,8 +4,9 @@
 # The two README commands:
 #   ./run.sh demo      installs what is missing (as root, from Debian's
 #                      archive), builds, compiles the examples in examples/,
-#                      and imports, compiles and runs a quantized two-layer
-#                      ONNX model
+#                      writes, imports, compiles and runs a quantized LLaMA
+#                      GGUF model (beside llama.cpp where npm has it), and a
+#                      quantized two-layer ONNX model
 #   ./run.sh test      installs what is missing, builds, and runs every test
 #                      suite (lit + GoogleTest + pytest, all under ctest), then
 #                      the sanitizer lane below; fails if either lane fails
@@ -118,6 +119,12 @@ demo() {
   else
     echo "== (no Vulkan device or runtime library: the GPU example is skipped)"
   fi
+  echo "== examples/llama_demo.py: a quantized LLaMA model (GGUF, Q4_K_M) imported,"
+  echo "   compiled and run: tokens/s and agreement with exact math and llama.cpp"
+  install_onnxruntime
+  PYTHONPATH="$build_dir/python" QUANT_BLOCK_BINARY_DIR="$build_dir" \
+    /usr/bin/python3 examples/llama_demo.py
+  echo
   echo "== examples/onnx_mlp_demo.py: an ONNX model with int4 MatMulNBits and"
   echo "   blocked int8 DequantizeLinear weights, imported, compiled and run"
   PYTHONPATH="$build_dir/python" /usr/bin/python3 examples/onnx_mlp_demo.py

@@ -264,7 +264,7 @@ class _Emitter:
         tensor = self.weights[name]
         xt = tensor_type((self.n, k), "f32")
         yt = tensor_type((self.n, n_out), "f32")
-        wt = f"%w_{self.arg_names[name]}"
+        wt = self.arg_names[name]
         scheme = Scheme(tensor.scheme) if tensor.scheme else None
         if scheme and self.int8 and not scheme.zero_point:
             # llama.cpp's way: the activations quantized per block of the
@@ -344,31 +344,20 @@ class _Emitter:
                 f"{pairs} into {flat}")
         return out
 
-    def cache_layer(self, cache, layer):
-        """The layer's [capacity, n_head_kv * head_dim] slice of a cache
-        memref."""
-        width, cap = self.c.n_head_kv * self.c.head_dim, self.capacity
-        view_type = (f"memref<{cap}x{width}xf32, strided<[{width}, 1], "
-                     f"offset: {layer * cap * width}>>")
-        view = self.fresh()
-        self.op(f"{view} = memref.subview {cache}[{layer}, 0, 0] [1, {cap}, "
-                f"{width}] [1, 1, 1] : {self.cache_type} to {view_type}")
-        return view, view_type
-
-    def store(self, cache, layer, value):
-        """Writes the N new rows of k or v at the current position, in
-        place."""
+    def store(self, cache, value):
+        """Writes the N new rows of k or v at the current position of the
+        layer's cache memref, in place."""
         width = self.c.n_head_kv * self.c.head_dim
+        rows = (f"memref<{self.n}x{width}xf32, strided<[{width}, 1], "
+                f"offset: ?>>")
         view = self.fresh()
-        self.op(f"{view} = memref.subview {cache}[{layer}, %pos, 0] [1, "
-                f"{self.n}, {width}] [1, 1, 1] : {self.cache_type} to "
-                f"memref<{self.n}x{width}xf32, strided<[{width}, 1], offset: ?>>")
+        self.op(f"{view} = memref.subview {cache}[%pos, 0] [{self.n}, "
+                f"{width}] [1, 1] : {self.layer_cache_type} to {rows}")
         self.op(f"bufferization.materialize_in_destination {value} in "
-                f"restrict writable {view} : ({tensor_type((self.n, width), 'f32')}"
-                f", memref<{self.n}x{width}xf32, strided<[{width}, 1], "
-                f"offset: ?>>) -> ()")
+                f"restrict writable {view} : "
+                f"({tensor_type((self.n, width), 'f32')}, {rows}) -> ()")
 
-    def attention(self, q, layer):
+    def attention(self, q):
         """Causal grouped-query attention of the N new queries over the
         layer's cache (positions 0 .. pos + N - 1; later ones masked)."""
         c = self.c
@@ -376,10 +365,10 @@ class _Emitter:
         kv, g = c.n_head_kv, c.n_head // c.n_head_kv
         keys, values = [], []
         for cache, out in (("%kcache", keys), ("%vcache", values)):
-            view, view_type = self.cache_layer(cache, layer)
             t = self.fresh()
-            self.op(f"{t} = bufferization.to_tensor {view} restrict : "
-                    f"{view_type} to {tensor_type((cap, kv * d), 'f32')}")
+            self.op(f"{t} = bufferization.to_tensor {cache} restrict : "
+                    f"{self.layer_cache_type} to "
+                    f"{tensor_type((cap, kv * d), 'f32')}")
             grouped = self.fresh()
             self.op(f"{grouped} = tensor.expand_shape {t} [[0], [1, 2]] "
                     f"output_shape [{cap}, {kv}, {d}] : "
@@ -464,7 +453,7 @@ class _Emitter:
         tensor = self.weights["token_embd.weight"]
         n, e = self.n, self.c.n_embd
         ids = tensor_type((n,), "i32")
-        w = f"%w_{self.arg_names['token_embd.weight']}"
+        w = self.arg_names["token_embd.weight"]
         if not tensor.scheme:
             parts, types = [w], [tensor.mlir_type]
         else:
@@ -507,57 +496,129 @@ class _Emitter:
 
     # The whole graph -------------------------------------------------------
 
-    def build(self, name, order):
+    # Layer names, in the order a layer function takes its weights.
+    LAYER_TENSORS = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output",
+                     "ffn_norm", "ffn_gate", "ffn_up", "ffn_down")
+
+    def _start(self, location):
+        """A fresh function body."""
+        self.b = Builder()
+        self.b.location = location
+
+    def layer_function(self, name, layer):
+        """A function that runs one transformer block: it takes the
+        activations, the position, the block's cache memrefs, the RoPE
+        rows and the block's weights (typed as those of block `layer`), and
+        returns the new activations. Every block whose weights have these
+        types calls it, so its code is compiled once."""
         c, n = self.c, self.n
         e, kvw = c.n_embd, c.n_head_kv * c.head_dim
         qw = c.n_head * c.head_dim
-        self.cache_type = (f"memref<{c.n_layer}x{self.capacity}x{kvw}xf32>")
-        self.arg_names = {w: i for i, w in enumerate(order)}
+        p = f"blk.{layer}."
+        self._start(p + "attn")
+        self.arg_names = {p + t + ".weight": f"%w{i}"
+                          for i, t in enumerate(self.LAYER_TENSORS)}
+        xt = tensor_type((n, e), "f32")
+        half = tensor_type((n, c.head_dim // 2), "f32")
+        arguments = [f"%x: {xt}", "%pos: index",
+                     f"%kcache: {self.layer_cache_type}",
+                     f"%vcache: {self.layer_cache_type}",
+                     f"%cos: {half}", f"%sin: {half}"]
+        arguments += [f"{self.arg_names[p + t + '.weight']}: "
+                      f"{self.weights[p + t + '.weight'].mlir_type}"
+                      for t in self.LAYER_TENSORS]
+        self.cos, self.sin = "%cos", "%sin"
+        h = self.rms_norm("%x", self.arg_names[p + "attn_norm.weight"])
+        q = self.rope(self.linear(h, p + "attn_q.weight", e, qw), c.n_head)
+        k = self.rope(self.linear(h, p + "attn_k.weight", e, kvw), c.n_head_kv)
+        v = self.linear(h, p + "attn_v.weight", e, kvw)
+        self.store("%kcache", k)
+        self.store("%vcache", v)
+        o = self.attention(q)
+        x = self.add("%x", self.linear(o, p + "attn_output.weight", qw, e),
+                     (n, e))
+        self.b.location = p + "ffn"
+        h = self.rms_norm(x, self.arg_names[p + "ffn_norm.weight"])
+        act = self.swiglu(self.linear(h, p + "ffn_gate.weight", e, c.n_ff),
+                          self.linear(h, p + "ffn_up.weight", e, c.n_ff))
+        x = self.add(x, self.linear(act, p + "ffn_down.weight", c.n_ff, e),
+                     (n, e))
+        self.op(f"return {x} : {xt}")
+        return self.b.function(name, arguments, [xt])
+
+    def build(self, name, order):
+        """The module: `@forward` (embedding, a call of a layer function per
+        block, the head) and the layer functions it calls."""
+        c, n = self.c, self.n
+        e, kvw = c.n_embd, c.n_head_kv * c.head_dim
         half = c.head_dim // 2
+        self.cache_type = f"memref<{c.n_layer}x{self.capacity}x{kvw}xf32>"
+        self.layer_cache_type = (f"memref<{self.capacity}x{kvw}xf32, "
+                                 f"strided<[{kvw}, 1], offset: ?>>")
+        # One layer function per distinct tuple of weight types.
+        signatures, layer_functions, calls = {}, [], []
+        for layer in range(c.n_layer):
+            key = tuple(self.weights[f"blk.{layer}.{t}.weight"].mlir_type
+                        for t in self.LAYER_TENSORS)
+            if key not in signatures:
+                signatures[key] = f"layer{len(signatures)}"
+                layer_functions.append(
+                    self.layer_function(signatures[key], layer))
+            calls.append(signatures[key])
+
+        self._start("rope")
+        self.arg_names = {w: f"%w_{i}" for i, w in enumerate(order)}
         table = tensor_type((self.capacity, half), "f32")
         arguments = [f"%tokens: {tensor_type((n,), 'i32')}", "%pos: index",
                      f"%kcache: {self.cache_type}",
                      f"%vcache: {self.cache_type}",
                      f"%rope_cos: {table}", f"%rope_sin: {table}"]
         for w in order:
-            arguments.append(f"%w_{self.arg_names[w]}: "
+            arguments.append(f"{self.arg_names[w]}: "
                              f"{self.weights[w].mlir_type} "
                              f'{{quant_block.gguf_tensor = "{w}"}}')
-        self.b.location = "rope"
-        self.cos, self.sin = self.fresh(), self.fresh()
-        for out, source in ((self.cos, "%rope_cos"), (self.sin, "%rope_sin")):
+        rows = tensor_type((n, half), "f32")
+        cos, sin = self.fresh(), self.fresh()
+        for out, source in ((cos, "%rope_cos"), (sin, "%rope_sin")):
             self.op(f"{out} = tensor.extract_slice {source}[%pos, 0] [{n}, "
-                    f"{half}] [1, 1] : {table} to "
-                    f"{tensor_type((n, half), 'f32')}")
+                    f"{half}] [1, 1] : {table} to {rows}")
         self.b.location = "token_embd"
         x = self.embed()
-        for layer in range(c.n_layer):
+        xt = tensor_type((n, e), "f32")
+        for layer, function in enumerate(calls):
             p = f"blk.{layer}."
-            self.b.location = p + "attn"
-            h = self.rms_norm(x, f"%w_{self.arg_names[p + 'attn_norm.weight']}")
-            q = self.rope(self.linear(h, p + "attn_q.weight", e, qw), c.n_head)
-            k = self.rope(self.linear(h, p + "attn_k.weight", e, kvw),
-                          c.n_head_kv)
-            v = self.linear(h, p + "attn_v.weight", e, kvw)
-            self.store("%kcache", layer, k)
-            self.store("%vcache", layer, v)
-            o = self.attention(q, layer)
-            x = self.add(x, self.linear(o, p + "attn_output.weight", qw, e),
-                         (n, e))
-            self.b.location = p + "ffn"
-            h = self.rms_norm(x, f"%w_{self.arg_names[p + 'ffn_norm.weight']}")
-            act = self.swiglu(self.linear(h, p + "ffn_gate.weight", e, c.n_ff),
-                              self.linear(h, p + "ffn_up.weight", e, c.n_ff))
-            x = self.add(x, self.linear(act, p + "ffn_down.weight", c.n_ff, e),
-                         (n, e))
+            self.b.location = p.rstrip(".")
+            caches = []
+            for cache in ("%kcache", "%vcache"):
+                view, dynamic = self.fresh(), self.fresh()
+                static = (f"memref<{self.capacity}x{kvw}xf32, strided<[{kvw}, "
+                          f"1], offset: {layer * self.capacity * kvw}>>")
+                self.op(f"{view} = memref.subview {cache}[{layer}, 0, 0] [1, "
+                        f"{self.capacity}, {kvw}] [1, 1, 1] : "
+                        f"{self.cache_type} to {static}")
+                self.op(f"{dynamic} = memref.cast {view} : {static} to "
+                        f"{self.layer_cache_type}")
+                caches.append(dynamic)
+            weights = [self.arg_names[p + t + ".weight"]
+                       for t in self.LAYER_TENSORS]
+            weight_types = [self.weights[p + t + ".weight"].mlir_type
+                            for t in self.LAYER_TENSORS]
+            y = self.fresh()
+            self.op(f"{y} = func.call @{function}({x}, %pos, {caches[0]}, "
+                    f"{caches[1]}, {cos}, {sin}, {', '.join(weights)}) : ("
+                    f"{xt}, index, {self.layer_cache_type}, "
+                    f"{self.layer_cache_type}, {rows}, {rows}, "
+                    f"{', '.join(weight_types)}) -> {xt}")
+            x = y
         self.b.location = "output"
-        h = self.rms_norm(x, f"%w_{self.arg_names['output_norm.weight']}")
+        h = self.rms_norm(x, self.arg_names["output_norm.weight"])
         head = "output.weight" if "output.weight" in self.weights \
             else "token_embd.weight"
         logits = self.linear(h, head, e, c.n_vocab)
         self.op(f"return {logits} : {tensor_type((n, c.n_vocab), 'f32')}")
-        return self.b.function(name, arguments,
-                               [tensor_type((n, c.n_vocab), "f32")])
+        forward = self.b.function(name, arguments,
+                                  [tensor_type((n, c.n_vocab), "f32")])
+        return "\n".join(layer_functions + [forward])
 
 
 def rope_tables(config, capacity):
