@@ -192,6 +192,9 @@ class _Emitter:
         self.weights = weights          # name -> gguf.Tensor
         self.b = Builder()
         self.fastmath = " fastmath<fast>" if fast else ""
+        # The sums of attention may be reassociated (tree reductions)
+        # under the same option as the products.
+        self.reassoc = " fastmath<reassoc,contract>" if fast else ""
 
     def op(self, text):
         self.b.emit(text)
@@ -202,14 +205,15 @@ class _Emitter:
     # Elementwise and reductions -------------------------------------------
 
     def generic(self, inputs, output_shape, maps, iterators, body,
-                init=None, element="f32"):
+                init=None, element="f32", dynamic=()):
         """A linalg.generic over `inputs` [(name, type)] into a new tensor of
-        `output_shape` (filled with `init` when it reduces); `maps` the
-        affine maps of inputs and output, `body` the lines of the region
-        whose block arguments are %a0, %a1, ... and %acc."""
+        `output_shape` (filled with `init` when it reduces; `?` dimensions
+        sized by the index values `dynamic`); `maps` the affine maps of
+        inputs and output, `body` the lines of the region whose block
+        arguments are %a0, %a1, ... and %acc."""
         out_type = tensor_type(output_shape, element)
         empty = self.fresh()
-        self.op(f"{empty} = tensor.empty() : {out_type}")
+        self.op(f"{empty} = tensor.empty({', '.join(dynamic)}) : {out_type}")
         if init is not None:
             constant = self.fresh()
             self.op(f"{constant} = arith.constant {init} : {element}")
@@ -363,20 +367,30 @@ class _Emitter:
         c = self.c
         n, cap, d = self.n, self.capacity, c.head_dim
         kv, g = c.n_head_kv, c.n_head // c.n_head_kv
+        # Only the positions written so far (pos + N of them) take part:
+        # the attention's cost follows the context, not the capacity.
+        count, length = self.fresh(), self.fresh()
+        self.op(f"{count} = arith.constant {n} : index")
+        self.op(f"{length} = arith.addi %pos, {count} : index")
         keys, values = [], []
         for cache, out in (("%kcache", keys), ("%vcache", values)):
-            t = self.fresh()
+            t, used = self.fresh(), self.fresh()
             self.op(f"{t} = bufferization.to_tensor {cache} restrict : "
                     f"{self.layer_cache_type} to "
                     f"{tensor_type((cap, kv * d), 'f32')}")
+            self.op(f"{used} = tensor.extract_slice {t}[0, 0] [{length}, "
+                    f"{kv * d}] [1, 1] : {tensor_type((cap, kv * d), 'f32')} "
+                    f"to {tensor_type(('?', kv * d), 'f32')}")
             grouped = self.fresh()
-            self.op(f"{grouped} = tensor.expand_shape {t} [[0], [1, 2]] "
-                    f"output_shape [{cap}, {kv}, {d}] : "
-                    f"{tensor_type((cap, kv * d), 'f32')} into "
-                    f"{tensor_type((cap, kv, d), 'f32')}")
+            self.op(f"{grouped} = tensor.expand_shape {used} [[0], [1, 2]] "
+                    f"output_shape [{length}, {kv}, {d}] : "
+                    f"{tensor_type(('?', kv * d), 'f32')} into "
+                    f"{tensor_type(('?', kv, d), 'f32')}")
             out.append(grouped)
-        kt = tensor_type((cap, kv, d), "f32")
+        kt = tensor_type(("?", kv, d), "f32")
         qt = tensor_type((n, kv, g, d), "f32")
+        cap = "?"
+        dyn = [length]
         qg = self.fresh()
         self.op(f"{qg} = tensor.expand_shape {q} [[0], [1, 2, 3]] output_shape "
                 f"[{n}, {kv}, {g}, {d}] : {tensor_type((n, c.n_head * d), 'f32')}"
@@ -386,16 +400,17 @@ class _Emitter:
             ["(t, k, g, j, i) -> (t, k, g, i)", "(t, k, g, j, i) -> (j, k, i)",
              "(t, k, g, j, i) -> (t, k, g, j)"],
             ["parallel"] * 4 + ["reduction"],
-            ["%p = arith.mulf %a0, %a1 : f32",
-             "%r = arith.addf %acc, %p : f32", "linalg.yield %r : f32"],
-            init="0.0")
+            [f"%p = arith.mulf %a0, %a1{self.reassoc} : f32",
+             f"%r = arith.addf %acc, %p{self.reassoc} : f32",
+             "linalg.yield %r : f32"],
+            init="0.0", dynamic=dyn)
         st = tensor_type((n, kv, g, cap), "f32")
         rt = tensor_type((n, kv, g), "f32")
         row = ["(t, k, g, j) -> (t, k, g, j)", "(t, k, g, j) -> (t, k, g)"]
         masked = self.generic(
             [(scores, st)], (n, kv, g, cap), [row[0], row[0]],
-            ["parallel"] * 4,
-            [f"%scale = arith.constant {1.0 / math.sqrt(d)!r} : f32",
+            ["parallel"] * 4, dynamic=dyn, body=[
+             f"%scale = arith.constant {1.0 / math.sqrt(d)!r} : f32",
              "%ninf = arith.constant 0xFF800000 : f32",
              "%t = linalg.index 0 : index", "%j = linalg.index 3 : index",
              "%last = arith.addi %pos, %t : index",
@@ -411,7 +426,7 @@ class _Emitter:
             [(masked, st), (maximum, rt)], (n, kv, g, cap),
             [row[0], row[1], row[0]], ["parallel"] * 4,
             ["%s = arith.subf %a0, %a1 : f32", "%e = math.exp %s : f32",
-             "linalg.yield %e : f32"])
+             "linalg.yield %e : f32"], dynamic=dyn)
         total = self.generic(
             [(exps, st)], (n, kv, g), row, ["parallel"] * 3 + ["reduction"],
             ["%s = arith.addf %acc, %a0 : f32", "linalg.yield %s : f32"],
@@ -419,14 +434,16 @@ class _Emitter:
         weights = self.generic(
             [(exps, st), (total, rt)], (n, kv, g, cap),
             [row[0], row[1], row[0]], ["parallel"] * 4,
-            ["%p = arith.divf %a0, %a1 : f32", "linalg.yield %p : f32"])
+            ["%p = arith.divf %a0, %a1 : f32", "linalg.yield %p : f32"],
+            dynamic=dyn)
         out = self.generic(
             [(weights, st), (values[0], kt)], (n, kv, g, d),
             ["(t, k, g, i, j) -> (t, k, g, j)", "(t, k, g, i, j) -> (j, k, i)",
              "(t, k, g, i, j) -> (t, k, g, i)"],
             ["parallel"] * 4 + ["reduction"],
-            ["%p = arith.mulf %a0, %a1 : f32",
-             "%r = arith.addf %acc, %p : f32", "linalg.yield %r : f32"],
+            [f"%p = arith.mulf %a0, %a1{self.reassoc} : f32",
+             f"%r = arith.addf %acc, %p{self.reassoc} : f32",
+             "linalg.yield %r : f32"],
             init="0.0")
         flat = self.fresh()
         self.op(f"{flat} = tensor.collapse_shape {out} [[0], [1, 2, 3]] : "
