@@ -121,9 +121,11 @@ MLIR_CAPI_EXPORTED int64_t mlirQuantBlockFunctionGetResultDim(
 
 /// Calls `function` on `arguments` (checked first against the signature:
 /// count, element type, rank and static dimensions; strided buffers are
-/// copied densely, dense ones are passed as they are and must not be
-/// written by the function). Returns the results, or null with `onError`
-/// told why.
+/// copied densely, dense ones are passed as they are). A tensor argument is
+/// not written by the function; a memref argument is the caller's buffer,
+/// which the function may write in place (state kept across calls, such as
+/// the KV cache of quant_block.llama; pass it dense, or the writes go to a
+/// copy). Returns the results, or null with `onError` told why.
 MLIR_CAPI_EXPORTED MlirQuantBlockResults mlirQuantBlockFunctionCall(
     MlirQuantBlockFunction function, intptr_t numArguments,
     const MlirQuantBlockBuffer *arguments, MlirStringCallback onError,

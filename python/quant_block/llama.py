@@ -184,8 +184,9 @@ class _Emitter:
     step of the graph and returns the SSA name of its result."""
 
     def __init__(self, config, n_tokens, capacity, weights, fast,
-                 activations):
+                 activations, whole_capacity=False):
         self.c = config
+        self.whole_capacity = whole_capacity
         self.int8 = activations == "int8"
         self.n = n_tokens
         self.capacity = capacity
@@ -350,16 +351,21 @@ class _Emitter:
 
     def store(self, cache, value):
         """Writes the N new rows of k or v at the current position of the
-        layer's cache memref, in place."""
+        block's layer of the cache, in place: an insert into the cache as a
+        tensor that bufferizes into the cache's own buffer (no copy of the
+        cache, and every kernel operand is the whole, identity-layout
+        buffer, as the GPU pipelines need)."""
         width = self.c.n_head_kv * self.c.head_dim
-        rows = (f"memref<{self.n}x{width}xf32, strided<[{width}, 1], "
-                f"offset: ?>>")
-        view = self.fresh()
-        self.op(f"{view} = memref.subview {cache}[%pos, 0] [{self.n}, "
-                f"{width}] [1, 1] : {self.layer_cache_type} to {rows}")
-        self.op(f"bufferization.materialize_in_destination {value} in "
-                f"restrict writable {view} : "
-                f"({tensor_type((self.n, width), 'f32')}, {rows}) -> ()")
+        whole = tensor_type((self.c.n_layer, self.capacity, width), "f32")
+        all_rows, updated = self.fresh(), self.fresh()
+        self.op(f"{all_rows} = bufferization.to_tensor {cache} restrict "
+                f"writable : {self.cache_type} to {whole}")
+        self.op(f"{updated} = tensor.insert_slice {value} into {all_rows}"
+                f"[%layer, %pos, 0] [1, {self.n}, {width}] [1, 1, 1] : "
+                f"{tensor_type((self.n, width), 'f32')} into {whole}")
+        self.op(f"bufferization.materialize_in_destination {updated} in "
+                f"restrict writable {cache} : ({whole}, {self.cache_type}) "
+                f"-> ()")
 
     def attention(self, q):
         """Causal grouped-query attention of the N new queries over the
@@ -368,29 +374,41 @@ class _Emitter:
         n, cap, d = self.n, self.capacity, c.head_dim
         kv, g = c.n_head_kv, c.n_head // c.n_head_kv
         # Only the positions written so far (pos + N of them) take part:
-        # the attention's cost follows the context, not the capacity.
-        count, length = self.fresh(), self.fresh()
-        self.op(f"{count} = arith.constant {n} : index")
-        self.op(f"{length} = arith.addi %pos, {count} : index")
+        # the attention's cost follows the context, not the capacity. (The
+        # SPIR-V pipeline cannot slice a buffer by a dynamic size inside a
+        # kernel: there the whole capacity takes part, masked.)
+        length = self.fresh()
+        if self.whole_capacity:
+            self.op(f"{length} = arith.constant {cap} : index")
+        else:
+            count = self.fresh()
+            self.op(f"{count} = arith.constant {n} : index")
+            self.op(f"{length} = arith.addi %pos, {count} : index")
         keys, values = [], []
+        whole = tensor_type((c.n_layer, cap, kv * d), "f32")
         for cache, out in (("%kcache", keys), ("%vcache", values)):
             t, used = self.fresh(), self.fresh()
             self.op(f"{t} = bufferization.to_tensor {cache} restrict : "
-                    f"{self.layer_cache_type} to "
-                    f"{tensor_type((cap, kv * d), 'f32')}")
-            self.op(f"{used} = tensor.extract_slice {t}[0, 0] [{length}, "
-                    f"{kv * d}] [1, 1] : {tensor_type((cap, kv * d), 'f32')} "
-                    f"to {tensor_type(('?', kv * d), 'f32')}")
+                    f"{self.cache_type} to {whole}")
+            rows = cap if self.whole_capacity else "?"
+            size = cap if self.whole_capacity else length
+            self.op(f"{used} = tensor.extract_slice {t}[%layer, 0, 0] [1, "
+                    f"{size}, {kv * d}] [1, 1, 1] : {whole} to "
+                    f"{tensor_type((rows, kv * d), 'f32')}")
             grouped = self.fresh()
             self.op(f"{grouped} = tensor.expand_shape {used} [[0], [1, 2]] "
-                    f"output_shape [{length}, {kv}, {d}] : "
-                    f"{tensor_type(('?', kv * d), 'f32')} into "
-                    f"{tensor_type(('?', kv, d), 'f32')}")
+                    f"output_shape [{size}, {kv}, {d}] : "
+                    f"{tensor_type((rows, kv * d), 'f32')} into "
+                    f"{tensor_type((rows, kv, d), 'f32')}")
             out.append(grouped)
         kt = tensor_type(("?", kv, d), "f32")
         qt = tensor_type((n, kv, g, d), "f32")
         cap = "?"
         dyn = [length]
+        if self.whole_capacity:
+            # Static shapes throughout: the slices fold to the capacity.
+            kt = tensor_type((self.capacity, kv, d), "f32")
+            cap, dyn = self.capacity, []
         qg = self.fresh()
         self.op(f"{qg} = tensor.expand_shape {q} [[0], [1, 2, 3]] output_shape "
                 f"[{n}, {kv}, {g}, {d}] : {tensor_type((n, c.n_head * d), 'f32')}"
@@ -537,9 +555,9 @@ class _Emitter:
                           for i, t in enumerate(self.LAYER_TENSORS)}
         xt = tensor_type((n, e), "f32")
         half = tensor_type((n, c.head_dim // 2), "f32")
-        arguments = [f"%x: {xt}", "%pos: index",
-                     f"%kcache: {self.layer_cache_type}",
-                     f"%vcache: {self.layer_cache_type}",
+        arguments = [f"%x: {xt}", "%pos: index", "%layer: index",
+                     f"%kcache: {self.cache_type}",
+                     f"%vcache: {self.cache_type}",
                      f"%cos: {half}", f"%sin: {half}"]
         arguments += [f"{self.arg_names[p + t + '.weight']}: "
                       f"{self.weights[p + t + '.weight'].mlir_type}"
@@ -570,8 +588,6 @@ class _Emitter:
         e, kvw = c.n_embd, c.n_head_kv * c.head_dim
         half = c.head_dim // 2
         self.cache_type = f"memref<{c.n_layer}x{self.capacity}x{kvw}xf32>"
-        self.layer_cache_type = (f"memref<{self.capacity}x{kvw}xf32, "
-                                 f"strided<[{kvw}, 1], offset: ?>>")
         # One layer function per distinct tuple of weight types.
         signatures, layer_functions, calls = {}, [], []
         for layer in range(c.n_layer):
@@ -605,26 +621,17 @@ class _Emitter:
         for layer, function in enumerate(calls):
             p = f"blk.{layer}."
             self.b.location = p.rstrip(".")
-            caches = []
-            for cache in ("%kcache", "%vcache"):
-                view, dynamic = self.fresh(), self.fresh()
-                static = (f"memref<{self.capacity}x{kvw}xf32, strided<[{kvw}, "
-                          f"1], offset: {layer * self.capacity * kvw}>>")
-                self.op(f"{view} = memref.subview {cache}[{layer}, 0, 0] [1, "
-                        f"{self.capacity}, {kvw}] [1, 1, 1] : "
-                        f"{self.cache_type} to {static}")
-                self.op(f"{dynamic} = memref.cast {view} : {static} to "
-                        f"{self.layer_cache_type}")
-                caches.append(dynamic)
+            index = self.fresh()
+            self.op(f"{index} = arith.constant {layer} : index")
             weights = [self.arg_names[p + t + ".weight"]
                        for t in self.LAYER_TENSORS]
             weight_types = [self.weights[p + t + ".weight"].mlir_type
                             for t in self.LAYER_TENSORS]
             y = self.fresh()
-            self.op(f"{y} = func.call @{function}({x}, %pos, {caches[0]}, "
-                    f"{caches[1]}, {cos}, {sin}, {', '.join(weights)}) : ("
-                    f"{xt}, index, {self.layer_cache_type}, "
-                    f"{self.layer_cache_type}, {rows}, {rows}, "
+            self.op(f"{y} = func.call @{function}({x}, %pos, {index}, "
+                    f"%kcache, %vcache, {cos}, {sin}, {', '.join(weights)}) "
+                    f": ({xt}, index, index, {self.cache_type}, "
+                    f"{self.cache_type}, {rows}, {rows}, "
                     f"{', '.join(weight_types)}) -> {xt}")
             x = y
         self.b.location = "output"
@@ -703,7 +710,8 @@ class Llama:
     def module_text(self, n_tokens):
         """The module of the forward function for calls of `n_tokens`."""
         emitter = _Emitter(self.config, n_tokens, self.capacity, self.tensors,
-                           self.fast, self.activations)
+                           self.fast, self.activations,
+                           whole_capacity="spirv" in self.pipeline)
         return emitter.build("forward", self.order)
 
     def _function(self, n_tokens):

@@ -194,9 +194,9 @@ _PROTOTYPES = {
 
 # --- finding and loading the library -----------------------------------------
 
-def _lib_dirs():
-    """Candidate folders of the bundle, in order of precedence (the same
-    search as the ggml tests' ``libggml-base.so``)."""
+def lib_dirs():
+    """Candidate folders of the bundle, in order of precedence; the ggml
+    tests look for ``libggml-base.so`` in the same folders."""
     dirs = []
     if os.environ.get("QUANT_BLOCK_GGML_LIB_DIR"):
         dirs.append(os.environ["QUANT_BLOCK_GGML_LIB_DIR"])
@@ -211,7 +211,7 @@ def library_dir():
     """``(folder, reason)``: the folder holding libllama.v0.5.0.so and
     reason ``""``, or ``None`` and why it is missing (what to install),
     for a ``pytest.skip``."""
-    dirs = _lib_dirs()
+    dirs = lib_dirs()
     for d in dirs:
         if os.path.isfile(os.path.join(d, LIB_NAME)):
             return d, ""

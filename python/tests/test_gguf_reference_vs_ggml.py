@@ -33,6 +33,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import ggml_reference  # noqa: E402
+from llamacpp import lib_dirs  # noqa: E402
 from quant_block import gguf_writer as gw  # noqa: E402
 
 LIB_NAME = "libggml-base.so"
@@ -140,23 +141,11 @@ for _type, (_suffix, _ctype, _) in _SCALARS.items():
                                                      _ctype])
 
 
-def _lib_dirs():
-    """Candidate folders of libggml-base.so, in order of precedence."""
-    dirs = []
-    if os.environ.get("QUANT_BLOCK_GGML_LIB_DIR"):
-        dirs.append(os.environ["QUANT_BLOCK_GGML_LIB_DIR"])
-    if os.environ.get("QUANT_BLOCK_BINARY_DIR"):
-        dirs.append(os.path.join(os.environ["QUANT_BLOCK_BINARY_DIR"], "npm",
-                                 "ggml", "package", "bins", "linux-x64"))
-    dirs.append("/tmp/quant-block-ggml/package/bins/linux-x64")
-    return dirs
-
-
 @pytest.fixture(scope="module")
 def ggml():
     """libggml-base.so with the prototypes above declared; skips the test
     when the bundle is not there."""
-    dirs = _lib_dirs()
+    dirs = lib_dirs()
     for d in dirs:
         path = os.path.join(d, LIB_NAME)
         if os.path.isfile(path):
