@@ -255,3 +255,18 @@ def test_gpu_pipelines_compile_the_model(files, tmp_path, pipeline, validator):
         capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "validated" in check.stdout and "kernel objects" in check.stdout
+
+
+def test_the_demo_runs():
+    """examples/llama_demo.py, the main job of `./run.sh demo`: it writes,
+    imports, compiles and runs a model and reports its agreement."""
+    demo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                        "examples", "llama_demo.py")
+    result = subprocess.run([sys.executable, demo], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr
+    line = next(line for line in result.stdout.splitlines()
+                if "against exact float64 math" in line)
+    error = float(line.split("relative error ")[1].split(",")[0])
+    assert error < F32_BOUND
+    assert "tokens/s" in result.stdout
