@@ -92,6 +92,16 @@ def test_module_uses_quant_block_ops_on_the_imported_weights(files):
     assert 'quant_block.gguf_tensor = "blk.1.ffn_down.weight"' in text
     assert "bufferization.materialize_in_destination" in text
     assert "dense<" not in text  # no weight in the IR
+    # The Q6_K head is widened to i8 codes with f32 block scales (the
+    # kernels' form; not the file's parts, so not marked as a GGUF tensor);
+    # widen_q6_k=False keeps the file's two-level Q6_K scheme.
+    head = model.tensors["output.weight"]
+    assert head.type == "Q6_K" and "i8 : f32, block = [16], scale = f32" \
+        in head.mlir_type
+    assert 'quant_block.gguf_tensor = "output.weight"' not in text
+    plain = llama.Llama(files["Q4_0"], capacity=16, widen_q6_k=False)
+    assert "i6 : f32" in plain.tensors["output.weight"].mlir_type
+    assert 'quant_block.gguf_tensor = "output.weight"' in plain.module_text(1)
 
 
 def test_generate_is_greedy(files):

@@ -71,6 +71,8 @@
 // KERNEL-NOT: math.fma
 // KERNEL-LABEL: func.func @u4_b16(
 // KERNEL: math.fma
+// KERNEL-LABEL: func.func @i8_b16(
+// KERNEL: math.fma
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/Inputs/matmul_kernels_order.py gen %t
@@ -87,6 +89,7 @@
 // RUN: quant-run %s -e nvfp4 --quantized-as-parts -i %t/nvfp4_x.npy -i %t/nvfp4_data.npy -i %t/nvfp4_scales.npy -i %t/nvfp4_outer.npy -o %t/nvfp4.npy
 // RUN: quant-run %s -e i4_e4m3 --quantized-as-parts -i %t/i4_e4m3_x.npy -i %t/i4_e4m3_data.npy -i %t/i4_e4m3_scales.npy -i %t/i4_e4m3_outer.npy -o %t/i4_e4m3.npy
 // RUN: quant-run %s -e u4_b16 --quantized-as-parts -i %t/u4_b16_x.npy -i %t/u4_b16_data.npy -i %t/u4_b16_scales.npy -o %t/u4_b16.npy
+// RUN: quant-run %s -e i8_b16 --quantized-as-parts -i %t/i8_b16_x.npy -i %t/i8_b16_data.npy -i %t/i8_b16_scales.npy -o %t/i8_b16.npy
 // RUN: quant-run %s -e i4_i8act_m8 --quantized-as-parts -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_data.npy -i %t/i4_i8act_m8_scales.npy -o %t/i4_i8act_m8.npy
 // RUN: quant-run %s -e u4zp_i8act_m4 -i %t/u4zp_i8act_m4_xq.npy -i %t/u4zp_i8act_m4_xs.npy -i %t/u4zp_i8act_m4_data.npy -i %t/u4zp_i8act_m4_scales.npy -i %t/u4zp_i8act_m4_zp.npy -o %t/u4zp_i8act_m4.npy
 // RUN: quant-run %s -e i4_i8act_b128 --quantized-as-parts -i %t/i4_i8act_b128_xq.npy -i %t/i4_i8act_b128_xs.npy -i %t/i4_i8act_b128_data.npy -i %t/i4_i8act_b128_scales.npy -o %t/i4_i8act_b128.npy
@@ -108,7 +111,7 @@
 // DYN-NEXT: i4_i8act_m8.dyn: bit-exact
 // DYN-NEXT: u4zp_i8act_m4.dyn: bit-exact
 // DYN-NEXT: i8zp_i8act.dyn: bit-exact
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i8_b512 i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i8_i8act_rows u8zp_i8act_rows i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 | FileCheck %s
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i8_b512 i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i8_i8act_rows u8zp_i8act_rows i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 i8_b16 | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
 // CHECK-NEXT: u4: bit-exact
@@ -132,6 +135,7 @@
 // CHECK-NEXT: nvfp4: bit-exact
 // CHECK-NEXT: i4_e4m3: bit-exact
 // CHECK-NEXT: u4_b16: bit-exact
+// CHECK-NEXT: i8_b16: bit-exact
 
 !w4zp = !quant_block.tensor<96x256, #quant_block.scheme<i4 : f32, block = [1, 64], scale = f16, zero_point = i4>>
 // quant-run cannot pass i4 zero points: they come as i8 and are narrowed.
@@ -286,6 +290,12 @@ func.func @i4_e4m3(%x: tensor<1x256xf32>, %w: !wi4e4m3) -> tensor<1x16xf32> {
 !wu4b16 = !quant_block.tensor<8x128, #quant_block.scheme<ui4 : f32, block = [1, 16], scale = f16>>
 func.func @u4_b16(%x: tensor<2x128xf32>, %w: !wu4b16) -> tensor<2x8xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc,contract> : tensor<2x128xf32>, !wu4b16 -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+!wi8b16 = !quant_block.tensor<8x128, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+func.func @i8_b16(%x: tensor<2x128xf32>, %w: !wi8b16) -> tensor<2x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc,contract> : tensor<2x128xf32>, !wi8b16 -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
 }
 

@@ -208,18 +208,21 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
     return std::string("the zero points are floats");
   SmallVector<int64_t> block = weight.getEffectiveBlockShape();
   int64_t n = weight.getShape()[0], k = weight.getShape()[1];
-  // Blocks of 16 (NVFP4's) are half a chunk: 4-bit storage, f32
-  // activations (or E2M1 codes with int8 ones), no zero points, an even
-  // number of blocks.
+  // Blocks of 16 are half a chunk: 4-bit storage (NVFP4's), f32
+  // activations (or E2M1 codes with int8 ones), or 8-bit integer storage
+  // with f32 activations (GGUF Q6_K widened to i8), no zero points, an
+  // even number of blocks.
   bool halfChunkBlocks =
-      block[1] == kChunk / 2 && (!plan.integer || plan.e2m1) &&
-      scheme.getStorageBitWidth() == 4 && !zeroPointType && k % kChunk == 0;
+      block[1] == kChunk / 2 && !zeroPointType && k % kChunk == 0 &&
+      ((scheme.getStorageBitWidth() == 4 && (!plan.integer || plan.e2m1)) ||
+       (scheme.getStorageBitWidth() == 8 && !plan.integer && !plan.e2m1));
   if (block[0] != 1 ||
       (!halfChunkBlocks && (block[1] % kChunk != 0 || k % block[1] != 0)))
     return std::string(
         "the blocks are not [1, B] with B a multiple of 32 "
-        "that divides K (or [1, 16] for 4-bit storage without "
-        "zero points, K a multiple of 32, f32 activations or E2M1 codes)");
+        "that divides K (or [1, 16] without zero points, K a multiple of "
+        "32, for 4-bit storage with f32 activations or E2M1 codes, or "
+        "8-bit integer storage with f32 activations)");
   if (plan.orderedRows && (n % kLanes != 0 || halfChunkBlocks))
     return std::string("the sum over k is ordered (no fastmath<reassoc>), "
                        "and N is not a multiple of 16 (or the blocks are "
@@ -538,8 +541,8 @@ Value KernelEmitter::roundToExpressed(Value weights) {
 Value KernelEmitter::lookUpCodes(Value nibbles) {
   float table[16];
   for (int code = 0; code < 16; ++code)
-    table[code] = plan.e2m1            ? float(numerics::decodeFloat(
-                                             numerics::FloatFormatKind::F4E2M1FN, code))
+    table[code] = plan.e2m1 ? float(numerics::decodeFloat(
+                                  numerics::FloatFormatKind::F4E2M1FN, code))
                   : plan.signedStorage ? float(code < 8 ? code : code - 16)
                                        : float(code);
   return buildTableLookup(b, loc, table, nibbles);
@@ -799,7 +802,8 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
   if (plan.blockSize < kChunk) {
     // Blocks of 16 with 4-bit storage: both halves of chunk c (its even and
     // its odd elements) have block 2c in lanes 0-7 and block 2c + 1 in
-    // lanes 8-15.
+    // lanes 8-15. With 8-bit storage the halves are the chunk's elements
+    // 0-15 (block 2c) and 16-31 (block 2c + 1).
     Value firstChunk = arith::DivUIOp::create(b, loc, firstBlock, index(2));
     for (int64_t c = 0; c < plan.blocksPerStep / 2; ++c) {
       SmallVector<int64_t> lanes(kLanes / 2, 2 * c);
@@ -807,10 +811,21 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
       Value chunk = add(firstChunk, c);
       SmallVector<std::pair<Value, Value>> weights;
       for (int64_t r = 0; r < plan.tileN; ++r) {
-        Value scale = vector::ShuffleOp::create(b, loc, stepScales[r],
-                                                stepScales[r], lanes);
+        std::pair<Value, Value> scales;
+        if (plan.storageBits == 8) {
+          auto broadcastBlock = [&](int64_t j) -> Value {
+            Value s = vector::ExtractOp::create(b, loc, stepScales[r],
+                                                ArrayRef<int64_t>{j});
+            return vector::BroadcastOp::create(b, loc, f32Vector, s);
+          };
+          scales = {broadcastBlock(2 * c), broadcastBlock(2 * c + 1)};
+        } else {
+          Value scale = vector::ShuffleOp::create(b, loc, stepScales[r],
+                                                  stepScales[r], lanes);
+          scales = {scale, scale};
+        }
         weights.push_back(
-            decodeChunk(data, add(n0, r), chunk, {scale, scale}, Value()));
+            decodeChunk(data, add(n0, r), chunk, scales, Value()));
       }
       accumulateChunk(chunk, weights);
     }

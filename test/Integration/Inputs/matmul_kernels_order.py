@@ -152,6 +152,8 @@ SCALED_CASES = {
     "nvfp4": (3, 12, 256, 16, "e2m1", "e4m3", True, True),
     "i4_e4m3": (1, 16, 256, 64, "i4", "e4m3", True, False),
     "u4_b16": (2, 8, 128, 16, "u4", np.float16, False, True),
+    # 8-bit codes in blocks of 16 (GGUF Q6_K widened to i8, f32 scales).
+    "i8_b16": (2, 8, 128, 16, "i8", np.float32, False, True),
 }
 
 
@@ -281,11 +283,14 @@ def generate_scaled(directory):
     rng = np.random.default_rng(20261127)
     for name, (m, n, k, block, storage, scale, outer, _) in \
             SCALED_CASES.items():
-        lo, hi = (-8, 7) if storage == "i4" else (0, 15)
+        lo, hi = {"i4": (-8, 7), "i8": (-128, 127)}.get(storage, (0, 15))
         codes = rng.integers(lo, hi + 1, (n, k))
-        nibbles = (codes & 15).astype(np.uint8)
-        np.save(f"{directory}/{name}_data.npy",
-                (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).view(np.int8))
+        if storage == "i8":
+            data = codes.astype(np.int8)
+        else:
+            nibbles = (codes & 15).astype(np.uint8)
+            data = (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).view(np.int8)
+        np.save(f"{directory}/{name}_data.npy", data)
         np.save(f"{directory}/{name}_codes.npy", codes)
         if scale == "e4m3":
             # Normal codes around 1, one subnormal (3 x 2^-9), one zero and
@@ -320,7 +325,7 @@ def expected_scaled(directory, name):
     else:
         values = codes.astype(np.float32)
     w = values * np.repeat(scales, block, axis=1)
-    return ordered_sum(x, w, 4, contract)
+    return ordered_sum(x, w, 8 if storage == "i8" else 4, contract)
 
 
 def expected_mx(directory, name):

@@ -170,7 +170,9 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     block's scale times the outer one, rounded once, as dequantize does);
     and 4-bit weights in blocks `[1, 16]` without zero points (NVFP4's
     blocks: the two blocks of a chunk of 32 fill lanes 0-7 and 8-15 of
-    both of its halves). `accumulate(i32)`
+    both of its halves), and 8-bit integer weights in blocks `[1, 16]`
+    without zero points (GGUF Q6_K widened to i8: the two blocks of a chunk
+    are its two halves). `accumulate(i32)`
     products keep exact i32 block sums (the weight codes plus 2^(w-1),
     non-negative, times the activation codes, minus 2^(w-1) + zero point
     times the activation block sum; FP4 E2M1 weights (MXFP4, NVFP4) as twice
