@@ -128,9 +128,6 @@ class LlamaConfig:
         fields["head_dim"] = head_dim
         return LlamaConfig(**fields)
 
-    def as_dict(self):
-        return dict(self.__dict__)
-
     def tensor_shapes(self, has_output):
         """Every tensor the model uses, with its row-major shape, in the
         order the compiled functions take them."""

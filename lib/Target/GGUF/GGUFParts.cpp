@@ -139,11 +139,17 @@ bool decodeQ4_1(const uint8_t *b, const BlockOutput &o) {
   return true;
 }
 
-bool decodeQ4_K(const uint8_t *b, const BlockOutput &o) {
+/// The super-block header Q4_K and Q5_K share: `d`, `dmin` (negated, the
+/// outer min) and the 8 packed 6-bit scales and mins.
+void decodeScalesAndMinsK4(const uint8_t *b, const BlockOutput &o) {
   copy2(o.outerScale, b);
   copyNegatedF16(o.outerMin, b + 2);
   for (unsigned j = 0; j < 8; ++j)
     scaleMinK4(j, b + 4, o.scales[j], o.zeroPoints[j]);
+}
+
+bool decodeQ4_K(const uint8_t *b, const BlockOutput &o) {
+  decodeScalesAndMinsK4(b, o);
   // Each 64 elements use 32 bytes: the first 32 in the low nibbles.
   for (unsigned chunk = 0; chunk < 4; ++chunk)
     packSplitHalves(b + 16 + 32 * chunk, 32, o.codes + 32 * chunk, 0);
@@ -200,10 +206,7 @@ bool decodeQ3_K(const uint8_t *b, const BlockOutput &o) {
 }
 
 bool decodeQ5_K(const uint8_t *b, const BlockOutput &o) {
-  copy2(o.outerScale, b);
-  copyNegatedF16(o.outerMin, b + 2);
-  for (unsigned j = 0; j < 8; ++j)
-    scaleMinK4(j, b + 4, o.scales[j], o.zeroPoints[j]);
+  decodeScalesAndMinsK4(b, o);
   const uint8_t *qh = b + 16, *qs = b + 48;
   uint8_t *codes = o.codes;
   for (unsigned e = 0; e < 256; ++e) {
