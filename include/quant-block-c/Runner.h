@@ -74,8 +74,43 @@ MLIR_CAPI_EXPORTED MlirQuantBlockExecutable mlirQuantBlockExecutableCreate(
     MlirModule module, MlirStringRef pipeline, bool quantizedAsParts,
     MlirStringCallback onError, void *userData);
 
+/// As mlirQuantBlockExecutableCreate, and loads the `numLibraries` shared
+/// libraries at `libraries` (paths) for the calls of the compiled code: the
+/// GPU runtime (libQuantBlockCudaRuntime.so, libQuantBlockVulkanRuntime.so)
+/// of a module lowered with a GPU pipeline, whose device buffers
+/// mlirQuantBlockExecutableUpload makes.
+MLIR_CAPI_EXPORTED MlirQuantBlockExecutable
+mlirQuantBlockExecutableCreateWithLibraries(
+    MlirModule module, MlirStringRef pipeline, bool quantizedAsParts,
+    intptr_t numLibraries, const MlirStringRef *libraries,
+    MlirStringCallback onError, void *userData);
+
 MLIR_CAPI_EXPORTED void
 mlirQuantBlockExecutableDestroy(MlirQuantBlockExecutable executable);
+
+/// Copies the dense row-major `array` (strides must be NULL or dense) into
+/// a new device buffer of the executable's GPU runtime and returns its
+/// address, to be passed as the `data` of a device-resident argument
+/// (`quant_block.device_resident`) in any number of calls; freed by
+/// mlirQuantBlockExecutableFreeDevice or with the executable. Returns NULL
+/// (and `onError` told why) when the executable loaded no GPU runtime.
+MLIR_CAPI_EXPORTED void *
+mlirQuantBlockExecutableUpload(MlirQuantBlockExecutable executable,
+                               const MlirQuantBlockBuffer *array,
+                               MlirStringCallback onError, void *userData);
+
+/// Frees a buffer of mlirQuantBlockExecutableUpload.
+MLIR_CAPI_EXPORTED void
+mlirQuantBlockExecutableFreeDevice(MlirQuantBlockExecutable executable,
+                                   void *device);
+
+/// The copies the executable's GPU runtime made so far, in the order of
+/// quant-block-c/GpuRuntime.h's QuantBlockGpuCopyStats (host to device:
+/// copies, bytes; device to host: copies, bytes; device to device: copies,
+/// bytes); false when it loaded no GPU runtime.
+MLIR_CAPI_EXPORTED bool
+mlirQuantBlockExecutableGetCopyStats(MlirQuantBlockExecutable executable,
+                                     uint64_t stats[6]);
 
 static inline bool
 mlirQuantBlockExecutableIsNull(MlirQuantBlockExecutable executable) {
@@ -111,6 +146,11 @@ MLIR_CAPI_EXPORTED int64_t mlirQuantBlockFunctionGetArgumentDim(
     MlirQuantBlockFunction function, intptr_t pos, intptr_t dim);
 MLIR_CAPI_EXPORTED MlirStringRef mlirQuantBlockFunctionGetArgumentName(
     MlirQuantBlockFunction function, intptr_t pos);
+/// Whether argument `pos` is device-resident (`quant_block.device_resident`):
+/// its `data` must then come from mlirQuantBlockExecutableUpload.
+MLIR_CAPI_EXPORTED bool
+mlirQuantBlockFunctionIsArgumentDeviceResident(MlirQuantBlockFunction function,
+                                               intptr_t pos);
 MLIR_CAPI_EXPORTED MlirQuantBlockElementType
 mlirQuantBlockFunctionGetResultElementType(MlirQuantBlockFunction function,
                                            intptr_t pos);
@@ -125,7 +165,10 @@ MLIR_CAPI_EXPORTED int64_t mlirQuantBlockFunctionGetResultDim(
 /// not written by the function; a memref argument is the caller's buffer,
 /// which the function may write in place (state kept across calls, such as
 /// the KV cache of quant_block.llama; pass it dense, or the writes go to a
-/// copy). Returns the results, or null with `onError` told why.
+/// copy). A device-resident argument takes a buffer of
+/// mlirQuantBlockExecutableUpload of its exact size, which is passed to the
+/// kernels without a copy; any other argument must not be such a buffer.
+/// Returns the results, or null with `onError` told why.
 MLIR_CAPI_EXPORTED MlirQuantBlockResults mlirQuantBlockFunctionCall(
     MlirQuantBlockFunction function, intptr_t numArguments,
     const MlirQuantBlockBuffer *arguments, MlirStringCallback onError,

@@ -11,6 +11,7 @@
 
 #include "quant-block-c/Runner.h"
 #include "quant-block-c/Passes.h"
+#include "quant-block/Runner/DeviceBuffers.h"
 #include "quant-block/Runner/EntrySignature.h"
 #include "quant-block/Runner/JitCompiler.h"
 #include "quant-block/Runner/MemRefMarshaling.h"
@@ -22,20 +23,26 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <algorithm>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 using namespace mlir;
 using namespace mlir::quant_block::runner;
 
 namespace {
+struct Executable;
+
 /// One callable function of an executable: its signature and its wrapper.
 struct CompiledFunction {
   EntrySignature signature;
   void (*wrapper)(void **) = nullptr;
+  const Executable *executable = nullptr;
 };
 
 /// The JIT-compiled module and, per function, the signature or the reason
@@ -44,6 +51,15 @@ struct Executable {
   std::unique_ptr<ExecutionEngine> engine;
   llvm::StringMap<CompiledFunction> functions;
   llvm::StringMap<std::string> refused;
+  /// The GPU runtime the compiled code calls, if it loaded one, and the
+  /// device buffers made for its device-resident arguments (-> bytes).
+  std::optional<GpuRuntime> gpu;
+  llvm::DenseMap<void *, uint64_t> deviceBuffers;
+
+  ~Executable() {
+    for (auto &[buffer, bytes] : deviceBuffers)
+      gpu->free(buffer);
+  }
 };
 
 /// Results copied out of the compiled code's buffers, and their strides.
@@ -90,6 +106,14 @@ MlirQuantBlockExecutable
 mlirQuantBlockExecutableCreate(MlirModule cModule, MlirStringRef pipeline,
                                bool quantizedAsParts,
                                MlirStringCallback onError, void *userData) {
+  return mlirQuantBlockExecutableCreateWithLibraries(
+      cModule, pipeline, quantizedAsParts, 0, nullptr, onError, userData);
+}
+
+MlirQuantBlockExecutable mlirQuantBlockExecutableCreateWithLibraries(
+    MlirModule cModule, MlirStringRef pipeline, bool quantizedAsParts,
+    intptr_t numLibraries, const MlirStringRef *libraries,
+    MlirStringCallback onError, void *userData) {
   static std::once_flag initialized;
   std::call_once(initialized, [] {
     llvm::InitializeNativeTarget();
@@ -126,6 +150,8 @@ mlirQuantBlockExecutableCreate(MlirModule cModule, MlirStringRef pipeline,
 
   JitCompileOptions options;
   options.pipeline = unwrap(pipeline).str();
+  for (intptr_t index = 0; index < numLibraries; ++index)
+    options.sharedLibPaths.push_back(unwrap(libraries[index]).str());
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
       lowerAndCompile(*module, signatures, options);
   if (!engine) {
@@ -144,13 +170,82 @@ mlirQuantBlockExecutableCreate(MlirModule cModule, MlirStringRef pipeline,
       continue;
     }
     std::string name = signature.name;
-    executable->functions[name] = {std::move(signature), *wrapper};
+    executable->functions[name] = {std::move(signature), *wrapper,
+                                   executable.get()};
   }
+  executable->gpu = GpuRuntime::findIn(options.sharedLibPaths);
   return {executable.release()};
+}
+
+static Executable &unwrap(MlirQuantBlockExecutable executable) {
+  return *static_cast<Executable *>(executable.ptr);
+}
+
+void *mlirQuantBlockExecutableUpload(MlirQuantBlockExecutable cExecutable,
+                                     const MlirQuantBlockBuffer *array,
+                                     MlirStringCallback onError,
+                                     void *userData) {
+  Executable &executable = unwrap(cExecutable);
+  if (!executable.gpu) {
+    report(onError, userData,
+           "error: the executable loaded no GPU runtime (give "
+           "libQuantBlockCudaRuntime.so or libQuantBlockVulkanRuntime.so as "
+           "a library of the executable)\n");
+    return nullptr;
+  }
+  uint64_t bytes = array->elementType.size;
+  for (intptr_t dim = 0; dim < array->rank; ++dim)
+    bytes *= array->shape[dim];
+  if (array->strides) {
+    int64_t expected = 1;
+    for (intptr_t dim = array->rank - 1; dim >= 0; --dim) {
+      if (array->shape[dim] != 1 && array->strides[dim] != expected) {
+        report(onError, userData,
+               "error: only dense row-major arrays are uploaded\n");
+        return nullptr;
+      }
+      expected *= array->shape[dim];
+    }
+  }
+  // One byte for an empty array, so that the buffer has an address of its
+  // own to be recognized by.
+  void *device = executable.gpu->alloc(std::max<uint64_t>(bytes, 1));
+  executable.gpu->upload(device, array->data, bytes);
+  executable.deviceBuffers[device] = bytes;
+  return device;
+}
+
+void mlirQuantBlockExecutableFreeDevice(MlirQuantBlockExecutable cExecutable,
+                                        void *device) {
+  Executable &executable = unwrap(cExecutable);
+  if (executable.deviceBuffers.erase(device))
+    executable.gpu->free(device);
+}
+
+bool mlirQuantBlockExecutableGetCopyStats(MlirQuantBlockExecutable cExecutable,
+                                          uint64_t stats[6]) {
+  Executable &executable = unwrap(cExecutable);
+  if (!executable.gpu)
+    return false;
+  QuantBlockGpuCopyStats counts;
+  executable.gpu->getCopyStats(&counts);
+  uint64_t values[6] = {
+      counts.hostToDeviceCopies,   counts.hostToDeviceBytes,
+      counts.deviceToHostCopies,   counts.deviceToHostBytes,
+      counts.deviceToDeviceCopies, counts.deviceToDeviceBytes};
+  std::copy(values, values + 6, stats);
+  return true;
 }
 
 void mlirQuantBlockExecutableDestroy(MlirQuantBlockExecutable executable) {
   delete static_cast<Executable *>(executable.ptr);
+}
+
+bool mlirQuantBlockFunctionIsArgumentDeviceResident(MlirQuantBlockFunction fn,
+                                                    intptr_t pos) {
+  return static_cast<const CompiledFunction *>(fn.ptr)
+      ->signature.arguments[pos]
+      .deviceResident;
 }
 
 static const CompiledFunction &unwrap(MlirQuantBlockFunction function) {
@@ -260,6 +355,36 @@ mlirQuantBlockFunctionCall(MlirQuantBlockFunction cFunction,
       report(onError, userData,
              "error: " + llvm::toString(std::move(err)) + "\n");
       return {nullptr};
+    }
+    // A device buffer is passed as it is, and only where the function
+    // expects one: the kernels would fault on a host pointer (CUDA) and
+    // the host code on a device one.
+    const BoundaryValue &argument = signature.arguments[index];
+    const Executable &executable = *function.executable;
+    auto device = executable.deviceBuffers.find(buffer.data);
+    bool isDeviceBuffer = device != executable.deviceBuffers.end();
+    if (argument.deviceResident != isDeviceBuffer) {
+      report(onError, userData,
+             "error: " + argument.name +
+                 (argument.deviceResident
+                      ? " is device-resident (quant_block.device_resident): "
+                        "pass a buffer of mlirQuantBlockExecutableUpload"
+                      : " is a host argument but was given a device buffer") +
+                 "\n");
+      return {nullptr};
+    }
+    if (isDeviceBuffer) {
+      if (device->second != described.getByteSize() ||
+          !isDenseRowMajor(buffer)) {
+        report(onError, userData,
+               "error: " + argument.name + " takes " +
+                   std::to_string(described.getByteSize()) +
+                   " dense bytes but its device buffer holds " +
+                   std::to_string(device->second) + "\n");
+        return {nullptr};
+      }
+      call.setDenseArgument(index, buffer.data, described.shape);
+      continue;
     }
     if (isDenseRowMajor(buffer)) {
       call.setDenseArgument(index, buffer.data, described.shape);

@@ -209,10 +209,16 @@ mlir::quant_block::runner::inspectEntryFunction(ModuleOp module, StringRef name,
 
   EntrySignature signature;
   signature.name = name.str();
-  for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+  for (auto [index, type] : llvm::enumerate(function.getArgumentTypes())) {
+    size_t first = signature.arguments.size();
     if (Error err = describeValue(type, "argument", index, name,
                                   quantizedAsParts, signature.arguments))
       return std::move(err);
+    bool resident = static_cast<bool>(function.getArgAttr(
+        index, quant_block::QuantBlockDialect::getDeviceResidentAttrName()));
+    for (BoundaryValue &value : llvm::drop_begin(signature.arguments, first))
+      value.deviceResident = resident;
+  }
   for (auto [index, type] : llvm::enumerate(function.getResultTypes()))
     if (Error err = describeValue(type, "result", index, name, quantizedAsParts,
                                   signature.results))

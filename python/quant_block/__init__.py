@@ -30,11 +30,13 @@ The library is loaded on first use (see `_capi.candidate_paths`).
 
 from .ir import Context, Diagnostic, MLIRError, Module
 from .quantization import QuantizedParts, dequantize, quantize
-from .runner import Executable, Function, compile
+from .runner import (DeviceArray, Executable, Function, compile,
+                     gpu_runtime_library)
 from .scheme import Scheme
 
 __all__ = [
-    "Context", "Diagnostic", "Executable", "Function", "MLIRError", "Module",
+    "Context", "DeviceArray", "Diagnostic", "Executable", "Function",
+    "MLIRError", "Module", "gpu_runtime_library",
     "QuantizedParts", "Scheme", "compile", "dequantize", "quantize",
     "builder", "gguf", "gguf_writer", "llama", "llama_reference", "onnx",
     "reference", "webnn",

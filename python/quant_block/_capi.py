@@ -159,7 +159,20 @@ _SIGNATURES = {
     "mlirQuantBlockExecutableCreate":
         ([Module, StringRef, ctypes.c_bool, StringCallback, ctypes.c_void_p],
          Executable),
+    "mlirQuantBlockExecutableCreateWithLibraries":
+        ([Module, StringRef, ctypes.c_bool, ctypes.c_ssize_t,
+          ctypes.POINTER(StringRef), StringCallback, ctypes.c_void_p],
+         Executable),
     "mlirQuantBlockExecutableDestroy": ([Executable], None),
+    "mlirQuantBlockExecutableUpload":
+        ([Executable, ctypes.POINTER(Buffer), StringCallback, ctypes.c_void_p],
+         ctypes.c_void_p),
+    "mlirQuantBlockExecutableFreeDevice": ([Executable, ctypes.c_void_p],
+                                           None),
+    "mlirQuantBlockExecutableGetCopyStats":
+        ([Executable, ctypes.POINTER(ctypes.c_uint64)], ctypes.c_bool),
+    "mlirQuantBlockFunctionIsArgumentDeviceResident":
+        ([Function, ctypes.c_ssize_t], ctypes.c_bool),
     "mlirQuantBlockExecutableLookup":
         ([Executable, StringRef, StringCallback, ctypes.c_void_p], Function),
     "mlirQuantBlockFunctionGetNumArguments": ([Function], ctypes.c_ssize_t),
@@ -279,6 +292,7 @@ def library():
             tried.append(path)
             continue
         lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        lib.path = path
         for name, (argtypes, restype) in _SIGNATURES.items():
             function = getattr(lib, name)
             function.argtypes = argtypes

@@ -8,9 +8,19 @@ Quantized arguments and results cross as their parts (packed data, scales,
 zero points, ...), as with `quant-run --quantized-as-parts`; bf16 and 8-bit
 float elements as their bit patterns (uint16 / uint8). Arrays are checked
 against the signature before each call.
+
+On a GPU, arguments marked `quant_block.device_resident` stay on the device
+across calls (docs/GPU.md, "Device-resident arguments"):
+
+    kernels = compile(module, "quant-block-spirv-pipeline",
+                      libraries=[gpu_runtime_library("vulkan")])
+    w = [kernels.upload(part) for part in (w_data, w_scales)]  # once
+    y = kernels.linear(x, *w)         # only x and y cross to and from it
+    kernels.copy_stats()              # the runtime's copies, by direction
 """
 
 import ctypes
+import os
 
 import numpy as np
 
@@ -23,6 +33,50 @@ def _dtype(element_type):
     return np.dtype(bool) if kind == "b" else np.dtype(f"<{kind}{element_type.size}")
 
 
+class DeviceArray:
+    """A dense array uploaded to the device by Executable.upload, for a
+    device-resident argument; freed with `free()` or when garbage-collected
+    (the executable frees what is left when it goes)."""
+
+    def __init__(self, executable, pointer, shape, dtype):
+        self._executable = executable
+        self.pointer = pointer
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.ndim = len(self.shape)
+        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+
+    def free(self):
+        if self.pointer is not None and self._executable._handle is not None:
+            self._executable._lib.mlirQuantBlockExecutableFreeDevice(
+                self._executable._handle, self.pointer)
+        self.pointer = None
+
+    def __del__(self):
+        self.free()
+
+    def __repr__(self):
+        return (f"<quant_block.DeviceArray {self.dtype} {self.shape} at "
+                f"{self.pointer:#x}>" if self.pointer else
+                "<quant_block.DeviceArray (freed)>")
+
+
+def _buffer_of(array, keep_alive):
+    """A C API Buffer over a numpy array (made dense and little-endian)."""
+    array = np.asarray(array)
+    if array.dtype.byteorder == ">":
+        array = array.astype(array.dtype.newbyteorder("<"))
+    if any(s < 0 or s % array.itemsize for s in array.strides):
+        array = np.ascontiguousarray(array)
+    shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+    strides = (ctypes.c_int64 * max(array.ndim, 1))(
+        *[s // array.itemsize for s in array.strides])
+    keep_alive += [array, shape, strides]
+    kind = "b" if array.dtype == bool else array.dtype.kind
+    return _capi.Buffer(array.ctypes.data, array.ndim, shape, strides,
+                        _capi.ElementType(kind.encode(), array.itemsize))
+
+
 class Function:
     """A compiled function: call it with numpy arrays (or scalars)."""
 
@@ -33,6 +87,14 @@ class Function:
         lib = executable._lib
         self.num_arguments = lib.mlirQuantBlockFunctionGetNumArguments(handle)
         self.num_results = lib.mlirQuantBlockFunctionGetNumResults(handle)
+
+    def device_resident_arguments(self):
+        """The positions of the arguments marked
+        `quant_block.device_resident` (pass DeviceArrays there)."""
+        lib = self._executable._lib
+        return [i for i in range(self.num_arguments)
+                if lib.mlirQuantBlockFunctionIsArgumentDeviceResident(
+                    self._handle, i)]
 
     def argument_dtypes(self):
         lib = self._executable._lib
@@ -47,19 +109,18 @@ class Function:
         buffers = (_capi.Buffer * max(len(arguments), 1))()
         keep_alive = []
         for index, argument in enumerate(arguments):
-            array = np.asarray(argument)
-            if array.dtype.byteorder == ">":
-                array = array.astype(array.dtype.newbyteorder("<"))
-            if any(s < 0 or s % array.itemsize for s in array.strides):
-                array = np.ascontiguousarray(array)
-            shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
-            strides = (ctypes.c_int64 * max(array.ndim, 1))(
-                *[s // array.itemsize for s in array.strides])
-            keep_alive += [array, shape, strides]
-            kind = "b" if array.dtype == bool else array.dtype.kind
-            buffers[index] = _capi.Buffer(
-                array.ctypes.data, array.ndim, shape, strides,
-                _capi.ElementType(kind.encode(), array.itemsize))
+            if isinstance(argument, DeviceArray):
+                if argument.pointer is None:
+                    raise ValueError(f"argument #{index} of @{self.name}: "
+                                     "the device array was freed")
+                shape = (ctypes.c_int64 * max(argument.ndim, 1))(*argument.shape)
+                keep_alive.append(shape)
+                kind = "b" if argument.dtype == bool else argument.dtype.kind
+                buffers[index] = _capi.Buffer(
+                    argument.pointer, argument.ndim, shape, None,
+                    _capi.ElementType(kind.encode(), argument.dtype.itemsize))
+                continue
+            buffers[index] = _buffer_of(argument, keep_alive)
         errors = _capi.TextCollector()
         results = lib.mlirQuantBlockFunctionCall(
             self._handle, len(arguments), buffers, errors.callback, None)
@@ -88,13 +149,15 @@ class Function:
 class Executable:
     """A JIT-compiled module; its functions are attributes or items."""
 
-    def __init__(self, module, pipeline, quantized_as_parts):
+    def __init__(self, module, pipeline, quantized_as_parts, libraries=()):
         self._lib = lib = module.context._lib
         errors = _capi.TextCollector()
         module.context.take_diagnostics()
-        self._handle = lib.mlirQuantBlockExecutableCreate(
+        paths = [_capi.StringRef.of(os.fspath(path)) for path in libraries]
+        refs = (_capi.StringRef * max(len(paths), 1))(*paths)
+        self._handle = lib.mlirQuantBlockExecutableCreateWithLibraries(
             module._module, _capi.StringRef.of(pipeline), quantized_as_parts,
-            errors.callback, None)
+            len(paths), refs, errors.callback, None)
         if not self._handle.ptr:
             raise MLIRError(f"cannot compile the module with '{pipeline}'",
                             module.context.take_diagnostics()
@@ -112,6 +175,32 @@ class Executable:
         return self._functions[name]
 
     __getitem__ = function
+
+    def upload(self, array):
+        """Copies `array` to a new device buffer of the executable's GPU
+        runtime (a library given to compile()) and returns it as a
+        DeviceArray, for device-resident arguments of any number of calls."""
+        array = np.asarray(array)
+        keep_alive = []
+        buffer = _buffer_of(np.ascontiguousarray(array), keep_alive)
+        errors = _capi.TextCollector()
+        pointer = self._lib.mlirQuantBlockExecutableUpload(
+            self._handle, ctypes.byref(buffer), errors.callback, None)
+        if not pointer:
+            raise MLIRError(errors.text.strip())
+        return DeviceArray(self, pointer, array.shape, array.dtype)
+
+    def copy_stats(self):
+        """The copies the GPU runtime made so far, by direction:
+        {"host_to_device": (copies, bytes), "device_to_host": ...,
+        "device_to_device": ...}; None without a GPU runtime."""
+        stats = (ctypes.c_uint64 * 6)()
+        if not self._lib.mlirQuantBlockExecutableGetCopyStats(self._handle,
+                                                              stats):
+            return None
+        return {"host_to_device": (stats[0], stats[1]),
+                "device_to_host": (stats[2], stats[3]),
+                "device_to_device": (stats[4], stats[5])}
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -146,11 +235,31 @@ def _parse_diagnostics(text):
 
 
 def compile(module, pipeline="quant-block-cpu-pipeline",
-            quantized_as_parts=True):
+            quantized_as_parts=True, libraries=()):
     """Compiles `module` (a Module or its text; left unchanged) with the
     textual pass pipeline `pipeline` and returns an Executable whose
-    functions take and return numpy arrays. Raises MLIRError with the
-    diagnostics when the pipeline or the compilation fails."""
+    functions take and return numpy arrays. `libraries` are shared
+    libraries the compiled code calls: for a GPU pipeline, its runtime
+    (gpu_runtime_library). Raises MLIRError with the diagnostics when the
+    pipeline or the compilation fails."""
     if isinstance(module, str):
         module = Module.parse(module)
-    return Executable(module, pipeline, quantized_as_parts)
+    return Executable(module, pipeline, quantized_as_parts, libraries)
+
+
+_GPU_RUNTIMES = {"vulkan": "libQuantBlockVulkanRuntime.so",
+                 "cuda": "libQuantBlockCudaRuntime.so"}
+
+
+def gpu_runtime_library(kind):
+    """The path of the project's GPU runtime library for `kind` ("vulkan"
+    for the SPIR-V pipeline, "cuda" for the NVVM one), beside
+    libQuantBlockCAPI.so; FileNotFoundError if it was not built."""
+    if kind not in _GPU_RUNTIMES:
+        raise ValueError(f"unknown GPU runtime {kind!r} (known: "
+                         f"{', '.join(_GPU_RUNTIMES)})")
+    path = os.path.join(os.path.dirname(_capi.library().path),
+                        _GPU_RUNTIMES[kind])
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path} was not built")
+    return path

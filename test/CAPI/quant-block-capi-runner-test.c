@@ -4,11 +4,15 @@
 |* --quant-block-raise through mlirParsePassPipeline / mlirPassManagerRunOnOp,*|
 |* compile a module with --quant-block-cpu-pipeline through the runner API,   *|
 |* call a kernel on a strided buffer and on quantized parts, and read the     *|
-|* diagnostics of each failure as text.                                       *|
+|* diagnostics of each failure as text; with the Vulkan runtime's path as    *|
+|* argument, keep a quantized argument on the device across calls.           *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
 // RUN: quant-block-capi-runner-test 2>&1 | FileCheck %s
+// With the Vulkan runtime, device-resident arguments too:
+// RUN: %if vulkan %{ quant-block-capi-runner-test %vulkan_runtime 2>&1 \
+// RUN:   | FileCheck %s --check-prefixes=CHECK,VULKAN %}
 
 #include "quant-block-c/Passes.h"
 #include "quant-block-c/QuantBlock.h"
@@ -17,6 +21,7 @@
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -198,7 +203,135 @@ static void testDiagnostics(MlirContext ctx) {
   mlirModuleDestroy(module);
 }
 
-int main(void) {
+static const char *kResidentDequant =
+    "!q = !quant_block.tensor<2x4, #quant_block.scheme<i8 : f32, "
+    "block = [2]>>\n"
+    "func.func @dequant(%q: !q {quant_block.device_resident}) -> "
+    "tensor<2x4xf32> {\n"
+    "  %x = quant_block.dequantize %q : !q -> tensor<2x4xf32>\n"
+    "  return %x : tensor<2x4xf32>\n"
+    "}\n";
+
+/// Host-to-device bytes the GPU runtime copied since `before`.
+static uint64_t copiedToDevice(MlirQuantBlockExecutable executable,
+                               const uint64_t before[6]) {
+  uint64_t now[6];
+  mlirQuantBlockExecutableGetCopyStats(executable, now);
+  return now[1] - before[1];
+}
+
+/// Calls @dequant three times on `arguments` and returns the bytes copied
+/// to the device meanwhile; prints the last result.
+static uint64_t callThrice(MlirQuantBlockExecutable executable,
+                           MlirQuantBlockBuffer *arguments) {
+  MlirQuantBlockFunction dequant = mlirQuantBlockExecutableLookup(
+      executable, str("dequant"), printToStdout, NULL);
+  uint64_t before[6];
+  mlirQuantBlockExecutableGetCopyStats(executable, before);
+  MlirQuantBlockResults results = {NULL};
+  for (int call = 0; call < 3; ++call) {
+    if (results.ptr)
+      mlirQuantBlockResultsDestroy(results);
+    results =
+        mlirQuantBlockFunctionCall(dequant, 2, arguments, printToStdout, NULL);
+  }
+  printBuffer(mlirQuantBlockResultsGet(results, 0));
+  mlirQuantBlockResultsDestroy(results);
+  return copiedToDevice(executable, before);
+}
+
+/// A device-resident quantized argument on Vulkan: its parts are uploaded
+/// once and every call passes them to the kernels without a copy.
+static void testDeviceResident(MlirContext ctx, const char *vulkanRuntime) {
+  // VULKAN-LABEL: testDeviceResident
+  printf("testDeviceResident\n");
+  int8_t data[8] = {1, 2, 3, 4, -1, -2, -3, -4};
+  float scales[4] = {1.0f, 0.5f, 2.0f, 0.25f};
+  int64_t dataShape[2] = {2, 4};
+  int64_t scalesShape[2] = {2, 2};
+  MlirQuantBlockBuffer host[2] = {{data, 2, dataShape, NULL, {'i', 1}},
+                                  {scales, 2, scalesShape, NULL, {'f', 4}}};
+  MlirStringRef libraries[1] = {str(vulkanRuntime)};
+
+  // Without a GPU runtime there is nothing to upload to.
+  MlirModule module = mlirModuleCreateParse(ctx, str(kResidentDequant));
+  MlirQuantBlockExecutable cpu = mlirQuantBlockExecutableCreate(
+      module, str("quant-block-cpu-pipeline"), true, printToStdout, NULL);
+  // VULKAN: error: the executable loaded no GPU runtime
+  // VULKAN: upload without a runtime: 0
+  printf("upload without a runtime: %d\n",
+         mlirQuantBlockExecutableUpload(cpu, &host[0], printToStdout, NULL) !=
+             NULL);
+  mlirQuantBlockExecutableDestroy(cpu);
+
+  MlirQuantBlockExecutable gpu = mlirQuantBlockExecutableCreateWithLibraries(
+      module, str("quant-block-spirv-pipeline"), true, 1, libraries,
+      printToStdout, NULL);
+  MlirQuantBlockFunction dequant =
+      mlirQuantBlockExecutableLookup(gpu, str("dequant"), printToStdout, NULL);
+  // VULKAN: resident: 1 1
+  printf("resident: %d %d\n",
+         mlirQuantBlockFunctionIsArgumentDeviceResident(dequant, 0),
+         mlirQuantBlockFunctionIsArgumentDeviceResident(dequant, 1));
+  // VULKAN: error: argument #0 of @dequant (the data of {{.*}}) is
+  // VULKAN-SAME: device-resident (quant_block.device_resident): pass a buffer
+  // VULKAN-SAME: of mlirQuantBlockExecutableUpload
+  MlirQuantBlockResults refused =
+      mlirQuantBlockFunctionCall(dequant, 2, host, printToStdout, NULL);
+  printf("refused: %d\n", mlirQuantBlockResultsIsNull(refused));
+
+  uint64_t before[6];
+  mlirQuantBlockExecutableGetCopyStats(gpu, before);
+  MlirQuantBlockBuffer device[2] = {host[0], host[1]};
+  device[0].data =
+      mlirQuantBlockExecutableUpload(gpu, &host[0], printToStdout, NULL);
+  device[1].data =
+      mlirQuantBlockExecutableUpload(gpu, &host[1], printToStdout, NULL);
+  // 8 bytes of codes and 16 of scales.
+  // VULKAN: uploaded: 24 bytes
+  printf("uploaded: %llu bytes\n",
+         (unsigned long long)copiedToDevice(gpu, before));
+  // VULKAN: f4 [1 2 1.5 2 -2 -4 -0.75 -1]
+  uint64_t resident = callThrice(gpu, device);
+
+  // The same calls with the parts as host arguments copy them every call.
+  MlirModule plainModule = mlirModuleCreateParse(
+      ctx, str("!q = !quant_block.tensor<2x4, #quant_block.scheme<i8 : f32, "
+               "block = [2]>>\n"
+               "func.func @dequant(%q: !q) -> tensor<2x4xf32> {\n"
+               "  %x = quant_block.dequantize %q : !q -> tensor<2x4xf32>\n"
+               "  return %x : tensor<2x4xf32>\n"
+               "}\n"));
+  MlirQuantBlockExecutable plain = mlirQuantBlockExecutableCreateWithLibraries(
+      plainModule, str("quant-block-spirv-pipeline"), true, 1, libraries,
+      printToStdout, NULL);
+  // A device buffer where a host argument is expected is refused.
+  // VULKAN: error: argument #0 of @dequant (the data of {{.*}}) is a host
+  // VULKAN-SAME: argument but was given a device buffer
+  void *stray =
+      mlirQuantBlockExecutableUpload(plain, &host[0], printToStdout, NULL);
+  MlirQuantBlockBuffer mixed[2] = {host[0], host[1]};
+  mixed[0].data = stray;
+  MlirQuantBlockFunction plainDequant = mlirQuantBlockExecutableLookup(
+      plain, str("dequant"), printToStdout, NULL);
+  refused =
+      mlirQuantBlockFunctionCall(plainDequant, 2, mixed, printToStdout, NULL);
+  mlirQuantBlockExecutableFreeDevice(plain, stray);
+  // VULKAN: f4 [1 2 1.5 2 -2 -4 -0.75 -1]
+  uint64_t copied = callThrice(plain, host);
+  // Three calls copy the 24 bytes three times; resident, never.
+  // VULKAN: host arguments copied 72 more bytes to the device
+  printf("host arguments copied %llu more bytes to the device\n",
+         (unsigned long long)(copied - resident));
+  mlirQuantBlockExecutableDestroy(plain);
+  mlirModuleDestroy(plainModule);
+  mlirQuantBlockExecutableFreeDevice(gpu, device[0].data);
+  mlirQuantBlockExecutableFreeDevice(gpu, device[1].data);
+  mlirQuantBlockExecutableDestroy(gpu);
+  mlirModuleDestroy(module);
+}
+
+int main(int argc, char **argv) {
   MlirDialectRegistry registry = mlirDialectRegistryCreate();
   mlirQuantBlockRegisterAllDialects(registry);
   MlirContext ctx = mlirContextCreateWithRegistry(registry, false);
@@ -210,6 +343,8 @@ int main(void) {
   testCompileAndCall(ctx);
   testQuantizedParts(ctx);
   testDiagnostics(ctx);
+  if (argc > 1)
+    testDeviceResident(ctx, argv[1]);
   mlirContextDestroy(ctx);
   return 0;
 }

@@ -19,6 +19,7 @@
 #include "quant-block/InitAll.h"
 #include "quant-block/Runner/Bandwidth.h"
 #include "quant-block/Runner/Benchmark.h"
+#include "quant-block/Runner/DeviceBuffers.h"
 #include "quant-block/Runner/EntrySignature.h"
 #include "quant-block/Runner/JitCompiler.h"
 #include "quant-block/Runner/MemRefMarshaling.h"
@@ -721,9 +722,32 @@ int main(int argc, char **argv) {
 
   PackedCall call(*signature);
   uint64_t inputBytes = 0;
+  std::optional<DeviceBuffers> deviceBuffers;
   for (auto [index, array] : llvm::enumerate(*inputs)) {
-    call.setArgument(index, array);
+    const BoundaryValue &argument = signature->arguments[index];
+    // The kernels read a device-resident argument every call too.
     inputBytes += array.getByteSize();
+    if (!argument.deviceResident) {
+      call.setArgument(index, array);
+      continue;
+    }
+    // Uploaded once, before the first call: every call then finds the
+    // argument on the device.
+    if (!deviceBuffers) {
+      llvm::Expected<GpuRuntime> runtime =
+          GpuRuntime::find(compileOptions.sharedLibPaths, argument.name);
+      if (!runtime)
+        return fail(runtime.takeError());
+      if (benchmarkCold)
+        return fail(makeError(
+            argument.name +
+            " is device-resident: --benchmark-cold rotates host copies of "
+            "the inputs, which device-resident arguments are not"));
+      deviceBuffers.emplace(*runtime);
+    }
+    call.setDenseArgument(
+        index, deviceBuffers->upload(array.buffer.data(), array.getByteSize()),
+        array.shape);
   }
 
   // The first call gives the results (and warms caches up for a benchmark).

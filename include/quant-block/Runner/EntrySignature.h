@@ -53,6 +53,10 @@ struct BoundaryValue {
   llvm::SmallVector<int64_t> shape;
   /// The dtype of the .npy files for this value.
   NpyDType dtype;
+  /// The argument is marked `quant_block.device_resident`: the caller
+  /// passes a device buffer of the GPU runtime (quantBlockGpuAlloc), filled
+  /// once and kept across calls (every part of a quantized argument).
+  bool deviceResident = false;
   /// Signless integers carry no signedness, so either numpy kind of their
   /// size is accepted (a packed-int4 byte array is naturally uint8).
   bool acceptsEitherSignedness = false;

@@ -4,14 +4,18 @@
 // buffer the host code sees; each launch works on device copies of the
 // host buffers it uses (copied in only if the kernel may read them, out
 // only if it may write them), and buffers that only kernels touch are
-// device allocations from the start.
+// device allocations from the start. Function arguments marked
+// `quant_block.device_resident` are device buffers the caller owns: they
+// reach kernels as they are, and host code may only take their shape.
 //
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Codegen/GPU/Passes.h"
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlock.h"
 
 #include "BufferViews.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -84,6 +88,69 @@ static bool onlyKernelsUse(Value buffer) {
   return true;
 }
 
+/// Whether `buffer` is an argument of a host function that the caller
+/// passes on the device (`quant_block.device_resident`).
+static bool isDeviceResident(Value buffer) {
+  auto argument = dyn_cast<BlockArgument>(buffer);
+  if (!argument)
+    return false;
+  auto func = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
+  return func && argument.getOwner()->isEntryBlock() &&
+         func.getArgAttr(argument.getArgNumber(),
+                         QuantBlockDialect::getDeviceResidentAttrName());
+}
+
+/// Finds a use of the device-resident `buffer` (through views) that host
+/// code would execute on its elements: anything but a kernel operand, a
+/// view, or a query of its shape.
+static OpOperand *findHostAccess(Value buffer) {
+  for (OpOperand &use : buffer.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<gpu::LaunchFuncOp, memref::DimOp, memref::ExtractStridedMetadataOp,
+            memref::ExtractAlignedPointerAsIndexOp>(user))
+      continue;
+    if (isBufferView(user) && use.getOperandNumber() == 0) {
+      if (OpOperand *access = findHostAccess(user->getResult(0)))
+        return access;
+      continue;
+    }
+    return &use;
+  }
+  return nullptr;
+}
+
+/// Device-resident arguments must reach the device only through kernels.
+static LogicalResult checkDeviceResidentArguments(ModuleOp module) {
+  WalkResult result = module.walk([](func::FuncOp func) {
+    if (func.isExternal())
+      return WalkResult::advance();
+    for (BlockArgument argument : func.getArguments()) {
+      if (!isDeviceResident(argument))
+        continue;
+      if (!isa<MemRefType>(argument.getType())) {
+        func.emitOpError("device-resident argument #")
+            << argument.getArgNumber() << " has type " << argument.getType()
+            << " after bufferization; only memrefs can live on the device";
+        return WalkResult::interrupt();
+      }
+      if (OpOperand *access = findHostAccess(argument)) {
+        InFlightDiagnostic diag =
+            access->getOwner()->emitOpError("accesses device-resident "
+                                            "argument #")
+            << argument.getArgNumber() << " of @" << func.getSymName()
+            << " on the host ('"
+            << QuantBlockDialect::getDeviceResidentAttrName()
+            << "': its elements live on the device only, so only kernels may "
+               "read or write them)";
+        diag.attachNote(func.getLoc()) << "the argument is declared here";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 namespace {
 struct GPUDataMovementPass
     : public quant_block::impl::GPUDataMovementBase<GPUDataMovementPass> {
@@ -95,6 +162,8 @@ struct GPUDataMovementPass
       if (!launch->getParentOfType<gpu::GPUModuleOp>())
         launches.push_back(launch);
     });
+    if (failed(checkDeviceResidentArguments(module)))
+      return signalPassFailure();
     if (launches.empty())
       return;
 
@@ -176,7 +245,8 @@ struct GPUDataMovementPass
       if (!isa<MemRefType>(operand.getType()))
         continue;
       Value root = getRootBuffer(operand);
-      if (isa_and_nonnull<gpu::AllocOp>(root.getDefiningOp()))
+      if (isa_and_nonnull<gpu::AllocOp>(root.getDefiningOp()) ||
+          isDeviceResident(root))
         continue;
       auto type = dyn_cast<MemRefType>(root.getType());
       if (!type || !type.getLayout().isIdentity())

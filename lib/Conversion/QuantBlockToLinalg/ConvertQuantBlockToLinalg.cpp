@@ -194,6 +194,54 @@ void mlir::quant_block::populateQuantBlockToLinalgConversionPatterns(
 }
 
 namespace {
+/// The argument and result attributes of a function whose signature the
+/// conversion expands, by position in the converted signature: each part
+/// of a quantized value takes the attributes of the value it belongs to
+/// (`quant_block.device_resident` applies to every part of a weight). The
+/// signature conversion itself keeps the attribute arrays by index, which
+/// would move them onto the wrong arguments.
+struct ExpandedSignatureAttrs {
+  func::FuncOp func;
+  SmallVector<DictionaryAttr> arguments;
+  SmallVector<DictionaryAttr> results;
+};
+} // namespace
+
+/// Records the attributes of the functions whose signatures expand, as they
+/// will be placed after the conversion (none if no attribute is set).
+static SmallVector<ExpandedSignatureAttrs>
+recordExpandedSignatureAttrs(Operation *root,
+                             const TypeConverter &typeConverter) {
+  SmallVector<ExpandedSignatureAttrs> records;
+  root->walk([&](func::FuncOp func) {
+    if (!func.getAllArgAttrs() && !func.getAllResultAttrs())
+      return;
+    auto expand = [&](TypeRange types, ArrayAttr attrs,
+                      SmallVector<DictionaryAttr> &expanded) {
+      bool changed = false;
+      for (auto [index, type] : llvm::enumerate(types)) {
+        SmallVector<Type> parts;
+        if (failed(typeConverter.convertType(type, parts)))
+          parts.assign(1, type);
+        changed |= parts.size() != 1;
+        auto attr = attrs ? cast<DictionaryAttr>(attrs[index])
+                          : DictionaryAttr::get(func.getContext());
+        expanded.append(parts.size(), attr);
+      }
+      return changed;
+    };
+    ExpandedSignatureAttrs record{func, {}, {}};
+    bool arguments = expand(func.getArgumentTypes(), func.getAllArgAttrs(),
+                            record.arguments);
+    bool results =
+        expand(func.getResultTypes(), func.getAllResultAttrs(), record.results);
+    if (arguments || results)
+      records.push_back(std::move(record));
+  });
+  return records;
+}
+
+namespace {
 struct ConvertQuantBlockToLinalgPass
     : public mlir::quant_block::impl::ConvertQuantBlockToLinalgBase<
           ConvertQuantBlockToLinalgPass> {
@@ -207,8 +255,16 @@ struct ConvertQuantBlockToLinalgPass
     configureQuantBlockToLinalgConversionTarget(target, typeConverter);
     RewritePatternSet patterns(&getContext());
     populateQuantBlockToLinalgConversionPatterns(typeConverter, patterns);
+    SmallVector<ExpandedSignatureAttrs> attrs =
+        recordExpandedSignatureAttrs(root, typeConverter);
     if (failed(applyPartialConversion(root, target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    for (ExpandedSignatureAttrs &record : attrs) {
+      if (record.func.getNumArguments() == record.arguments.size())
+        record.func.setAllArgAttrs(record.arguments);
+      if (record.func.getNumResults() == record.results.size())
+        record.func.setAllResultAttrs(record.results);
+    }
   }
 };
 } // namespace

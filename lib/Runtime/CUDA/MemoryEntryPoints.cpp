@@ -4,18 +4,68 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// gpu.alloc / gpu.dealloc / gpu.memcpy / gpu.memset and host registration.
+// gpu.alloc / gpu.dealloc / gpu.memcpy / gpu.memset and host registration,
+// and the device buffers and copy counts of quant-block-c/GpuRuntime.h.
 // Copies go through cuMemcpyAsync, which, with unified virtual addressing,
-// infers the direction (host or device, either side) from the pointers.
+// infers the direction (host or device, either side) from the pointers; the
+// counts classify them by the allocations this library made.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
 
+#include "../Common/CopyStats.h"
+
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <mutex>
 
 using namespace quant_block::cuda_runtime;
+using namespace quant_block::gpu_runtime;
+
+namespace {
+/// The live allocations of mgpuMemAlloc (start -> size), to tell device
+/// pointers from host ones when counting copies.
+class DeviceAllocations {
+public:
+  static DeviceAllocations &get() {
+    static DeviceAllocations allocations;
+    return allocations;
+  }
+  void add(const void *pointer, uint64_t size) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ranges[reinterpret_cast<uintptr_t>(pointer)] = size;
+  }
+  void remove(const void *pointer) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ranges.erase(reinterpret_cast<uintptr_t>(pointer));
+  }
+  bool contains(const void *pointer) {
+    auto address = reinterpret_cast<uintptr_t>(pointer);
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = ranges.upper_bound(address);
+    if (it == ranges.begin())
+      return false;
+    --it;
+    return address - it->first < it->second;
+  }
+
+private:
+  std::mutex mutex;
+  std::map<uintptr_t, uint64_t> ranges;
+};
+} // namespace
+
+/// Counts a copy of `sizeBytes` from `src` to `dst` (host-to-host copies,
+/// which no GPU work makes, are not counted).
+static void countCopy(const void *dst, const void *src, uint64_t sizeBytes) {
+  DeviceAllocations &device = DeviceAllocations::get();
+  bool dstIsDevice = device.contains(dst), srcIsDevice = device.contains(src);
+  if (dstIsDevice || srcIsDevice)
+    CopyCounters::get().count(classifyCopy(dstIsDevice, srcIsDevice),
+                              sizeBytes);
+}
 
 static CUdeviceptr toDevicePointer(void *pointer) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(pointer));
@@ -37,7 +87,9 @@ QB_CUDA_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
   else
     check(context.driver().cuMemAlloc(&pointer, sizeBytes), "cuMemAlloc",
           __func__);
-  return reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
+  void *result = reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
+  DeviceAllocations::get().add(result, sizeBytes);
+  return result;
 }
 
 /// Frees at once, not in stream order: gpu-to-llvm only emits the free after
@@ -49,6 +101,7 @@ QB_CUDA_EXPORT void mgpuMemFree(void *pointer, CUstream /*stream*/) {
   ScopedContext context(__func__);
   check(context.driver().cuMemFree(toDevicePointer(pointer)), "cuMemFree",
         __func__);
+  DeviceAllocations::get().remove(pointer);
 }
 
 QB_CUDA_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
@@ -59,6 +112,7 @@ QB_CUDA_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
   check(context.driver().cuMemcpyAsync(toDevicePointer(dst),
                                        toDevicePointer(src), sizeBytes, stream),
         "cuMemcpyAsync", __func__);
+  countCopy(dst, src, sizeBytes);
 }
 
 /// `count` is the number of 32-bit elements, not bytes.
@@ -139,4 +193,51 @@ QB_CUDA_EXPORT void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
   if (spannedBytes(rank, memref, elementSizeBytes) == 0)
     return;
   mgpuMemHostUnregister(memref->aligned + memref->offset * elementSizeBytes);
+}
+
+//===----------------------------------------------------------------------===//
+// quant-block-c/GpuRuntime.h
+//===----------------------------------------------------------------------===//
+
+QB_CUDA_EXPORT void *quantBlockGpuAlloc(uint64_t sizeBytes) {
+  return mgpuMemAlloc(sizeBytes, /*stream=*/nullptr, /*isHostShared=*/false);
+}
+
+QB_CUDA_EXPORT void quantBlockGpuFree(void *buffer) {
+  mgpuMemFree(buffer, /*stream=*/nullptr);
+}
+
+/// A copy on the legacy default stream, waited for: it is ordered after the
+/// work of every blocking stream, and the host buffer may be reused when it
+/// returns.
+static void copySynchronously(void *dst, const void *src, uint64_t sizeBytes,
+                              const char *entryPoint) {
+  if (sizeBytes == 0)
+    return;
+  ScopedContext context(entryPoint);
+  check(context.driver().cuMemcpyAsync(toDevicePointer(dst),
+                                       toDevicePointer(const_cast<void *>(src)),
+                                       sizeBytes, /*hStream=*/nullptr),
+        "cuMemcpyAsync", entryPoint);
+  check(context.driver().cuStreamSynchronize(nullptr), "cuStreamSynchronize",
+        entryPoint);
+  countCopy(dst, src, sizeBytes);
+}
+
+QB_CUDA_EXPORT void quantBlockGpuUpload(void *device, const void *host,
+                                        uint64_t sizeBytes) {
+  copySynchronously(device, host, sizeBytes, __func__);
+}
+
+QB_CUDA_EXPORT void quantBlockGpuDownload(void *host, const void *device,
+                                          uint64_t sizeBytes) {
+  copySynchronously(host, device, sizeBytes, __func__);
+}
+
+QB_CUDA_EXPORT void quantBlockGpuGetCopyStats(QuantBlockGpuCopyStats *stats) {
+  CopyCounters::get().read(*stats);
+}
+
+QB_CUDA_EXPORT void quantBlockGpuResetCopyStats() {
+  CopyCounters::get().reset();
 }

@@ -12,6 +12,8 @@
 
 #include "KernelLaunch.h"
 
+#include "../Common/CopyStats.h"
+
 #include "BufferAllocator.h"
 #include "KernelModule.h"
 #include "RuntimeError.h"
@@ -56,8 +58,11 @@ static const MappedBuffer &stage(VulkanDevice &device,
             kernel.c_str(), argument, size, static_cast<void *>(host));
   }
   StagedRange range{host, size, createMappedBuffer(device, size)};
-  if (size != 0)
+  if (size != 0) {
     std::memcpy(range.buffer.mapped, host, size);
+    ::quant_block::gpu_runtime::CopyCounters::get().count(
+        ::quant_block::gpu_runtime::CopyDirection::HostToDevice, size);
+  }
   staged.push_back(range);
   return staged.back().buffer;
 }
@@ -191,8 +196,11 @@ void launchKernel(Kernel &kernel, const int64_t grid[3], const int64_t block[3],
   if (pool != VK_NULL_HANDLE)
     vkDestroyDescriptorPool(vkDevice, pool, nullptr);
   for (StagedRange &range : staged) {
-    if (range.size != 0)
+    if (range.size != 0) {
       std::memcpy(range.host, range.buffer.mapped, range.size);
+      ::quant_block::gpu_runtime::CopyCounters::get().count(
+          ::quant_block::gpu_runtime::CopyDirection::DeviceToHost, range.size);
+    }
     destroyMappedBuffer(device, range.buffer);
   }
 }

@@ -8,6 +8,8 @@
 //   launches  mgpuLaunchKernel: bare pointers with interspersed byte sizes
 //   memory    mgpuMemAlloc / Free / cpy / set32 / set16: mapped buffers
 //   streams and events: no-ops, every launch and copy is synchronous
+// and the quantBlockGpu* entry points of quant-block-c/GpuRuntime.h (device
+// buffers the caller keeps across calls, copy counts).
 // Every entry point holds the device mutex, so host threads may share them.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +19,8 @@
 #include "KernelModule.h"
 #include "RuntimeError.h"
 #include "VulkanDevice.h"
+
+#include "../Common/CopyStats.h"
 
 #include <cstdint>
 #include <cstring>
@@ -99,12 +103,28 @@ QB_VULKAN_EXPORT void mgpuMemFree(void *pointer, void * /*stream*/) {
   BufferAllocator::get().free(pointer);
 }
 
+/// Counts a copy between host memory and gpu.alloc buffers (host-to-host
+/// copies, which no GPU work makes, are not counted).
+static void countCopy(const void *dst, const void *src, uint64_t sizeBytes) {
+  const BufferAllocator &allocator = BufferAllocator::get();
+  uint64_t offset = 0;
+  bool dstIsDevice = allocator.lookup(dst, sizeBytes, offset) != nullptr;
+  bool srcIsDevice = allocator.lookup(src, sizeBytes, offset) != nullptr;
+  if (dstIsDevice || srcIsDevice)
+    ::quant_block::gpu_runtime::CopyCounters::get().count(
+        ::quant_block::gpu_runtime::classifyCopy(dstIsDevice, srcIsDevice),
+        sizeBytes);
+}
+
 QB_VULKAN_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
                                  void * /*stream*/) {
   // No work is pending (launches wait for completion) and every buffer is
   // mapped host-coherent memory: a host copy serves all four directions.
-  if (sizeBytes != 0)
-    std::memmove(dst, src, sizeBytes);
+  if (sizeBytes == 0)
+    return;
+  Lock lock(VulkanDevice::mutex());
+  std::memmove(dst, src, sizeBytes);
+  countCopy(dst, src, sizeBytes);
 }
 
 QB_VULKAN_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
@@ -149,4 +169,57 @@ QB_VULKAN_EXPORT void mgpuEventRecord(void * /*event*/, void * /*stream*/) {}
 
 QB_VULKAN_EXPORT void mgpuSetDefaultDevice(int32_t device) {
   VulkanDevice::setDefaultDeviceIndex(device);
+}
+
+//===----------------------------------------------------------------------===//
+// quant-block-c/GpuRuntime.h
+//===----------------------------------------------------------------------===//
+
+QB_VULKAN_EXPORT void *quantBlockGpuAlloc(uint64_t sizeBytes) {
+  if (sizeBytes == 0)
+    return nullptr;
+  return mgpuMemAlloc(sizeBytes, nullptr, false);
+}
+
+QB_VULKAN_EXPORT void quantBlockGpuFree(void *buffer) {
+  mgpuMemFree(buffer, nullptr);
+}
+
+/// The buffer must be one of quantBlockGpuAlloc's (or mgpuMemAlloc's): a
+/// host pointer here would be a caller's mistake that the CUDA runtime
+/// could not survive, so it is refused on Vulkan too.
+static void checkDeviceRange(const void *device, uint64_t sizeBytes,
+                             const char *entryPoint) {
+  uint64_t offset = 0;
+  if (!BufferAllocator::get().lookup(device, sizeBytes, offset))
+    fatal("%s: %p is not in a buffer of quantBlockGpuAlloc", entryPoint,
+          device);
+}
+
+QB_VULKAN_EXPORT void quantBlockGpuUpload(void *device, const void *host,
+                                          uint64_t sizeBytes) {
+  if (sizeBytes == 0)
+    return;
+  Lock lock(VulkanDevice::mutex());
+  checkDeviceRange(device, sizeBytes, __func__);
+  std::memcpy(device, host, sizeBytes);
+  countCopy(device, host, sizeBytes);
+}
+
+QB_VULKAN_EXPORT void quantBlockGpuDownload(void *host, const void *device,
+                                            uint64_t sizeBytes) {
+  if (sizeBytes == 0)
+    return;
+  Lock lock(VulkanDevice::mutex());
+  checkDeviceRange(device, sizeBytes, __func__);
+  std::memcpy(host, device, sizeBytes);
+  countCopy(host, device, sizeBytes);
+}
+
+QB_VULKAN_EXPORT void quantBlockGpuGetCopyStats(QuantBlockGpuCopyStats *stats) {
+  ::quant_block::gpu_runtime::CopyCounters::get().read(*stats);
+}
+
+QB_VULKAN_EXPORT void quantBlockGpuResetCopyStats() {
+  ::quant_block::gpu_runtime::CopyCounters::get().reset();
 }

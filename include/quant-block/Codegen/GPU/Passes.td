@@ -298,6 +298,22 @@ def GPUDataMovement : Pass<"quant-block-gpu-data-movement", "ModuleOp"> {
     launch that ends with a `gpu.wait`, so the host reads the results only
     after the kernel ran. A view of a host buffer with a non-identity layout
     (which cannot be copied whole) is an error.
+
+    A function argument marked `quant_block.device_resident` is a device
+    buffer the caller owns (weights uploaded once, a KV cache kept on the
+    device): kernels get it, or views of it, as it is, with no copies and
+    no allocation. Host code may take its shape (`memref.dim`, views) but
+    nothing else; any other host use is an error at that use.
+
+    ```mlir
+    // Before (after gpu-kernel-outlining):
+    func.func @gemv(%x: memref<1x64xf32>,
+                    %w: memref<5x32xi8> {quant_block.device_resident}) {
+      gpu.launch_func @kernels::@k blocks in (...) threads in (...)
+          args(%x : memref<1x64xf32>, %w : memref<5x32xi8>)
+    // After: %x gets gpu.alloc + gpu.memcpy (host to device) + gpu.dealloc
+    // around the launch; %w goes to the launch unchanged.
+    ```
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",

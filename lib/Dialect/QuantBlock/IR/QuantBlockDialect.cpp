@@ -1,10 +1,13 @@
 //===- QuantBlockDialect.cpp - quant_block dialect ------------------------===//
 //
-// Registers the quant_block attributes, types and operations.
+// Registers the quant_block attributes, types and operations, and verifies
+// the dialect's function argument attributes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlock.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::quant_block;
@@ -18,4 +21,40 @@ void QuantBlockDialect::initialize() {
 #define GET_OP_LIST
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.cpp.inc"
       >();
+}
+
+LogicalResult
+QuantBlockDialect::verifyRegionArgAttribute(Operation *op, unsigned regionIndex,
+                                            unsigned argIndex,
+                                            NamedAttribute attribute) {
+  StringAttr name = attribute.getName();
+  // Region argument attributes exist on function-like ops only (their
+  // verifier is what calls this), where they describe the arguments.
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  Type type = function && regionIndex == 0
+                  ? function.getArgumentTypes()[argIndex]
+                  : Type();
+  if (name == getDeviceResidentAttrName()) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitOpError() << "'" << name.getValue() << "' of argument #"
+                               << argIndex << " must be a unit attribute";
+    if (type && !isa<RankedTensorType, MemRefType, QuantizedTensorType>(type))
+      return op->emitOpError()
+             << "argument #" << argIndex << " of type " << type
+             << " cannot be device-resident ('" << name.getValue()
+             << "'): only ranked tensors, memrefs and quantized tensors are "
+                "buffers";
+    return success();
+  }
+  if (name == getGGUFTensorAttrName()) {
+    if (!isa<StringAttr>(attribute.getValue()))
+      return op->emitOpError()
+             << "'" << name.getValue() << "' of argument #" << argIndex
+             << " must be a string (the GGUF tensor's name)";
+    return success();
+  }
+  return op->emitOpError() << "unknown argument attribute '" << name.getValue()
+                           << "' of the quant_block "
+                           << "dialect (known: '" << getDeviceResidentAttrName()
+                           << "', '" << getGGUFTensorAttrName() << "')";
 }

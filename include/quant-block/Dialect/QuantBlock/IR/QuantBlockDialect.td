@@ -37,7 +37,25 @@ def QuantBlock_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 0;
+  // Function argument attributes: `quant_block.device_resident` and
+  // `quant_block.gguf_tensor`.
+  let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
+    /// A unit attribute on a function argument: the caller passes a buffer
+    /// that already lives on the device (allocated and filled through the
+    /// GPU runtime's quantBlockGpu* entry points) and keeps it there across
+    /// calls; the GPU pipelines pass it to kernels without copies, and host
+    /// code must not touch its elements (docs/GPU.md, "Device-resident
+    /// arguments"). A quantized argument passes every part so.
+    static constexpr ::llvm::StringLiteral getDeviceResidentAttrName() {
+      return "quant_block.device_resident";
+    }
+    /// A string attribute on a function argument: the GGUF tensor that
+    /// quant-run --gguf binds to it (quant-import-gguf sets it).
+    static constexpr ::llvm::StringLiteral getGGUFTensorAttrName() {
+      return "quant_block.gguf_tensor";
+    }
+
   private:
     void registerAttributes();
     void registerTypes();

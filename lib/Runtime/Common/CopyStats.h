@@ -1,0 +1,106 @@
+//===- CopyStats.h - Copy counts of a GPU runtime library -------*- C++ -*-===//
+//
+// Part of the quant-block project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The counters behind quantBlockGpuGetCopyStats (quant-block-c/GpuRuntime.h),
+// shared in source by the CUDA and Vulkan runtimes: each library that
+// includes this header has its own counters, and reports them at exit when
+// QUANT_BLOCK_GPU_COPY_STATS=1. Header-only so that neither library links
+// anything new.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANT_BLOCK_LIB_RUNTIME_COMMON_COPYSTATS_H
+#define QUANT_BLOCK_LIB_RUNTIME_COMMON_COPYSTATS_H
+
+#include "quant-block-c/GpuRuntime.h"
+
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace quant_block::gpu_runtime {
+
+enum class CopyDirection { HostToDevice, DeviceToHost, DeviceToDevice };
+
+/// The counts, updated from any thread.
+class CopyCounters {
+public:
+  static CopyCounters &get() {
+    static CopyCounters counters;
+    return counters;
+  }
+
+  void count(CopyDirection direction, uint64_t bytes) {
+    Counter &counter = counters[static_cast<int>(direction)];
+    counter.copies.fetch_add(1, std::memory_order_relaxed);
+    counter.bytes.fetch_add(bytes, std::memory_order_relaxed);
+  }
+
+  void read(QuantBlockGpuCopyStats &stats) const {
+    stats.hostToDeviceCopies = load(CopyDirection::HostToDevice).copies;
+    stats.hostToDeviceBytes = load(CopyDirection::HostToDevice).bytes;
+    stats.deviceToHostCopies = load(CopyDirection::DeviceToHost).copies;
+    stats.deviceToHostBytes = load(CopyDirection::DeviceToHost).bytes;
+    stats.deviceToDeviceCopies = load(CopyDirection::DeviceToDevice).copies;
+    stats.deviceToDeviceBytes = load(CopyDirection::DeviceToDevice).bytes;
+  }
+
+  void reset() {
+    for (Counter &counter : counters) {
+      counter.copies.store(0, std::memory_order_relaxed);
+      counter.bytes.store(0, std::memory_order_relaxed);
+    }
+  }
+
+  /// The report of QUANT_BLOCK_GPU_COPY_STATS=1, printed when the library
+  /// is unloaded or the process exits.
+  ~CopyCounters() {
+    const char *report = std::getenv("QUANT_BLOCK_GPU_COPY_STATS");
+    if (!report || std::strcmp(report, "1") != 0)
+      return;
+    QuantBlockGpuCopyStats stats;
+    read(stats);
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "quant-block-gpu-copies: host-to-device %" PRIu64 " (%" PRIu64
+                 " bytes), device-to-host %" PRIu64 " (%" PRIu64
+                 " bytes), device-to-device %" PRIu64 " (%" PRIu64 " bytes)\n",
+                 stats.hostToDeviceCopies, stats.hostToDeviceBytes,
+                 stats.deviceToHostCopies, stats.deviceToHostBytes,
+                 stats.deviceToDeviceCopies, stats.deviceToDeviceBytes);
+  }
+
+private:
+  struct Counter {
+    std::atomic<uint64_t> copies{0};
+    std::atomic<uint64_t> bytes{0};
+  };
+  struct Snapshot {
+    uint64_t copies, bytes;
+  };
+  Snapshot load(CopyDirection direction) const {
+    const Counter &counter = counters[static_cast<int>(direction)];
+    return {counter.copies.load(std::memory_order_relaxed),
+            counter.bytes.load(std::memory_order_relaxed)};
+  }
+
+  Counter counters[3];
+};
+
+/// The direction of a copy between memory the runtime allocated (device)
+/// and any other (host).
+inline CopyDirection classifyCopy(bool dstIsDevice, bool srcIsDevice) {
+  if (dstIsDevice && srcIsDevice)
+    return CopyDirection::DeviceToDevice;
+  return dstIsDevice ? CopyDirection::HostToDevice
+                     : CopyDirection::DeviceToHost;
+}
+
+} // namespace quant_block::gpu_runtime
+
+#endif // QUANT_BLOCK_LIB_RUNTIME_COMMON_COPYSTATS_H
