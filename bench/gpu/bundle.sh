@@ -29,7 +29,10 @@
 #              its `check CPU GPU`
 # and bench-pipeline/, bench-hand/, bench-pipeline-r1/: gen.py's GEMV
 # modules and copy module, which run.sh runs as bench/gpu/run.sh would and
-# tabulates with table.py.
+# tabulates with table.py; bench-resident/: the GEMV with device-resident
+# weights (resident.py's modules linked with resident_driver.c), hot and
+# cold (rotated over 32 copies of the weight), tabulated by
+# resident_table.py (RESIDENT_SHAPES: its shapes).
 #
 # The runner utilities of Debian's LLVM name libMLIR and libLLVM as needed
 # libraries without using any of their symbols: the bundle carries empty
@@ -165,6 +168,28 @@ for form in $FORMS; do
     rm -f "$dir/$name.bin.mlir" "$dir/$name.mlir"
   done
 done
+# The device-resident GEMV (bench/gpu/resident.py): each module with the
+# C driver that uploads the weight once and rotates over copies of it.
+if [ "${BENCH:-1}" != 0 ]; then
+  dir=$OUT/bench-resident
+  mkdir -p "$dir"
+  (cd "$ROOT/bench/gpu" && "$PYTHON" resident.py --out "$dir" \
+    --shapes "${RESIDENT_SHAPES:-4096x4096,11008x4096,4096x11008}")
+  cc -c -O2 -I"$ROOT/include" "$ROOT/bench/gpu/resident_driver.c" \
+    -o "$OUT/log/resident_driver.o"
+  for name in $(cut -d' ' -f1 "$dir/cases.txt"); do
+    "$QUANT_OPT" "$dir/$name.mlir" -o "$dir/$name.bin.mlir" \
+      --quant-block-nvvm-pipeline="chip=$CHIP format=fatbin"
+    mlir-translate --mlir-to-llvmir "$dir/$name.bin.mlir" -o "$dir/$name.ll"
+    llc -O2 -relocation-model=pic -filetype=obj "$dir/$name.ll" -o "$dir/$name.o"
+    cc "$OUT/log/resident_driver.o" "$dir/$name.o" -o "$dir/$name" \
+      -L"$OUT/lib" -lQuantBlockCudaRuntime -l:libmlir_runner_utils.so.22.1 \
+      -l:libmlir_c_runner_utils.so.22.1 -lm \
+      -Wl,-rpath-link,"$LLVM/lib" -Wl,-rpath,'$ORIGIN/../lib'
+    rm -f "$dir/$name.bin.mlir" "$dir/$name.ll" "$dir/$name.o" "$dir/$name.mlir"
+  done
+  cp "$ROOT/bench/gpu/resident_table.py" "$OUT/"
+fi
 cp "$ROOT/bench/gpu/bundle_run.sh" "$OUT/run.sh"
 chmod +x "$OUT/run.sh"
 echo "bundle: $(wc -l < "$OUT/cases.txt") checks and $(echo $FORMS | wc -w) benchmark forms for $CHIP in $OUT"

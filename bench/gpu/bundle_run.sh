@@ -73,4 +73,23 @@ for dir in "$BUNDLE"/bench-*; do
   echo "== GEMV benchmark, $form form"
   "$PYTHON" "$BUNDLE/table.py" "$res" nvvm "${form%-r1}" || status=1
 done
+# The device-resident GEMV: hot and cold kernel times (profile), whole-call
+# wall time, the bytes that crossed PCIe per call.
+dir=$BUNDLE/bench-resident
+if [ -f "$dir/cases.txt" ]; then
+  res=$RESULTS/bench-resident
+  mkdir -p "$res"
+  cp "$dir/cases.txt" "$res/"
+  while read -r name scheme n k bytes; do
+    QUANT_BLOCK_CUDA_PROFILE=1 "$dir/$name" "$scheme" "$n" "$k" \
+      "${WARMUP:-10}" "${ITERS:-100}" "${RESIDENT_COPIES:-32}" \
+      >"$res/$name.out" 2>"$res/$name.prof" || {
+      echo "FAIL bench-resident $name: $(grep -v '^quant-block-cuda-profile' "$res/$name.prof" | tail -3)"
+      status=1; }
+  done < "$dir/cases.txt"
+  echo "== GEMV benchmark, device-resident weights"
+  copy_out=$(ls "$RESULTS"/bench-pipeline/copy.out 2>/dev/null | head -1)
+  "$PYTHON" "$BUNDLE/resident_table.py" "$res" "${WARMUP:-10}" "${ITERS:-100}" \
+    ${copy_out:+"$copy_out"} || status=1
+fi
 exit $status

@@ -38,12 +38,13 @@ module attributes {gpu.container_module} {
     // CHECK: %[[T4:.*]] = gpu.dealloc async [%[[T3]]] %[[DIN]]
     // CHECK: gpu.wait [%[[T4]]]
     gpu.launch_func @kernels::@produce blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%in : memref<16xf32>, %tmp : memref<16xf32>)
-    // The output is only written, and copied both ways all the same (the
-    // kernel could write a slice of it).
+    // The output is only written, and a fresh allocation that nothing
+    // accessed before: copied out, not in (a written buffer that may hold
+    // data is copied both ways, as the kernel could write a slice of it:
+    // @written_before below).
     // CHECK: %[[W2:.*]] = gpu.wait async
     // CHECK: %[[DOUT:.*]], %[[T5:.*]] = gpu.alloc async [%[[W2]]] () : memref<4x4xf32>
-    // CHECK-NEXT: %[[T5B:.*]] = gpu.memcpy async [%[[T5]]] %[[DOUT]], %[[OUT]]
-    // CHECK-NEXT: %[[T6:.*]] = gpu.launch_func async [%[[T5B]]] @kernels::@consume {{.*}} args(%[[TMP]] : memref<16xf32>, %[[DOUT]] : memref<4x4xf32>)
+    // CHECK-NEXT: %[[T6:.*]] = gpu.launch_func async [%[[T5]]] @kernels::@consume {{.*}} args(%[[TMP]] : memref<16xf32>, %[[DOUT]] : memref<4x4xf32>)
     // CHECK-NEXT: %[[T7:.*]] = gpu.memcpy async [%[[T6]]] %[[OUT]], %[[DOUT]]
     // CHECK-NEXT: %[[T8:.*]] = gpu.dealloc async [%[[T7]]] %[[DOUT]]
     // CHECK-NEXT: gpu.wait [%[[T8]]]
@@ -127,5 +128,35 @@ module attributes {gpu.container_module} {
     // expected-error @+1 {{kernel operand #0 is a view of a host buffer of type 'memref<4xf32, strided<[2]>>'; only host buffers with an identity layout are copied to the device}}
     gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32, strided<[2]>>)
     return
+  }
+}
+
+// -----
+
+// A host allocation written on the host before the launch holds data the
+// kernel may keep (it could write a slice): copied in and out.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @write_one(%out: memref<16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %v = arith.constant 2.0 : f32
+      memref.store %v, %out[%c0] : memref<16xf32>
+      gpu.return
+    }
+  }
+  // CHECK-LABEL: func.func @written_before
+  func.func @written_before() -> memref<16xf32> {
+    %c1 = arith.constant 1 : index
+    %c5 = arith.constant 5 : index
+    %one = arith.constant 1.0 : f32
+    // CHECK: %[[OUT:.*]] = memref.alloc
+    %out = memref.alloc() : memref<16xf32>
+    memref.store %one, %out[%c5] : memref<16xf32>
+    // CHECK: %[[DOUT:.*]], %[[T0:.*]] = gpu.alloc async
+    // CHECK-NEXT: %[[T1:.*]] = gpu.memcpy async [%[[T0]]] %[[DOUT]], %[[OUT]]
+    // CHECK-NEXT: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @kernels::@write_one
+    // CHECK-NEXT: gpu.memcpy async [%[[T2]]] %[[OUT]], %[[DOUT]]
+    gpu.launch_func @kernels::@write_one blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<16xf32>)
+    return %out : memref<16xf32>
   }
 }

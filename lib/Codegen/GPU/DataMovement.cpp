@@ -151,6 +151,34 @@ static LogicalResult checkDeviceResidentArguments(ModuleOp module) {
   return failure(result.wasInterrupted());
 }
 
+/// Whether anything may have written `buffer` (through views) before
+/// `launch`: false only for a `memref.alloc` in the launch's block whose
+/// every access comes after the launch, so that its contents are undefined
+/// when the kernel starts and copying them in would only cost time.
+static bool mayHoldDataBefore(Value buffer, gpu::LaunchFuncOp launch) {
+  Operation *def = buffer.getDefiningOp();
+  if (!isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(def) ||
+      def->getBlock() != launch->getBlock())
+    return true;
+  SmallVector<Value> worklist = {buffer};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == launch)
+        continue;
+      if (isBufferView(user) && use.getOperandNumber() == 0) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      Operation *inBlock = launch->getBlock()->findAncestorOpInBlock(*user);
+      if (!inBlock || inBlock->isBeforeInBlock(launch))
+        return true;
+    }
+  }
+  return false;
+}
+
 namespace {
 struct GPUDataMovementPass
     : public quant_block::impl::GPUDataMovementBase<GPUDataMovementPass> {
@@ -278,9 +306,11 @@ struct GPUDataMovementPass
     }
     // A written buffer is copied in too: the kernel may write only part of
     // it (a slice), and copying the whole buffer back must not clobber the
-    // rest with uninitialized device memory.
+    // rest with uninitialized device memory. Not so a fresh allocation that
+    // nothing accessed yet: its other parts are undefined either way.
     for (auto &[host, entry] : copies)
-      if (entry.second.read || entry.second.write)
+      if ((entry.second.read || entry.second.write) &&
+          mayHoldDataBefore(host, launch))
         token = gpu::MemcpyOp::create(builder, loc, tokenType,
                                       ValueRange{token}, entry.first, host)
                     .getAsyncToken();

@@ -289,8 +289,10 @@ def GPUDataMovement : Pass<"quant-block-gpu-data-movement", "ModuleOp"> {
       device buffer of the same type before the launch, a `gpu.memcpy` host
       to device when the kernel may read or write it (a kernel may write
       only a slice of a buffer, and the copy back must not clobber the
-      rest), a `gpu.memcpy` device to host after the launch when the kernel
-      may write it, and a `gpu.dealloc`.
+      rest; but not for a `memref.alloc` of the same block that nothing
+      accessed before the launch, whose contents are undefined), a
+      `gpu.memcpy` device to host after the launch when the kernel may
+      write it, and a `gpu.dealloc`.
       Reads and writes are found by walking the kernel's uses of the
       argument (through views); an unknown use counts as both.
     A view operand is rebuilt on the device copy of the buffer it views

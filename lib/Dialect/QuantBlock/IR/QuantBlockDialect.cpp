@@ -7,6 +7,7 @@
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlock.h"
 
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
@@ -38,7 +39,10 @@ QuantBlockDialect::verifyRegionArgAttribute(Operation *op, unsigned regionIndex,
     if (!isa<UnitAttr>(attribute.getValue()))
       return op->emitOpError() << "'" << name.getValue() << "' of argument #"
                                << argIndex << " must be a unit attribute";
-    if (type && !isa<RankedTensorType, MemRefType, QuantizedTensorType>(type))
+    // Builtin types only: lowered to the LLVM dialect, a memref argument
+    // becomes a pointer (the C interface wrapper keeps the attribute).
+    if (type && isa<BuiltinDialect>(type.getDialect()) &&
+        !isa<RankedTensorType, MemRefType>(type))
       return op->emitOpError()
              << "argument #" << argIndex << " of type " << type
              << " cannot be device-resident ('" << name.getValue()

@@ -1,0 +1,188 @@
+/*===- resident_driver.c - GEMV calls with device-resident weights --------===*\
+|*                                                                            *|
+|* The host side of bench/gpu/resident.py's modules, as a model runtime would *|
+|* be: the weight's parts are uploaded once per copy through the GPU          *|
+|* runtime's quantBlockGpu* entry points (quant-block-c/GpuRuntime.h) and     *|
+|* passed to @gemv as device pointers; x is a host array. It times whole      *|
+|* calls (wall clock, including launches, the x upload and the y download):  *|
+|*   hot   the same weight copy every call (it may stay in the GPU's L2)      *|
+|*   cold  rotating over COPIES copies of the weight (more than 4x the L2)    *|
+|* and prints `RESULT <name> <value>` lines: wall_hot_s and wall_cold_s (per  *|
+|* call, the median), h2d_bytes_per_call and d2h_bytes_per_call (the         *|
+|* runtime's copies during the timed calls), max_rel_error of y against a     *|
+|* float64 reference of the same weights (computed here).                     *|
+|*                                                                            *|
+|*   driver SCHEME N K [WARMUP ITERS COPIES]                                  *|
+|*                                                                            *|
+|* Run with QUANT_BLOCK_CUDA_PROFILE=1, the runtime also reports every       *|
+|* kernel's time; bench/gpu/resident_table.py reads both.                     *|
+\*===----------------------------------------------------------------------===*/
+
+#include "quant-block-c/GpuRuntime.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+} Memref2D;
+
+void _mlir_ciface_gemv(Memref2D *result, Memref2D *x, Memref2D *data,
+                       Memref2D *scales);
+
+static Memref2D dense(void *pointer, int64_t rows, int64_t columns) {
+  Memref2D m = {pointer, pointer, 0, {rows, columns}, {columns, 1}};
+  return m;
+}
+
+static uint64_t state = 0x2545F4914F6CDD1DULL;
+static uint32_t next(void) {
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return (uint32_t)(state >> 16);
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int compareDoubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double half(uint16_t bits) {
+  int exponent = (bits >> 10) & 31, mantissa = bits & 1023;
+  double value = exponent ? ldexp(1024 + mantissa, exponent - 25)
+                          : ldexp(mantissa, -24);
+  return bits & 0x8000 ? -value : value;
+}
+
+static double e2m1(int code) {
+  static const double magnitudes[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+  return code & 8 ? -magnitudes[code & 7] : magnitudes[code & 7];
+}
+
+int main(int argc, char **argv) {
+  if (argc != 4 && argc != 7) {
+    fprintf(stderr, "usage: %s SCHEME N K [WARMUP ITERS COPIES]\n", argv[0]);
+    return 2;
+  }
+  const char *scheme = argv[1];
+  int64_t n = atoll(argv[2]), k = atoll(argv[3]);
+  int warmup = argc == 7 ? atoi(argv[4]) : 10;
+  int iters = argc == 7 ? atoi(argv[5]) : 100;
+  int copies = argc == 7 ? atoi(argv[6]) : 32;
+  int int4 = strcmp(scheme, "int4_g32_f16") == 0;
+  if (!int4 && strcmp(scheme, "mxfp4") != 0) {
+    fprintf(stderr, "unknown scheme %s\n", scheme);
+    return 2;
+  }
+  int64_t blocks = k / 32, scaleBytes = int4 ? 2 : 1;
+  size_t dataBytes = (size_t)n * k / 2, scalesBytes = n * blocks * scaleBytes;
+
+  // Codes and scales: int4 codes anywhere in [-8, 7], f16 scales 2^-(4..7);
+  // MXFP4 codes anywhere, E8M0 scales 2^(-4..-1).
+  uint8_t *data = malloc(dataBytes);
+  uint8_t *scales = malloc(scalesBytes);
+  float *x = malloc(k * sizeof(float));
+  for (size_t i = 0; i < dataBytes; ++i)
+    data[i] = (uint8_t)next();
+  for (int64_t i = 0; i < n * blocks; ++i) {
+    int e = next() % 4;
+    if (int4)
+      ((uint16_t *)scales)[i] = (uint16_t)((15 - 4 - e) << 10);
+    else
+      scales[i] = (uint8_t)(127 - 1 - e);
+  }
+  for (int64_t i = 0; i < k; ++i)
+    x[i] = (float)((int)(next() % 17) - 8) / 8.0f;
+
+  void *deviceData[256], *deviceScales[256];
+  if (copies < 1 || copies > 256) {
+    fprintf(stderr, "COPIES must be in [1, 256]\n");
+    return 2;
+  }
+  for (int c = 0; c < copies; ++c) {
+    deviceData[c] = quantBlockGpuAlloc(dataBytes);
+    deviceScales[c] = quantBlockGpuAlloc(scalesBytes);
+    quantBlockGpuUpload(deviceData[c], data, dataBytes);
+    quantBlockGpuUpload(deviceScales[c], scales, scalesBytes);
+  }
+
+  Memref2D xArg = dense(x, 1, k);
+  Memref2D result;
+  double *times = malloc(sizeof(double) * iters);
+  double worst = 0;
+  QuantBlockGpuCopyStats before, after;
+  for (int mode = 0; mode < 2; ++mode) {
+    int rotate = mode == 1 ? copies : 1;
+    for (int call = 0; call < warmup + iters; ++call) {
+      if (call == warmup)
+        quantBlockGpuGetCopyStats(&before);
+      int c = call % rotate;
+      Memref2D dataArg = dense(deviceData[c], n, k / 2);
+      Memref2D scalesArg = dense(deviceScales[c], n, blocks);
+      double start = now();
+      _mlir_ciface_gemv(&result, &xArg, &dataArg, &scalesArg);
+      double elapsed = now() - start;
+      if (call >= warmup)
+        times[call - warmup] = elapsed;
+      if (call == warmup + iters - 1) {
+        quantBlockGpuGetCopyStats(&after);
+        // Every row against float64 sums of the same products.
+        const float *y = (const float *)result.aligned + result.offset;
+        for (int64_t row = 0; row < n; ++row) {
+          double sum = 0, magnitude = 0;
+          for (int64_t j = 0; j < k; ++j) {
+            uint8_t byte = data[row * (k / 2) + j / 2];
+            int code = j % 2 ? byte >> 4 : byte & 15;
+            int64_t b = row * blocks + j / 32;
+            double w = int4 ? (code >= 8 ? code - 16 : code) *
+                                  half(((uint16_t *)scales)[b])
+                            : e2m1(code) * ldexp(1, scales[b] - 127);
+            sum += w * x[j];
+            magnitude += fabs(w * x[j]);
+          }
+          double error = fabs(y[row] - sum) / (magnitude > 0 ? magnitude : 1);
+          if (error > worst)
+            worst = error;
+        }
+      }
+      free(result.allocated);
+    }
+    qsort(times, iters, sizeof(double), compareDoubles);
+    printf("RESULT %s %.9g\n", mode ? "wall_cold_s" : "wall_hot_s",
+           times[iters / 2]);
+    printf("RESULT %s %.9g\n",
+           mode ? "h2d_bytes_per_call_cold" : "h2d_bytes_per_call",
+           (double)(after.hostToDeviceBytes - before.hostToDeviceBytes) /
+               iters);
+    printf("RESULT %s %.9g\n",
+           mode ? "d2h_bytes_per_call_cold" : "d2h_bytes_per_call",
+           (double)(after.deviceToHostBytes - before.deviceToHostBytes) /
+               iters);
+  }
+  printf("RESULT max_rel_error %.9g\n", worst);
+  printf("RESULT weight_copies %d\n", copies);
+  for (int c = 0; c < copies; ++c) {
+    quantBlockGpuFree(deviceData[c]);
+    quantBlockGpuFree(deviceScales[c]);
+  }
+  free(times);
+  free(x);
+  free(scales);
+  free(data);
+  return worst <= 1e-5 ? 0 : 1;
+}

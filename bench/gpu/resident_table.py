@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""The table of the device-resident GEMV benchmark (resident_driver.c):
+
+    resident_table.py RESULTS_DIR WARMUP ITERS [COPY_OUT]
+
+reads RESULTS_DIR/cases.txt (`case scheme n k weight_bytes`), each case's
+<case>.out (RESULT lines) and <case>.prof (QUANT_BLOCK_CUDA_PROFILE's kernel
+times: WARMUP + ITERS hot calls, then as many cold ones), and COPY_OUT (the
+device-to-device copy of gen.py's copy module, RESULT copy_s) for the
+bandwidth every figure is compared with. Per case: kernel time per call
+(median; hot, and cold = weights rotated over copies larger than 4x the L2),
+GB/s and the ratio to the copy for the cold kernel time, the wall time of a
+whole call (launches, x up, y down), and the bytes that crossed PCIe per
+call. Exits 1 if a case failed its check or has no timing.
+"""
+
+import statistics
+import sys
+
+from table import profile, results
+
+
+def kernel_times(prof, calls):
+    """Per call, the summed time of its launches (seconds); see
+    table.gpu_time_per_call for how launches map to calls."""
+    sums = [0.0] * calls
+    for times in prof.values():
+        if len(times) < calls or len(times) % calls:
+            continue
+        per = len(times) // calls
+        for c in range(calls):
+            sums[c] += sum(times[c * per:(c + 1) * per]) / 1e3
+    return sums
+
+
+def main():
+    out, warmup, iters = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    copy_gbs = None
+    if len(sys.argv) > 4:
+        copy = results(sys.argv[4]).get("copy_s", [])
+        params = dict(line.split() for line in
+                      open(sys.argv[4].rsplit("/", 1)[0] + "/params.txt"))
+        if copy:
+            copy_gbs = 2 * int(params["copy_bytes"]) / min(copy) / 1e9
+    header = ("case", "MB", "hot us", "cold us", "cold GB/s", "ratio",
+              "wall us", "PCIe B/call", "check")
+    rows, failed = [], False
+    for line in open(f"{out}/cases.txt"):
+        name, scheme, n, k, nbytes = line.split()
+        nbytes = int(nbytes)
+        res = results(f"{out}/{name}.out")
+        prof = profile(f"{out}/{name}.prof")
+        hot = cold = None
+        if prof:
+            calls = 2 * (warmup + iters)
+            sums = kernel_times(prof, calls)
+            hot = statistics.median(sums[warmup:warmup + iters])
+            cold = statistics.median(sums[2 * warmup + iters:])
+        wall = res.get("wall_cold_s", [None])[0]
+        pcie = None
+        if "h2d_bytes_per_call_cold" in res:
+            pcie = res["h2d_bytes_per_call_cold"][0] + res["d2h_bytes_per_call_cold"][0]
+        error = res.get("max_rel_error", [None])[0]
+        ok = error is not None and error <= 1e-5
+        failed |= not ok or cold is None
+        gbs = nbytes / cold / 1e9 if cold else None
+        ratio = gbs / copy_gbs if gbs and copy_gbs else None
+        fmt = lambda v, spec: "-" if v is None else format(v, spec)
+        rows.append((name, f"{nbytes / 1e6:.2f}", fmt(hot and hot * 1e6, ".1f"),
+                     fmt(cold and cold * 1e6, ".1f"), fmt(gbs, ".0f"),
+                     fmt(ratio, ".3f"), fmt(wall and wall * 1e6, ".1f"),
+                     fmt(pcie, ".0f"),
+                     "ok" if ok else f"WRONG (error {error})"))
+    print(f"device-resident GEMV, M = 1, {warmup} warm-up + {iters} timed "
+          f"calls hot and cold; copy {fmt(copy_gbs, '.0f')} GB/s")
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+    for r in [header, tuple("-" * w for w in widths)] + rows:
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                        for i, (c, w) in enumerate(zip(r, widths))))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
