@@ -55,7 +55,7 @@ done < "$BUNDLE/cases.txt"
 
 # The benchmark, as bench/gpu/run.sh runs it.
 for dir in "$BUNDLE"/bench-*; do
-  [ -f "$dir/cases.txt" ] || continue
+  [ -f "$dir/params.txt" ] || continue
   form=${dir##*/bench-}
   res=$RESULTS/bench-$form
   mkdir -p "$res"

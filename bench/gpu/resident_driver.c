@@ -64,8 +64,8 @@ static int compareDoubles(const void *a, const void *b) {
 
 static double half(uint16_t bits) {
   int exponent = (bits >> 10) & 31, mantissa = bits & 1023;
-  double value = exponent ? ldexp(1024 + mantissa, exponent - 25)
-                          : ldexp(mantissa, -24);
+  double value =
+      exponent ? ldexp(1024 + mantissa, exponent - 25) : ldexp(mantissa, -24);
   return bits & 0x8000 ? -value : value;
 }
 
