@@ -86,6 +86,12 @@ if [ -f "$dir/cases.txt" ]; then
       >"$res/$name.out" 2>"$res/$name.prof" || {
       echo "FAIL bench-resident $name: $(grep -v '^quant-block-cuda-profile' "$res/$name.prof" | tail -3)"
       status=1; }
+    # The same without the runtime's stream pool and memory pool.
+    QUANT_BLOCK_CUDA_CACHING=0 "$dir/$name" "$scheme" "$n" "$k" \
+      "${WARMUP:-10}" "${ITERS:-100}" 1 >"$res/$name.nocache.out" \
+      2>"$res/$name.nocache.err" || {
+      echo "FAIL bench-resident $name (no caching): $(tail -3 "$res/$name.nocache.err")"
+      status=1; }
   done < "$dir/cases.txt"
   echo "== GEMV benchmark, device-resident weights"
   copy_out=$(ls "$RESULTS"/bench-pipeline/copy.out 2>/dev/null | head -1)

@@ -10,8 +10,9 @@ device-to-device copy of gen.py's copy module, RESULT copy_s) for the
 bandwidth every figure is compared with. Per case: kernel time per call
 (median; hot, and cold = weights rotated over copies larger than 4x the L2),
 GB/s and the ratio to the copy for the cold kernel time, the wall time of a
-whole call (launches, x up, y down), and the bytes that crossed PCIe per
-call. Exits 1 if a case failed its check or has no timing.
+whole call (launches, x up, y down; cold), the same hot with the runtime's
+stream and memory pools off (<case>.nocache.out, QUANT_BLOCK_CUDA_CACHING=0),
+and the bytes that crossed PCIe per call. Exits 1 if a case failed its check or has no timing.
 """
 
 import statistics
@@ -43,7 +44,7 @@ def main():
         if copy:
             copy_gbs = 2 * int(params["copy_bytes"]) / min(copy) / 1e9
     header = ("case", "MB", "hot us", "cold us", "cold GB/s", "ratio",
-              "wall us", "PCIe B/call", "check")
+              "wall us", "no-cache wall us", "PCIe B/call", "check")
     rows, failed = [], False
     for line in open(f"{out}/cases.txt"):
         name, scheme, n, k, nbytes = line.split()
@@ -57,6 +58,9 @@ def main():
             hot = statistics.median(sums[warmup:warmup + iters])
             cold = statistics.median(sums[2 * warmup + iters:])
         wall = res.get("wall_cold_s", [None])[0]
+        # The same calls (hot) with QUANT_BLOCK_CUDA_CACHING=0.
+        nocache = results(f"{out}/{name}.nocache.out").get("wall_hot_s",
+                                                           [None])[0]
         pcie = None
         if "h2d_bytes_per_call_cold" in res:
             pcie = res["h2d_bytes_per_call_cold"][0] + res["d2h_bytes_per_call_cold"][0]
@@ -69,7 +73,7 @@ def main():
         rows.append((name, f"{nbytes / 1e6:.2f}", fmt(hot and hot * 1e6, ".1f"),
                      fmt(cold and cold * 1e6, ".1f"), fmt(gbs, ".0f"),
                      fmt(ratio, ".3f"), fmt(wall and wall * 1e6, ".1f"),
-                     fmt(pcie, ".0f"),
+                     fmt(nocache and nocache * 1e6, ".1f"), fmt(pcie, ".0f"),
                      "ok" if ok else f"WRONG (error {error})"))
     print(f"device-resident GEMV, M = 1, {warmup} warm-up + {iters} timed "
           f"calls hot and cold; copy {fmt(copy_gbs, '.0f')} GB/s")

@@ -13,6 +13,7 @@
 #include "CudaDriver.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -61,6 +62,15 @@ ScopedContext::ScopedContext(const char *entryPoint)
     cachedDevice = defaultDevice;
   }
   check(cuda.cuCtxPushCurrent(cachedContext), "cuCtxPushCurrent", entryPoint);
+  current = cachedContext;
+}
+
+bool quant_block::cuda_runtime::isCaching() {
+  static const bool caching = [] {
+    const char *value = std::getenv("QUANT_BLOCK_CUDA_CACHING");
+    return !value || std::string(value) != "0";
+  }();
+  return caching;
 }
 
 ScopedContext::~ScopedContext() {

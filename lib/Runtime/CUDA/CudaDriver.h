@@ -65,7 +65,12 @@ namespace quant_block::cuda_runtime {
 // unversioned symbol, with the same prototype, which is tried next.
 #define QB_CUDA_OPTIONAL_FUNCTIONS_COMMON(X)                                   \
   X(cuEventQuery)                                                              \
-  X(cuEventElapsedTime)
+  X(cuEventElapsedTime)                                                        \
+  X(cuCtxGetDevice)                                                            \
+  X(cuDeviceGetDefaultMemPool)                                                 \
+  X(cuMemPoolSetAttribute)                                                     \
+  X(cuMemAllocAsync)                                                           \
+  X(cuMemFreeAsync)
 #if CUDA_VERSION >= 12000
 #define QB_CUDA_OPTIONAL_FUNCTIONS(X)                                          \
   QB_CUDA_OPTIONAL_FUNCTIONS_COMMON(X)                                         \
@@ -109,11 +114,23 @@ public:
   ScopedContext &operator=(const ScopedContext &) = delete;
 
   const CudaDriver &driver() const { return cuda; }
+  /// The context made current (the default device's primary context).
+  CUcontext context() const { return current; }
 
 private:
   const CudaDriver &cuda;
   const char *entryPoint;
+  CUcontext current = nullptr;
 };
+
+/// Whether streams and device memory of generated code are recycled
+/// (default; QUANT_BLOCK_CUDA_CACHING=0 turns it off): streams go back to a
+/// pool instead of being destroyed, and gpu.alloc / gpu.dealloc use the
+/// driver's stream-ordered allocator (cuMemAllocAsync / cuMemFreeAsync on
+/// the default memory pool, which keeps freed memory for reuse) where the
+/// driver has it, instead of cuMemAlloc / cuMemFree, whose every call
+/// costs tens of microseconds and cuMemFree a device synchronization.
+bool isCaching();
 
 } // namespace quant_block::cuda_runtime
 

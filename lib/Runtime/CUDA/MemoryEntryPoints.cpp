@@ -25,21 +25,32 @@ using namespace quant_block::cuda_runtime;
 using namespace quant_block::gpu_runtime;
 
 namespace {
-/// The live allocations of mgpuMemAlloc (start -> size), to tell device
-/// pointers from host ones when counting copies.
+/// The live allocations of mgpuMemAlloc (start -> size and whether it came
+/// from the stream-ordered allocator), to tell device pointers from host
+/// ones when counting copies and to free each the way it was allocated.
 class DeviceAllocations {
 public:
+  struct Allocation {
+    uint64_t size;
+    bool streamOrdered;
+  };
   static DeviceAllocations &get() {
     static DeviceAllocations allocations;
     return allocations;
   }
-  void add(const void *pointer, uint64_t size) {
+  void add(const void *pointer, Allocation allocation) {
     std::lock_guard<std::mutex> lock(mutex);
-    ranges[reinterpret_cast<uintptr_t>(pointer)] = size;
+    ranges[reinterpret_cast<uintptr_t>(pointer)] = allocation;
   }
-  void remove(const void *pointer) {
+  /// Forgets `pointer` and returns whether it was stream-ordered.
+  bool remove(const void *pointer) {
     std::lock_guard<std::mutex> lock(mutex);
-    ranges.erase(reinterpret_cast<uintptr_t>(pointer));
+    auto it = ranges.find(reinterpret_cast<uintptr_t>(pointer));
+    if (it == ranges.end())
+      return false;
+    bool streamOrdered = it->second.streamOrdered;
+    ranges.erase(it);
+    return streamOrdered;
   }
   bool contains(const void *pointer) {
     auto address = reinterpret_cast<uintptr_t>(pointer);
@@ -48,12 +59,12 @@ public:
     if (it == ranges.begin())
       return false;
     --it;
-    return address - it->first < it->second;
+    return address - it->first < it->second.size;
   }
 
 private:
   std::mutex mutex;
-  std::map<uintptr_t, uint64_t> ranges;
+  std::map<uintptr_t, Allocation> ranges;
 };
 } // namespace
 
@@ -71,37 +82,76 @@ static CUdeviceptr toDevicePointer(void *pointer) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(pointer));
 }
 
+/// Lets the default memory pool of `context`'s device keep the memory that
+/// cuMemFreeAsync returns (its release threshold is 0 by default, which
+/// hands memory back to the device at every synchronization), once per
+/// context. Without the pool functions, the pool keeps its default.
+static void keepPoolMemory(const ScopedContext &context,
+                           const char *entryPoint) {
+  static std::mutex mutex;
+  static std::map<CUcontext, bool> configured;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (configured[context.context()])
+    return;
+  configured[context.context()] = true;
+  const CudaDriver &cuda = context.driver();
+  if (!cuda.cuCtxGetDevice || !cuda.cuDeviceGetDefaultMemPool ||
+      !cuda.cuMemPoolSetAttribute)
+    return;
+  CUdevice device;
+  CUmemoryPool pool;
+  check(cuda.cuCtxGetDevice(&device), "cuCtxGetDevice", entryPoint);
+  check(cuda.cuDeviceGetDefaultMemPool(&pool, device),
+        "cuDeviceGetDefaultMemPool", entryPoint);
+  cuuint64_t keepAll = UINT64_MAX;
+  check(cuda.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                                   &keepAll),
+        "cuMemPoolSetAttribute", entryPoint);
+}
+
 /// `isHostShared` (gpu.alloc host_shared) asks for memory that the host can
 /// access too: managed memory. A zero-byte allocation is a null pointer, as
-/// the driver rejects a zero size.
-QB_CUDA_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
+/// the driver rejects a zero size. Other allocations are stream-ordered on
+/// `stream` where the driver has that allocator and caching is on (see
+/// isCaching).
+QB_CUDA_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream,
                                   bool isHostShared) {
   if (sizeBytes == 0)
     return nullptr;
   ScopedContext context(__func__);
+  const CudaDriver &cuda = context.driver();
   CUdeviceptr pointer = 0;
-  if (isHostShared)
-    check(context.driver().cuMemAllocManaged(&pointer, sizeBytes,
-                                             CU_MEM_ATTACH_GLOBAL),
+  bool streamOrdered = !isHostShared && isCaching() && cuda.cuMemAllocAsync &&
+                       cuda.cuMemFreeAsync;
+  if (isHostShared) {
+    check(cuda.cuMemAllocManaged(&pointer, sizeBytes, CU_MEM_ATTACH_GLOBAL),
           "cuMemAllocManaged", __func__);
-  else
-    check(context.driver().cuMemAlloc(&pointer, sizeBytes), "cuMemAlloc",
+  } else if (streamOrdered) {
+    keepPoolMemory(context, __func__);
+    check(cuda.cuMemAllocAsync(&pointer, sizeBytes, stream), "cuMemAllocAsync",
           __func__);
+  } else {
+    check(cuda.cuMemAlloc(&pointer, sizeBytes), "cuMemAlloc", __func__);
+  }
   void *result = reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
-  DeviceAllocations::get().add(result, sizeBytes);
+  DeviceAllocations::get().add(result, {sizeBytes, streamOrdered});
   return result;
 }
 
 /// Frees at once, not in stream order: gpu-to-llvm only emits the free after
 /// the work that used the buffer was waited for or is ordered before it on
-/// the same stream, and cuMemFree waits for pending work on the memory.
-QB_CUDA_EXPORT void mgpuMemFree(void *pointer, CUstream /*stream*/) {
+/// the same stream, and cuMemFree waits for pending work on the memory. A
+/// stream-ordered allocation is freed in `stream`'s order.
+QB_CUDA_EXPORT void mgpuMemFree(void *pointer, CUstream stream) {
   if (!pointer)
     return;
   ScopedContext context(__func__);
-  check(context.driver().cuMemFree(toDevicePointer(pointer)), "cuMemFree",
-        __func__);
-  DeviceAllocations::get().remove(pointer);
+  if (DeviceAllocations::get().remove(pointer))
+    check(context.driver().cuMemFreeAsync(toDevicePointer(pointer), stream),
+          "cuMemFreeAsync", __func__);
+  else
+    check(context.driver().cuMemFree(toDevicePointer(pointer)), "cuMemFree",
+          __func__);
 }
 
 QB_CUDA_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
@@ -199,8 +249,17 @@ QB_CUDA_EXPORT void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
 // quant-block-c/GpuRuntime.h
 //===----------------------------------------------------------------------===//
 
+/// Long-lived buffers of the caller: plain cuMemAlloc, outside the pool.
 QB_CUDA_EXPORT void *quantBlockGpuAlloc(uint64_t sizeBytes) {
-  return mgpuMemAlloc(sizeBytes, /*stream=*/nullptr, /*isHostShared=*/false);
+  if (sizeBytes == 0)
+    return nullptr;
+  ScopedContext context(__func__);
+  CUdeviceptr pointer = 0;
+  check(context.driver().cuMemAlloc(&pointer, sizeBytes), "cuMemAlloc",
+        __func__);
+  void *result = reinterpret_cast<void *>(static_cast<uintptr_t>(pointer));
+  DeviceAllocations::get().add(result, {sizeBytes, /*streamOrdered=*/false});
+  return result;
 }
 
 QB_CUDA_EXPORT void quantBlockGpuFree(void *buffer) {

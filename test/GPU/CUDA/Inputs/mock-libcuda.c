@@ -282,6 +282,46 @@ CUresult cuMemFree(CUdeviceptr pointer) {
   return requireContext("cuMemFree");
 }
 
+#ifdef MOCK_STREAM_ORDERED_ALLOCATOR
+/* Built with -DMOCK_STREAM_ORDERED_ALLOCATOR, the mock has the driver's
+ * stream-ordered allocator and memory pools too (a driver of CUDA 11.2 or
+ * later); without it, the runtime falls back to cuMemAlloc / cuMemFree. */
+static int poolHandle;
+
+CUresult cuCtxGetDevice(CUdevice *device) {
+  *device = 0;
+  return requireContext("cuCtxGetDevice");
+}
+
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice device) {
+  (void)device;
+  *pool = (CUmemoryPool)&poolHandle;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute,
+                               void *value) {
+  (void)pool;
+  printf("mock: cuMemPoolSetAttribute %d %llu\n", (int)attribute,
+         *(unsigned long long *)value);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocAsync(CUdeviceptr *pointer, size_t bytes, CUstream stream) {
+  (void)stream;
+  printf("mock: cuMemAllocAsync %zu\n", bytes);
+  *pointer = (CUdeviceptr)(uintptr_t)calloc(1, bytes);
+  return requireContext("cuMemAllocAsync");
+}
+
+CUresult cuMemFreeAsync(CUdeviceptr pointer, CUstream stream) {
+  (void)stream;
+  printf("mock: cuMemFreeAsync\n");
+  free((void *)(uintptr_t)pointer);
+  return requireContext("cuMemFreeAsync");
+}
+#endif
+
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
                        CUstream stream) {
   (void)stream;
