@@ -34,24 +34,28 @@ module attributes {gpu.container_module} {
     // CHECK: %[[DIN:.*]], %[[T1:.*]] = gpu.alloc async [%[[W1]]] () : memref<16xf32>
     // CHECK: %[[T2:.*]] = gpu.memcpy async [%[[T1]]] %[[DIN]], %[[IN]]
     // CHECK: %[[T3:.*]] = gpu.launch_func async [%[[T2]]] @kernels::@produce {{.*}} args(%[[DIN]] : memref<16xf32>, %[[TMP]] : memref<16xf32>)
-    // CHECK-NOT: gpu.memcpy
-    // CHECK: %[[T4:.*]] = gpu.dealloc async [%[[T3]]] %[[DIN]]
-    // CHECK: gpu.wait [%[[T4]]]
+    // CHECK-NEXT: gpu.wait [%[[T3]]]
     gpu.launch_func @kernels::@produce blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%in : memref<16xf32>, %tmp : memref<16xf32>)
     // The output is only written, and a fresh allocation that nothing
     // accessed before: copied out, not in (a written buffer that may hold
     // data is copied both ways, as the kernel could write a slice of it:
-    // @written_before below).
+    // @written_before below). The device copies live on across the
+    // consecutive launches and are settled where host code may touch them
+    // (here before the device-only buffer's free): written ones copied out,
+    // all freed.
     // CHECK: %[[W2:.*]] = gpu.wait async
     // CHECK: %[[DOUT:.*]], %[[T5:.*]] = gpu.alloc async [%[[W2]]] () : memref<4x4xf32>
     // CHECK-NEXT: %[[T6:.*]] = gpu.launch_func async [%[[T5]]] @kernels::@consume {{.*}} args(%[[TMP]] : memref<16xf32>, %[[DOUT]] : memref<4x4xf32>)
-    // CHECK-NEXT: %[[T7:.*]] = gpu.memcpy async [%[[T6]]] %[[OUT]], %[[DOUT]]
-    // CHECK-NEXT: %[[T8:.*]] = gpu.dealloc async [%[[T7]]] %[[DOUT]]
-    // CHECK-NEXT: gpu.wait [%[[T8]]]
+    // CHECK-NEXT: gpu.wait [%[[T6]]]
+    // CHECK-NEXT: %[[W3:.*]] = gpu.wait async
+    // CHECK-NEXT: %[[T7:.*]] = gpu.memcpy async [%[[W3]]] %[[OUT]], %[[DOUT]]
+    // CHECK-NEXT: %[[T8:.*]] = gpu.dealloc async [%[[T7]]] %[[DIN]]
+    // CHECK-NEXT: %[[T9:.*]] = gpu.dealloc async [%[[T8]]] %[[DOUT]]
+    // CHECK-NEXT: gpu.wait [%[[T9]]]
     gpu.launch_func @kernels::@consume blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%tmp : memref<16xf32>, %out : memref<4x4xf32>)
-    // CHECK: %[[W3:.*]] = gpu.wait async
-    // CHECK: %[[T9:.*]] = gpu.dealloc async [%[[W3]]] %[[TMP]]
-    // CHECK: gpu.wait [%[[T9]]]
+    // CHECK: %[[W4:.*]] = gpu.wait async
+    // CHECK: %[[T10:.*]] = gpu.dealloc async [%[[W4]]] %[[TMP]]
+    // CHECK: gpu.wait [%[[T10]]]
     memref.dealloc %tmp : memref<16xf32>
     return %out : memref<4x4xf32>
   }
@@ -81,8 +85,10 @@ module attributes {gpu.container_module} {
     // CHECK-NOT: gpu.alloc
     // CHECK: %[[T1:.*]] = gpu.memcpy async [%[[T0]]] %[[D]], %[[A]]
     // CHECK: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @kernels::@scale {{.*}} args(%[[D]] : memref<?xf32>, %[[D]] : memref<?xf32>)
-    // CHECK: %[[T3:.*]] = gpu.memcpy async [%[[T2]]] %[[A]], %[[D]]
-    // CHECK: gpu.dealloc async [%[[T3]]] %[[D]]
+    // CHECK-NEXT: gpu.wait [%[[T2]]]
+    // CHECK-NEXT: %[[W:.*]] = gpu.wait async
+    // CHECK-NEXT: %[[T3:.*]] = gpu.memcpy async [%[[W]]] %[[A]], %[[D]]
+    // CHECK-NEXT: gpu.dealloc async [%[[T3]]] %[[D]]
     gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<?xf32>, %a : memref<?xf32>)
     return
   }
@@ -155,8 +161,57 @@ module attributes {gpu.container_module} {
     // CHECK: %[[DOUT:.*]], %[[T0:.*]] = gpu.alloc async
     // CHECK-NEXT: %[[T1:.*]] = gpu.memcpy async [%[[T0]]] %[[DOUT]], %[[OUT]]
     // CHECK-NEXT: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @kernels::@write_one
-    // CHECK-NEXT: gpu.memcpy async [%[[T2]]] %[[OUT]], %[[DOUT]]
+    // CHECK-NEXT: gpu.wait [%[[T2]]]
+    // CHECK-NEXT: %[[W:.*]] = gpu.wait async
+    // CHECK-NEXT: gpu.memcpy async [%[[W]]] %[[OUT]], %[[DOUT]]
     gpu.launch_func @kernels::@write_one blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<16xf32>)
     return %out : memref<16xf32>
+  }
+}
+
+// -----
+
+// Consecutive launches share one device copy of a host buffer (copied in
+// once, out once); host code that reads it settles the copies first, and
+// the next launch copies it in anew.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @inc(%a: memref<4xf32>) kernel {
+      %i = gpu.thread_id x
+      %v = memref.load %a[%i] : memref<4xf32>
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %a[%i] : memref<4xf32>
+      gpu.return
+    }
+  }
+  // CHECK-LABEL: func.func @shared
+  // CHECK-SAME: (%[[A:.*]]: memref<4xf32>)
+  func.func @shared(%a: memref<4xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    // CHECK: %[[D1:.*]], %{{.*}} = gpu.alloc async
+    // CHECK-NEXT: gpu.memcpy async [%{{.*}}] %[[D1]], %[[A]]
+    // CHECK-NEXT: gpu.launch_func async {{.*}} @kernels::@inc {{.*}} args(%[[D1]] : memref<4xf32>)
+    // CHECK-NEXT: gpu.wait
+    // CHECK-NEXT: gpu.wait async
+    // CHECK-NEXT: gpu.launch_func async {{.*}} @kernels::@inc {{.*}} args(%[[D1]] : memref<4xf32>)
+    // CHECK-NEXT: gpu.wait
+    // CHECK-NEXT: %[[W:.*]] = gpu.wait async
+    // CHECK-NEXT: %[[T:.*]] = gpu.memcpy async [%[[W]]] %[[A]], %[[D1]]
+    // CHECK-NEXT: gpu.dealloc async [%[[T]]] %[[D1]]
+    // CHECK-NEXT: gpu.wait
+    // CHECK-NEXT: memref.load %[[A]]
+    // CHECK-NEXT: gpu.wait async
+    // CHECK-NEXT: %[[D2:.*]], %{{.*}} = gpu.alloc async
+    // CHECK-NEXT: gpu.memcpy async [%{{.*}}] %[[D2]], %[[A]]
+    // CHECK-NEXT: gpu.launch_func async {{.*}} @kernels::@inc {{.*}} args(%[[D2]] : memref<4xf32>)
+    // CHECK: gpu.memcpy async [%{{.*}}] %[[A]], %[[D2]]
+    // CHECK: return
+    gpu.launch_func @kernels::@inc blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%a : memref<4xf32>)
+    gpu.launch_func @kernels::@inc blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%a : memref<4xf32>)
+    %v = memref.load %a[%c0] : memref<4xf32>
+    gpu.launch_func @kernels::@inc blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%a : memref<4xf32>)
+    return %v : f32
   }
 }

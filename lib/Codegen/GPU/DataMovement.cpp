@@ -22,6 +22,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::quant_block {
@@ -210,8 +211,11 @@ struct GPUDataMovementPass
     for (memref::AllocOp alloc : deviceOnly)
       moveToDevice(alloc);
 
+    llvm::SetVector<Block *> blocks;
     for (gpu::LaunchFuncOp launch : launches)
-      if (failed(copyAround(launch, symbols)))
+      blocks.insert(launch->getBlock());
+    for (Block *block : blocks)
+      if (failed(moveDataOfBlock(*block, symbols)))
         return signalPassFailure();
   }
 
@@ -246,9 +250,116 @@ struct GPUDataMovementPass
     }
   }
 
-  /// Gives `launch` device copies of the host buffers it uses.
+  /// The device copy of a host buffer, shared by the consecutive launches
+  /// of one block until host code may touch the buffer.
+  struct DeviceCopy {
+    Value device;
+    bool written = false;
+    /// Whether the device copy holds what the kernels need of the host
+    /// buffer: filled, or nothing to fill (a fresh allocation). A buffer a
+    /// first kernel only took the shape of is filled at the first kernel
+    /// that accesses it.
+    bool filled = false;
+  };
+  using LiveCopies = llvm::MapVector<Value, DeviceCopy>;
+
+  /// Whether `op`, host code between launches, may access a buffer that
+  /// has a live device copy (or needs the copies settled for another
+  /// reason): terminators, ops with regions, ops whose memory effects are
+  /// unknown or touch such a buffer (through a view).
+  static bool needsHostCopies(Operation *op, const LiveCopies &live) {
+    if (op->hasTrait<OpTrait::IsTerminator>() || op->getNumRegions() != 0)
+      return true;
+    if (isBufferView(op) || isa<memref::DimOp, memref::ExtractStridedMetadataOp,
+                                memref::ExtractAlignedPointerAsIndexOp>(op))
+      return false;
+    auto touchesLive = [&](Value value) {
+      return isa<MemRefType>(value.getType()) &&
+             live.contains(getRootBuffer(value));
+    };
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return !isPure(op) || llvm::any_of(op->getOperands(), touchesLive);
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (MemoryEffects::EffectInstance &effect : instances) {
+      if (isa<MemoryEffects::Allocate>(effect.getEffect()))
+        continue;
+      Value value = effect.getValue();
+      if (!value || touchesLive(value))
+        return true;
+    }
+    return llvm::any_of(op->getOperands(), touchesLive);
+  }
+
+  /// Copies the written buffers of `live` back to the host and frees every
+  /// device copy, before `op`, and waits for that.
+  static void settle(Operation *op, LiveCopies &live) {
+    if (live.empty())
+      return;
+    OpBuilder builder(op);
+    Value token = gpu::WaitOp::create(builder, op->getLoc(),
+                                      builder.getType<gpu::AsyncTokenType>(),
+                                      ValueRange())
+                      .getAsyncToken();
+    token = settleAfter(builder, op->getLoc(), token, live);
+    gpu::WaitOp::create(builder, op->getLoc(), Type(), ValueRange{token});
+  }
+
+  /// The copies back and frees of `live` chained after `token`, at the
+  /// builder's point; returns the last token.
+  static Value settleAfter(OpBuilder &builder, Location loc, Value token,
+                           LiveCopies &live) {
+    auto tokenType = builder.getType<gpu::AsyncTokenType>();
+    for (auto &[host, copy] : live)
+      if (copy.written)
+        token = gpu::MemcpyOp::create(builder, loc, tokenType,
+                                      ValueRange{token}, host, copy.device)
+                    .getAsyncToken();
+    for (auto &[host, copy] : live)
+      token = gpu::DeallocOp::create(builder, loc, tokenType, ValueRange{token},
+                                     copy.device)
+                  .getAsyncToken();
+    live.clear();
+    return token;
+  }
+
+  /// Gives the launches of `block` device copies of the host buffers they
+  /// use: a buffer's copy is made (and filled, if it may hold data the
+  /// kernel needs) at its first launch and kept for the following ones,
+  /// until host code may touch it (see needsHostCopies), where it is copied
+  /// back if a kernel wrote it and freed. Every launch still completes
+  /// before the next op runs.
+  LogicalResult moveDataOfBlock(Block &block, SymbolTableCollection &symbols) {
+    LiveCopies live;
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      auto launch = dyn_cast<gpu::LaunchFuncOp>(&op);
+      if (!launch) {
+        if (!live.empty() && needsHostCopies(&op, live))
+          settle(&op, live);
+        continue;
+      }
+      // A launch that hands its token on orders its own copies in its
+      // chain, and its token's users wait for them: nothing of it is
+      // shared.
+      if (launch.getAsyncToken()) {
+        settle(launch, live);
+        LiveCopies own;
+        if (failed(copyAround(launch, symbols, own)))
+          return failure();
+        continue;
+      }
+      if (failed(copyAround(launch, symbols, live)))
+        return failure();
+    }
+    return success();
+  }
+
+  /// Gives `launch` the device copies in `live` of the host buffers it
+  /// uses, making those it lacks, and replaces it by a launch on them
+  /// (waited for, or whose token follows the copies of an async launch).
   LogicalResult copyAround(gpu::LaunchFuncOp launch,
-                           SymbolTableCollection &symbols) {
+                           SymbolTableCollection &symbols, LiveCopies &live) {
     auto kernel = symbols.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
         launch, launch.getKernel());
     if (!kernel)
@@ -263,10 +374,8 @@ struct GPUDataMovementPass
     Value token = gpu::WaitOp::create(builder, loc, tokenType, dependencies)
                       .getAsyncToken();
 
-    // Host root buffer -> its device copy and how the kernel accesses it.
     // A view operand (what the sinking left outside) is rebuilt on the
     // device copy of its root.
-    llvm::MapVector<Value, std::pair<Value, Access>> copies;
     SmallVector<Value> operands(launch.getKernelOperands());
     SmallVector<Value> roots(operands.size());
     for (auto [index, operand] : llvm::enumerate(operands)) {
@@ -289,37 +398,41 @@ struct GPUDataMovementPass
         collectAccess(kernel.getArgument(index), access);
       else
         access.read = access.write = true;
-      if (auto it = copies.find(root); it != copies.end()) {
-        it->second.second.read |= access.read;
-        it->second.second.write |= access.write;
-        continue;
+      auto it = live.find(root);
+      if (it == live.end()) {
+        SmallVector<Value> sizes;
+        for (int64_t dim = 0; dim < type.getRank(); ++dim)
+          if (type.isDynamicDim(dim))
+            sizes.push_back(memref::DimOp::create(builder, loc, root, dim));
+        auto device =
+            gpu::AllocOp::create(builder, loc, type, tokenType,
+                                 ValueRange{token}, sizes, ValueRange());
+        token = device.getAsyncToken();
+        it = live.insert({root,
+                          {device.getMemref(), false,
+                           !mayHoldDataBefore(root, launch)}})
+                 .first;
       }
-      SmallVector<Value> sizes;
-      for (int64_t dim = 0; dim < type.getRank(); ++dim)
-        if (type.isDynamicDim(dim))
-          sizes.push_back(memref::DimOp::create(builder, loc, root, dim));
-      auto device =
-          gpu::AllocOp::create(builder, loc, type, tokenType, ValueRange{token},
-                               sizes, ValueRange());
-      token = device.getAsyncToken();
-      copies[root] = {device.getMemref(), access};
-    }
-    // A written buffer is copied in too: the kernel may write only part of
-    // it (a slice), and copying the whole buffer back must not clobber the
-    // rest with uninitialized device memory. Not so a fresh allocation that
-    // nothing accessed yet: its other parts are undefined either way.
-    for (auto &[host, entry] : copies)
-      if ((entry.second.read || entry.second.write) &&
-          mayHoldDataBefore(host, launch))
+      DeviceCopy &copy = it->second;
+      // A written buffer is copied in too: the kernel may write only part
+      // of it (a slice), and copying the whole buffer back must not clobber
+      // the rest with uninitialized device memory. Not so a fresh
+      // allocation that nothing accessed yet: its other parts are undefined
+      // either way.
+      if ((access.read || access.write) && !copy.filled) {
         token = gpu::MemcpyOp::create(builder, loc, tokenType,
-                                      ValueRange{token}, entry.first, host)
+                                      ValueRange{token}, copy.device, root)
                     .getAsyncToken();
+        copy.filled = true;
+      }
+      copy.written |= access.write;
+    }
 
     for (auto [index, operand] : llvm::enumerate(operands)) {
       if (!roots[index])
         continue;
       IRMapping mapping;
-      mapping.map(roots[index], copies[roots[index]].first);
+      mapping.map(roots[index], live[roots[index]].device);
       SmallVector<Operation *> chain;
       for (Value view = operand; view != roots[index];
            view = view.getDefiningOp()->getOperand(0))
@@ -335,21 +448,13 @@ struct GPUDataMovementPass
         builder, loc, launch.getKernel(), launch.getGridSizeOperandValues(),
         launch.getBlockSizeOperandValues(), launch.getDynamicSharedMemorySize(),
         operands, tokenType, ValueRange{token}, cluster);
-    token = async.getAsyncToken();
-
-    for (auto &[host, entry] : copies)
-      if (entry.second.write)
-        token = gpu::MemcpyOp::create(builder, loc, tokenType,
-                                      ValueRange{token}, host, entry.first)
-                    .getAsyncToken();
-    for (auto &[host, entry] : copies)
-      token = gpu::DeallocOp::create(builder, loc, tokenType, ValueRange{token},
-                                     entry.first)
-                  .getAsyncToken();
-    if (launch.getAsyncToken())
-      launch.getAsyncToken().replaceAllUsesWith(token);
-    else
-      gpu::WaitOp::create(builder, loc, Type(), ValueRange{token});
+    if (launch.getAsyncToken()) {
+      Value last = settleAfter(builder, loc, async.getAsyncToken(), live);
+      launch.getAsyncToken().replaceAllUsesWith(last);
+    } else {
+      gpu::WaitOp::create(builder, loc, Type(),
+                          ValueRange{async.getAsyncToken()});
+    }
     launch.erase();
     return success();
   }

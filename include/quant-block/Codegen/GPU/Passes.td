@@ -292,13 +292,20 @@ def GPUDataMovement : Pass<"quant-block-gpu-data-movement", "ModuleOp"> {
       rest; but not for a `memref.alloc` of the same block that nothing
       accessed before the launch, whose contents are undefined), a
       `gpu.memcpy` device to host after the launch when the kernel may
-      write it, and a `gpu.dealloc`.
+      write it, and a `gpu.dealloc`. Consecutive launches of one block
+      share these device copies: a buffer is copied in at its first launch
+      that accesses it, and copied back (if a kernel wrote it) and freed
+      only where host code may touch it (an op that uses it or a view of
+      it other than for its shape, an op with unknown memory effects or
+      with regions, the block's terminator), so that an intermediate
+      result of one kernel reaches the next without a round trip through
+      the host.
       Reads and writes are found by walking the kernel's uses of the
       argument (through views); an unknown use counts as both.
     A view operand is rebuilt on the device copy of the buffer it views
-    (the whole buffer is copied). All of this is one asynchronous chain per
-    launch that ends with a `gpu.wait`, so the host reads the results only
-    after the kernel ran. A view of a host buffer with a non-identity layout
+    (the whole buffer is copied). Every launch ends with a `gpu.wait`, and
+    so does every settling of the copies, so the host reads the results
+    only after the kernels ran. A view of a host buffer with a non-identity layout
     (which cannot be copied whole) is an error.
 
     A function argument marked `quant_block.device_resident` is a device
