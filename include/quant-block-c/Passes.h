@@ -19,6 +19,8 @@
 #include "quant-block/Codegen/CPU/Passes.capi.h.inc"
 #include "quant-block/Codegen/Common/Passes.capi.h.inc"
 #include "quant-block/Codegen/GPU/Passes.capi.h.inc"
+#include "quant-block/Codegen/NVVM/Passes.capi.h.inc"
+#include "quant-block/Codegen/SPIRV/Passes.capi.h.inc"
 #include "quant-block/Conversion/Passes.capi.h.inc"
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.capi.h.inc"
 

@@ -12,6 +12,8 @@
 #include "quant-block/Codegen/CPU/Passes.h"
 #include "quant-block/Codegen/Common/Passes.h"
 #include "quant-block/Codegen/GPU/Passes.h"
+#include "quant-block/Codegen/NVVM/Passes.h"
+#include "quant-block/Codegen/SPIRV/Passes.h"
 #include "quant-block/Conversion/Passes.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockDialect.h"
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.h"
@@ -34,6 +36,8 @@ inline void registerAllPasses() {
   registerQuantBlockCodegenCommonPasses();
   registerQuantBlockCodegenCPUPasses();
   registerQuantBlockCodegenGPUPasses();
+  registerQuantBlockCodegenNVVMPasses();
+  registerQuantBlockCodegenSPIRVPasses();
   registerPipelines();
 }
 

@@ -24,6 +24,8 @@ extern "C" {
 #include "quant-block/Codegen/CPU/Passes.capi.cpp.inc"
 #include "quant-block/Codegen/Common/Passes.capi.cpp.inc"
 #include "quant-block/Codegen/GPU/Passes.capi.cpp.inc"
+#include "quant-block/Codegen/NVVM/Passes.capi.cpp.inc"
+#include "quant-block/Codegen/SPIRV/Passes.capi.cpp.inc"
 #include "quant-block/Conversion/Passes.capi.cpp.inc"
 #include "quant-block/Dialect/QuantBlock/Transforms/Passes.capi.cpp.inc"
 }
@@ -34,6 +36,8 @@ void mlirRegisterQuantBlockPasses(void) {
   mlirRegisterQuantBlockCodegenCommonPasses();
   mlirRegisterQuantBlockCodegenCPUPasses();
   mlirRegisterQuantBlockCodegenGPUPasses();
+  mlirRegisterQuantBlockCodegenNVVMPasses();
+  mlirRegisterQuantBlockCodegenSPIRVPasses();
   mlirRegisterQuantBlockPipelines();
 }
 

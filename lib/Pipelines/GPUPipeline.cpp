@@ -38,9 +38,9 @@ void mlir::quant_block::buildGPUFrontHalfPipeline(
       middle.workgroupSize % 32 == 0) {
     GPUMatmulKernelsOptions kernels;
     kernels.workgroupSize = middle.workgroupSize;
-    kernels.vectorLoads = middle.vectorLoads;
+    kernels.vectorLoads = middle.target.vectorLoads;
     kernels.rowsPerWarp = middle.rowsPerWarp;
-    kernels.exactSubnormals = middle.exactSubnormals;
+    kernels.exactSubnormals = middle.target.exactSubnormals;
     pm.addNestedPass<func::FuncOp>(createGPUMatmulKernels(kernels));
   }
   buildFrontHalfLoweringStage(pm, frontHalf);
@@ -58,7 +58,7 @@ void mlir::quant_block::buildGPUMiddlePipeline(
     GPUMapReductionsOptions reductions;
     reductions.workgroupSize = options.workgroupSize;
     reductions.minReductionSize = options.minReductionSize;
-    reductions.workgroupMemory = options.workgroupMemory;
+    reductions.workgroupMemory = options.target.getWorkgroupMemoryName().str();
     pm.addNestedPass<func::FuncOp>(createGPUMapReductions(reductions));
   }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -70,9 +70,9 @@ void mlir::quant_block::buildGPUMiddlePipeline(
   // workgroup size (known_block_size) that SPIR-V entry points need.
   pm.addPass(createCanonicalizerPass());
   // The matmul kernels' warp shuffles, where subgroups need not be 32 wide.
-  if (!options.subgroupShuffles) {
+  if (!options.target.subgroupsOf32) {
     GPUEmulateShufflesOptions emulation;
-    emulation.workgroupMemory = options.workgroupMemory;
+    emulation.workgroupMemory = options.target.getWorkgroupMemoryName().str();
     pm.addNestedPass<func::FuncOp>(createGPUEmulateShuffles(emulation));
   }
 
@@ -84,7 +84,7 @@ void mlir::quant_block::buildGPUMiddlePipeline(
   pm.addNestedPass<func::FuncOp>(
       arith::createArithEmulateUnsupportedFloats(halfWidth));
   ExpandFloatConversionsOptions conversions;
-  conversions.nativeF16Extension = options.nativeF16Extension;
+  conversions.nativeF16Extension = options.target.exactF16Extension;
   pm.addNestedPass<func::FuncOp>(createExpandFloatConversions(conversions));
 
   pm.addNestedPass<func::FuncOp>(createGPUSinkIntoLaunch());

@@ -11,6 +11,7 @@
 #include "quant-block/Pipelines/Pipelines.h"
 
 #include "quant-block/Codegen/GPU/Passes.h"
+#include "quant-block/Codegen/NVVM/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -64,15 +65,11 @@ void mlir::quant_block::buildNVVMBackHalfPipeline(
 
 void mlir::quant_block::buildNVVMPipeline(OpPassManager &pm,
                                           const NVVMPipelineOptions &options) {
-  GPUMiddleOptions middle = options.getGPUMiddleOptions();
-  // NVIDIA warps are 32 threads: the matmul kernels' lanes add with
-  // shuffles, and load 16 bytes at once.
-  middle.subgroupShuffles = true;
-  middle.vectorLoads = true;
-  // cvt.f32.f16 is exact (a NaN's bits are the target's, docs/Numerics.md).
-  middle.nativeF16Extension = true;
-  // mul.rn.f32 keeps subnormals (the kernels are not compiled with ftz).
-  middle.exactSubnormals = true;
+  // NVIDIA warps are 32 threads, 16-byte loads are fast, cvt.f32.f16 is
+  // exact (a NaN's bits are the target's, docs/Numerics.md) and mul.rn.f32
+  // keeps subnormals (the kernels are not compiled with ftz).
+  GPUMiddleOptions middle =
+      options.getGPUMiddleOptions(GPUTargetTraits::nvvm());
   buildGPUFrontHalfPipeline(pm, options.getFrontHalfOptions(), middle);
   buildGPUMiddlePipeline(pm, middle);
   buildNVVMBackHalfPipeline(pm, options);

@@ -12,6 +12,7 @@
 #include "quant-block/Pipelines/Pipelines.h"
 
 #include "quant-block/Codegen/GPU/Passes.h"
+#include "quant-block/Codegen/SPIRV/Passes.h"
 
 #include "mlir/Conversion/GPUToSPIRV/GPUToSPIRVPass.h"
 #include "mlir/Conversion/Passes.h"
@@ -97,12 +98,12 @@ void mlir::quant_block::buildSPIRVBackHalfPipeline(
 
 void mlir::quant_block::buildSPIRVPipeline(
     OpPassManager &pm, const SPIRVPipelineOptions &options) {
-  GPUMiddleOptions middle = options.getGPUMiddleOptions();
   // convert-gpu-to-spirv lowers workgroup memory allocations, not the
   // workgroup attributions of a gpu.func. Subgroups are not assumed 32
   // wide (lavapipe's are 8): the matmul kernels' lanes add in workgroup
   // memory.
-  middle.workgroupMemory = "alloc";
+  GPUMiddleOptions middle =
+      options.getGPUMiddleOptions(GPUTargetTraits::spirv());
   buildGPUFrontHalfPipeline(pm, options.getFrontHalfOptions(), middle);
   buildGPUMiddlePipeline(pm, middle);
   buildSPIRVBackHalfPipeline(pm, options);

@@ -177,8 +177,51 @@ void buildCPUBackHalfPipeline(OpPassManager &pm,
 /// Appends the whole CPU pipeline: the front half, then the CPU back half.
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
+/// What a GPU target is: the facts of its hardware and code generator that
+/// the shared GPU passes adapt to. One value per target
+/// (GPUTargetTraits::nvvm(), GPUTargetTraits::spirv()); the pipelines'
+/// options say what the user chooses, these what the target is.
+struct GPUTargetTraits {
+  /// How kernels get workgroup memory: gpu.func workgroup attributions
+  /// (NVVM) or memref.alloc in workgroup address space (convert-gpu-to-
+  /// spirv lowers only these).
+  enum class WorkgroupMemory { Attribution, Alloc };
+  WorkgroupMemory workgroupMemory = WorkgroupMemory::Attribution;
+  /// Subgroups are 32 wide, so the matmul kernels' lanes add with subgroup
+  /// shuffles (NVIDIA warps) instead of workgroup memory (Vulkan devices
+  /// have other widths: lavapipe's are 8).
+  bool subgroupsOf32 = false;
+  /// Aligned 16-byte vector loads are fast and legal (NVVM) rather than
+  /// scalar loads (SPIR-V).
+  bool vectorLoads = false;
+  /// The target's f16 -> f32 extension is exact (NVVM's cvt.f32.f16),
+  /// rather than possibly flushing subnormals (SPIR-V drivers).
+  bool exactF16Extension = false;
+  /// The target's f32 arithmetic keeps subnormals (NVVM without ftz).
+  bool exactSubnormals = false;
+
+  static GPUTargetTraits nvvm() {
+    GPUTargetTraits traits;
+    traits.subgroupsOf32 = true;
+    traits.vectorLoads = true;
+    traits.exactF16Extension = true;
+    traits.exactSubnormals = true;
+    return traits;
+  }
+  static GPUTargetTraits spirv() {
+    GPUTargetTraits traits;
+    traits.workgroupMemory = WorkgroupMemory::Alloc;
+    return traits;
+  }
+  /// The spelling of the passes' `workgroup-memory` option.
+  llvm::StringRef getWorkgroupMemoryName() const {
+    return workgroupMemory == WorkgroupMemory::Alloc ? "alloc" : "attribution";
+  }
+};
+
 /// Options of the GPU middle shared by the GPU pipelines (bufferization,
-/// mapping to workgroups and threads, outlining, data movement).
+/// mapping to workgroups and threads, outlining, data movement): the
+/// user's choices and the target's traits.
 struct GPUMiddleOptions {
   /// Threads per workgroup (one dimension).
   int64_t workgroupSize = 64;
@@ -187,27 +230,14 @@ struct GPUMiddleOptions {
   bool mapReductions = true;
   /// The fewest reduction iterations per output element mapped that way.
   int64_t minReductionSize = 64;
-  /// How the target gets workgroup memory: "attribution" or "alloc".
-  std::string workgroupMemory = "attribution";
   /// Whether reassociable quantized products get the warp-per-row kernels
   /// of --quant-block-gpu-matmul-kernels (on tensors, in the front half).
   bool matmulKernels = true;
   /// Weight rows per warp of those kernels (0: chosen from the activation
   /// rows of a tile).
   int64_t rowsPerWarp = 0;
-  /// Whether those kernels add their lanes with subgroup shuffles (targets
-  /// whose subgroups are 32 wide) instead of workgroup memory.
-  bool subgroupShuffles = false;
-  /// Whether those kernels load with aligned vector.loads (NVVM) instead
-  /// of scalar loads (SPIR-V).
-  bool vectorLoads = false;
-  /// Whether f16 -> f32 extensions are left to the target (NVVM's
-  /// `cvt.f32.f16` is exact) instead of integer arithmetic (SPIR-V, whose
-  /// drivers may flush f16 subnormals).
-  bool nativeF16Extension = false;
-  /// Whether the target's f32 arithmetic keeps subnormals (NVVM), which
-  /// the matmul kernels' E2M1 decoding then uses.
-  bool exactSubnormals = false;
+  /// The target.
+  GPUTargetTraits target;
 };
 
 /// The front half's and the GPU middle's options as pipeline options.
@@ -243,8 +273,9 @@ struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
                      "activation rows of a tile, at least 1)"),
       llvm::cl::init(0)};
 
-  GPUMiddleOptions getGPUMiddleOptions() const {
+  GPUMiddleOptions getGPUMiddleOptions(const GPUTargetTraits &target) const {
     GPUMiddleOptions options;
+    options.target = target;
     options.workgroupSize = workgroupSize;
     options.mapReductions = mapReductions;
     options.minReductionSize = minReductionSize;

@@ -1,10 +1,11 @@
 //===- Passes.td - GPU code generation passes --------------*- tablegen -*-===//
 //
-// The GPU middle of --quant-block-spirv-pipeline and
+// The target-neutral GPU passes of --quant-block-spirv-pipeline and
 // --quant-block-nvvm-pipeline, between bufferized loops and outlined kernels:
-// mapping of the parallel loops onto workgroups and threads, sinking of what
-// the kernels compute from into them, host/device data movement (the ABI of
-// docs/GPU.md), and the checks and entry-point ABI of SPIR-V kernels.
+// the matmul kernels, mapping of the parallel loops onto workgroups and
+// threads, sinking of what the kernels compute from into them, and the
+// host/device data movement (the ABI of docs/GPU.md). The passes of one
+// target are in Codegen/SPIRV and Codegen/NVVM.
 //
 //===----------------------------------------------------------------------===//
 
@@ -327,142 +328,6 @@ def GPUDataMovement : Pass<"quant-block-gpu-data-movement", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
-  ];
-}
-
-def GPUSPIRVKernelABI : Pass<"quant-block-gpu-spirv-kernel-abi",
-                             "gpu::GPUModuleOp"> {
-  let summary = "Check SPIR-V kernels and give them their entry-point ABI";
-  let description = [{
-    Runs after `spirv-attach-target`, before `convert-gpu-to-spirv`. Gives
-    every kernel a `spirv.entry_point_abi` with its known workgroup size
-    (`known_block_size`, from the constant block sizes of the launch), puts
-    the target environment on the gpu.module as a `spirv.target_env`
-    attribute too (convert-math-to-spirv looks only there, and would convert
-    f64 math with the default environment, which has no Float64), and
-    reports, at the op or argument (at the kernel for a value without a
-    location), what the SPIR-V lowering would otherwise accept silently or
-    fail on obscurely:
-    * a kernel argument that is not an identity-layout memref, statically
-      shaped or one-dimensional (the Vulkan ABI binds one storage buffer per
-      memref; a scalar would become a one-element buffer; dynamically shaped
-      buffers are flattened by `--quant-block-gpu-spirv-dynamic-shapes`);
-    * bf16 anywhere in a kernel (SPIR-V for Vulkan has no bf16 type);
-    * sub-byte integers or narrow floats in a kernel (the front half decodes
-      them from i8 storage; SPIR-V has no such types);
-    * 8-, 16- or 64-bit integers and 16- or 64-bit floats without the
-      `Int8`, `Int16`, `Int64`, `Float16` or `Float64` capability in the
-      module's target environment: the type converter would otherwise
-      compute in 32 bits (a silent miscompile that spirv-val accepts).
-  }];
-  let dependentDialects = [
-    "::mlir::spirv::SPIRVDialect",
-  ];
-}
-
-def GPUSPIRVDynamicShapes : Pass<"quant-block-gpu-spirv-dynamic-shapes",
-                                 "ModuleOp"> {
-  let summary = "Give SPIR-V kernels flat buffers and a buffer of sizes";
-  let description = [{
-    A Vulkan kernel binds each buffer as one runtime array: it has no memref
-    descriptor to read a dynamic size from, and the SPIR-V lowering indexes
-    only arrays whose strides are static. This pass, run on kernels and
-    their launches after `--fold-memref-alias-ops`, turns every dynamically
-    shaped, identity-layout kernel argument `memref<?x32xT>` into a flat
-    `memref<?xT>` (the same bytes): its `memref.load` and `memref.store`
-    index it with row-major linearized indices, its `memref.dim` and the
-    sizes of reshapes of it become the sizes themselves. The dynamic sizes
-    of all such arguments travel in one extra, last kernel argument, a
-    `memref<Kxi32>` that the host fills before each launch (a stack buffer
-    of the calling function; the Vulkan runtime stages host memory) and that
-    the kernel reads once at its entry. On the host each flattened operand
-    is a `memref.collapse_shape` of the original buffer.
-
-    Any other use of such an argument (a view read through, a non-constant
-    `memref.dim`) is an error at that use. Statically shaped arguments are
-    left as they are. The linear indices are `affine.linearize_index`
-    (lowered by lower-affine after this pass).
-  }];
-  let dependentDialects = [
-    "::mlir::affine::AffineDialect",
-    "::mlir::arith::ArithDialect",
-    "::mlir::memref::MemRefDialect",
-  ];
-}
-
-def GPUSPIRVBufferSizes : Pass<"quant-block-gpu-spirv-buffer-sizes",
-                               "ModuleOp"> {
-  let summary = "Pass each kernel buffer's byte size after it";
-  let description = [{
-    The host side of the Vulkan runtime's ABI (docs/GPU.md): after each
-    memref operand of a `gpu.launch_func`, an i64 operand with its size in
-    bytes (the element's bytes times the product of its sizes, dynamic ones
-    read with `memref.dim`). Run after `gpu-module-to-binary`, then
-    `gpu-to-llvm` with bare pointers turns every memref into its aligned
-    pointer, so the runtime receives (pointer, byte size) pairs. Upstream's
-    `intersperse-sizes-for-kernels` does the same for statically shaped
-    buffers only. An operand that is not an identity-layout memref of
-    integers or floats is an error: the runtime binds buffers only.
-  }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-    "::mlir::memref::MemRefDialect",
-  ];
-}
-
-def GPUNestSPIRVModules : Pass<"quant-block-gpu-nest-spirv-modules",
-                               "ModuleOp"> {
-  let summary = "Move each kernel's spirv.module into its gpu.module";
-  let description = [{
-    `convert-gpu-to-spirv` puts the `spirv.module @__spv__<name>` it makes of
-    `gpu.module @<name>` beside it, at the top level, while
-    `gpu-module-to-binary` serializes the `spirv.module` found *inside* a
-    gpu.module with a SPIR-V target (upstream's test pipeline uses a
-    test-only conversion pass that nests it). This pass moves each
-    `spirv.module` into its gpu.module. A gpu.module with a SPIR-V target
-    and no spirv.module is an error here, not an obscure serialization
-    failure later.
-  }];
-}
-
-def GPUNarrowFloatStorage : Pass<"quant-block-gpu-narrow-float-storage",
-                                 "ModuleOp"> {
-  let summary = "Give kernels 8-bit float buffers as i8 buffers";
-  let description = [{
-    SPIR-V has no FP8 or E8M0 types, while the front half leaves loads and
-    stores of such buffers (MX and NVFP4 block scales) that it decodes with
-    integer arithmetic right after (`arith.bitcast` to i8). This pass turns
-    every kernel argument of type `memref<...xf8*>` into `memref<...xi8>`
-    (the same bytes), its loads into i8 loads followed by a bitcast and its
-    stores into a bitcast followed by an i8 store (the canonicalizer then
-    folds the bitcast pairs away), and casts the launch operands on the host
-    (`builtin.unrealized_conversion_cast`, which the LLVM lowering folds:
-    both types lower to the same pointer). Views must have been folded into
-    the loads and stores first (`--fold-memref-alias-ops`); any other use of
-    such an argument is an error.
-  }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect",
-  ];
-}
-
-def GPUNativeMath : Pass<"quant-block-gpu-native-math", "gpu::GPUModuleOp"> {
-  let summary = "Use PTX instructions instead of libdevice for exact math";
-  let description = [{
-    Runs after `convert-gpu-to-nvvm`, which lowers `math.roundeven`,
-    `math.absf` & co. to calls of CUDA's libdevice (`__nv_rintf`) and
-    declares illegal the LLVM intrinsics that would avoid them.
-    `gpu-module-to-binary` links libdevice only when it finds a CUDA toolkit
-    (CUDA_HOME) at compile time: without one the PTX names an unresolved
-    function that ptxas rejects. This pass replaces the calls of the
-    libdevice functions that compute exactly what one PTX instruction does
-    (rint, fabs, fma, floor, ceil, trunc, copysign; f32 and f64) by the LLVM
-    intrinsics (`cvt.rni`, `abs`, `fma.rn`, `cvt.rmi`, ...) and drops their
-    declarations: the PTX then depends on no toolkit. Other libdevice calls
-    (exp, log, ...) stay.
-  }];
-  let dependentDialects = [
-    "::mlir::LLVM::LLVMDialect",
   ];
 }
 

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quant-block/Codegen/GPU/Passes.h"
+#include "quant-block/Codegen/SPIRV/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,7 +26,7 @@
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_GPUSPIRVDYNAMICSHAPES
-#include "quant-block/Codegen/GPU/Passes.h.inc"
+#include "quant-block/Codegen/SPIRV/Passes.h.inc"
 } // namespace mlir::quant_block
 
 using namespace mlir;

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quant-block/Codegen/GPU/Passes.h"
+#include "quant-block/Codegen/SPIRV/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -18,7 +18,7 @@
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_GPUSPIRVBUFFERSIZES
-#include "quant-block/Codegen/GPU/Passes.h.inc"
+#include "quant-block/Codegen/SPIRV/Passes.h.inc"
 } // namespace mlir::quant_block
 
 using namespace mlir;

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quant-block/Codegen/GPU/Passes.h"
+#include "quant-block/Codegen/SPIRV/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
@@ -15,7 +15,7 @@
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_GPUNESTSPIRVMODULES
-#include "quant-block/Codegen/GPU/Passes.h.inc"
+#include "quant-block/Codegen/SPIRV/Passes.h.inc"
 } // namespace mlir::quant_block
 
 using namespace mlir;
