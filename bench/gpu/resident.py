@@ -2,9 +2,10 @@
 """Writes the modules of the device-resident GEMV benchmark
 (bench/gpu/resident_driver.c): for each scheme x shape, DIR/<case>.mlir with
 `@gemv(x, w {quant_block.device_resident})` (M = 1, `fastmath<reassoc>`,
-`llvm.emit_c_interface`), and DIR/cases.txt: `case scheme n k weight_bytes`.
+or with --fma also `fastmath<reassoc,contract>`, `llvm.emit_c_interface`),
+and DIR/cases.txt: `case scheme n k weight_bytes`.
 
-    resident.py --out DIR [--shapes 4096x4096,...] [--schemes ...]
+    resident.py --out DIR [--shapes 4096x4096,...] [--schemes ...] [--fma]
 
 Unlike gen.py's forms, the weight is not built by the module: the driver
 uploads it once per copy (quantBlockGpuUpload) and passes device pointers,
@@ -23,15 +24,15 @@ WEIGHT_TYPES = {
 }
 
 
-def module(scheme, n, k):
+def module(scheme, n, k, flags="reassoc"):
     w = f"!quant_block.tensor<{n}x{k}, {WEIGHT_TYPES[scheme]}>"
     return f"""// {scheme} GEMV, M = 1, N = {n}, K = {k}, with a device-resident weight
-// (bench/gpu/resident.py).
+// (bench/gpu/resident.py), fastmath<{flags}>.
 !w = {w}
 
 func.func @gemv(%x: tensor<1x{k}xf32>, %w: !w {{quant_block.device_resident}})
     -> tensor<1x{n}xf32> attributes {{llvm.emit_c_interface}} {{
-  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc>
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<{flags}>
          : tensor<1x{k}xf32>, !w -> tensor<1x{n}xf32>
   return %y : tensor<1x{n}xf32>
 }}
@@ -43,16 +44,25 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--shapes", default="4096x4096,11008x4096,4096x11008")
     parser.add_argument("--schemes", default=",".join(SCHEMES))
+    parser.add_argument("--fma", action="store_true",
+                        help="also each case with fastmath<reassoc,contract> "
+                             "(the kernels' products and sums fused, FMA), "
+                             "named <case>_fma")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     cases = []
     for scheme in args.schemes.split(","):
         for shape in args.shapes.split(","):
             n, k = (int(v) for v in shape.split("x"))
-            name = f"resident_{scheme}_{n}x{k}"
-            with open(os.path.join(args.out, name + ".mlir"), "w") as f:
-                f.write(module(scheme, n, k))
-            cases.append(f"{name} {scheme} {n} {k} {weight_bytes(scheme, n, k)}")
+            variants = [("", "reassoc")]
+            if args.fma:
+                variants.append(("_fma", "reassoc,contract"))
+            for suffix, flags in variants:
+                name = f"resident_{scheme}_{n}x{k}{suffix}"
+                with open(os.path.join(args.out, name + ".mlir"), "w") as f:
+                    f.write(module(scheme, n, k, flags))
+                cases.append(f"{name} {scheme} {n} {k} "
+                             f"{weight_bytes(scheme, n, k)}")
     with open(os.path.join(args.out, "cases.txt"), "w") as f:
         f.write("\n".join(cases) + "\n")
 
