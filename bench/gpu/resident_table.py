@@ -18,20 +18,7 @@ and the bytes that crossed PCIe per call. Exits 1 if a case failed its check or 
 import statistics
 import sys
 
-from table import profile, results
-
-
-def kernel_times(prof, calls):
-    """Per call, the summed time of its launches (seconds); see
-    table.gpu_time_per_call for how launches map to calls."""
-    sums = [0.0] * calls
-    for times in prof.values():
-        if len(times) < calls or len(times) % calls:
-            continue
-        per = len(times) // calls
-        for c in range(calls):
-            sums[c] += sum(times[c * per:(c + 1) * per]) / 1e3
-    return sums
+from table import fmt, gpu_times_per_call, print_table, profile, results
 
 
 def main():
@@ -53,10 +40,10 @@ def main():
         prof = profile(f"{out}/{name}.prof")
         hot = cold = None
         if prof:
-            calls = 2 * (warmup + iters)
-            sums = kernel_times(prof, calls)
-            hot = statistics.median(sums[warmup:warmup + iters])
-            cold = statistics.median(sums[2 * warmup + iters:])
+            sums = gpu_times_per_call(prof, 2 * (warmup + iters))
+            if sums:
+                hot = statistics.median(sums[warmup:warmup + iters])
+                cold = statistics.median(sums[2 * warmup + iters:])
         wall = res.get("wall_cold_s", [None])[0]
         # The same calls (hot) with QUANT_BLOCK_CUDA_CACHING=0.
         nocache = results(f"{out}/{name}.nocache.out").get("wall_hot_s",
@@ -69,7 +56,6 @@ def main():
         failed |= not ok or cold is None
         gbs = nbytes / cold / 1e9 if cold else None
         ratio = gbs / copy_gbs if gbs and copy_gbs else None
-        fmt = lambda v, spec: "-" if v is None else format(v, spec)
         rows.append((name, f"{nbytes / 1e6:.2f}", fmt(hot and hot * 1e6, ".1f"),
                      fmt(cold and cold * 1e6, ".1f"), fmt(gbs, ".0f"),
                      fmt(ratio, ".3f"), fmt(wall and wall * 1e6, ".1f"),
@@ -77,10 +63,7 @@ def main():
                      "ok" if ok else f"WRONG (error {error})"))
     print(f"device-resident GEMV, M = 1, {warmup} warm-up + {iters} timed "
           f"calls hot and cold; copy {fmt(copy_gbs, '.0f')} GB/s")
-    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
-    for r in [header, tuple("-" * w for w in widths)] + rows:
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                        for i, (c, w) in enumerate(zip(r, widths))))
+    print_table(header, rows)
     return 1 if failed else 0
 
 

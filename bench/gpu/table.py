@@ -60,14 +60,15 @@ def profile(path):
     return kernels or None
 
 
-def gpu_time_per_call(prof, calls):
-    """Seconds of GPU time per call: the median over calls of the summed
-    launches of that call. The profile is per kernel name, and the pipeline
-    form's kernels of different gpu.modules share names (three launches of
-    `gemv_kernel` per call, all different kernels): a name launched k times
-    per call contributes launches [c * k, (c + 1) * k) to call c. Names
-    launched fewer times than there are calls (input initialization) or not
-    a whole number of times per call are left out."""
+def gpu_times_per_call(prof, calls):
+    """Seconds of GPU time of each call: the summed launches of that call,
+    or None if no kernel was launched once per call. The profile is per
+    kernel name, and the pipeline form's kernels of different gpu.modules
+    share names (three launches of `gemv_kernel` per call, all different
+    kernels): a name launched k times per call contributes launches
+    [c * k, (c + 1) * k) to call c. Names launched fewer times than there
+    are calls (input initialization) or not a whole number of times per
+    call are left out."""
     sums = [0.0] * calls
     used = False
     for times in prof.values():
@@ -75,9 +76,30 @@ def gpu_time_per_call(prof, calls):
             continue
         k = len(times) // calls
         for c in range(calls):
-            sums[c] += sum(times[c * k:(c + 1) * k])
+            sums[c] += sum(times[c * k:(c + 1) * k]) / 1e3
         used = True
-    return statistics.median(sums) / 1e3 if used else None
+    return sums if used else None
+
+
+def gpu_time_per_call(prof, calls):
+    """Seconds of GPU time per call: the median of gpu_times_per_call."""
+    sums = gpu_times_per_call(prof, calls)
+    return statistics.median(sums) if sums else None
+
+
+def fmt(value, spec):
+    """`value` formatted, or "-" for a missing one."""
+    return "-" if value is None else format(value, spec)
+
+
+def print_table(header, rows):
+    """Columns as wide as their widest cell: the first left-aligned, the
+    others right-aligned, a rule under the header."""
+    widths = [max(len(r[i]) for r in rows + [header])
+              for i in range(len(header))]
+    for r in [header, tuple("-" * w for w in widths)] + rows:
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                        for i, (c, w) in enumerate(zip(r, widths))))
 
 
 def e2m1(codes):
@@ -143,17 +165,13 @@ def main():
             ok = got is not None and abs(got - want) <= 1e-3 * max(abs(want), 1.0)
             check = "ok" if ok else f"WRONG ({got} != {want:.6g})"
         failed |= not ok or time is None
-        fmt = lambda v, spec: "-" if v is None else format(v, spec)
         rows.append((name, str(n), str(k), f"{nbytes / 1e6:.2f}",
                      fmt(gpu and gpu * 1e6, ".1f"), fmt(wall and wall * 1e6, ".1f"),
                      fmt(gbs, ".0f"), fmt(copy_gbs, ".0f"), fmt(ratio, ".3f"),
                      check))
     print(f"target {target}, form {form}, M = 1, {warmup} warm-up + {iters} "
           f"timed calls")
-    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
-    for r in [header, tuple("-" * w for w in widths)] + rows:
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                        for i, (c, w) in enumerate(zip(r, widths))))
+    print_table(header, rows)
     return 1 if failed else 0
 
 

@@ -139,17 +139,20 @@ static void testCompileAndCall(MlirContext ctx) {
   mlirModuleDestroy(module);
 }
 
+/// Dequantizes a quantized argument (passed as its parts).
+static const char *kDequant =
+    "!q = !quant_block.tensor<2x4, #quant_block.scheme<i8 : f32, "
+    "block = [2]>>\n"
+    "func.func @dequant(%q: !q) -> tensor<2x4xf32> {\n"
+    "  %x = quant_block.dequantize %q : !q -> tensor<2x4xf32>\n"
+    "  return %x : tensor<2x4xf32>\n"
+    "}\n";
+
 /// A quantized argument passed as its parts (data, scales).
 static void testQuantizedParts(MlirContext ctx) {
   // CHECK-LABEL: testQuantizedParts
   printf("testQuantizedParts\n");
-  MlirModule module = mlirModuleCreateParse(
-      ctx, str("!q = !quant_block.tensor<2x4, #quant_block.scheme<i8 : f32, "
-               "block = [2]>>\n"
-               "func.func @dequant(%q: !q) -> tensor<2x4xf32> {\n"
-               "  %x = quant_block.dequantize %q : !q -> tensor<2x4xf32>\n"
-               "  return %x : tensor<2x4xf32>\n"
-               "}\n"));
+  MlirModule module = mlirModuleCreateParse(ctx, str(kDequant));
   MlirQuantBlockExecutable executable = mlirQuantBlockExecutableCreate(
       module, str("quant-block-cpu-pipeline"), true, printToStdout, NULL);
   MlirQuantBlockFunction dequant = mlirQuantBlockExecutableLookup(
@@ -295,13 +298,7 @@ static void testDeviceResident(MlirContext ctx, const char *vulkanRuntime) {
   uint64_t resident = callThrice(gpu, device);
 
   // The same calls with the parts as host arguments copy them every call.
-  MlirModule plainModule = mlirModuleCreateParse(
-      ctx, str("!q = !quant_block.tensor<2x4, #quant_block.scheme<i8 : f32, "
-               "block = [2]>>\n"
-               "func.func @dequant(%q: !q) -> tensor<2x4xf32> {\n"
-               "  %x = quant_block.dequantize %q : !q -> tensor<2x4xf32>\n"
-               "  return %x : tensor<2x4xf32>\n"
-               "}\n"));
+  MlirModule plainModule = mlirModuleCreateParse(ctx, str(kDequant));
   MlirQuantBlockExecutable plain = mlirQuantBlockExecutableCreateWithLibraries(
       plainModule, str("quant-block-spirv-pipeline"), true, 1, libraries,
       printToStdout, NULL);

@@ -89,6 +89,13 @@ static bool onlyKernelsUse(Value buffer) {
   return true;
 }
 
+/// Whether host op `op` uses a buffer operand without touching its
+/// elements: it takes its shape or its address.
+static bool touchesNoElements(Operation *op) {
+  return isa<memref::DimOp, memref::ExtractStridedMetadataOp,
+             memref::ExtractAlignedPointerAsIndexOp>(op);
+}
+
 /// Whether `buffer` is an argument of a host function that the caller
 /// passes on the device (`quant_block.device_resident`).
 static bool isDeviceResident(Value buffer) {
@@ -107,8 +114,7 @@ static bool isDeviceResident(Value buffer) {
 static OpOperand *findHostAccess(Value buffer) {
   for (OpOperand &use : buffer.getUses()) {
     Operation *user = use.getOwner();
-    if (isa<gpu::LaunchFuncOp, memref::DimOp, memref::ExtractStridedMetadataOp,
-            memref::ExtractAlignedPointerAsIndexOp>(user))
+    if (isa<gpu::LaunchFuncOp>(user) || touchesNoElements(user))
       continue;
     if (isBufferView(user) && use.getOperandNumber() == 0) {
       if (OpOperand *access = findHostAccess(user->getResult(0)))
@@ -270,8 +276,7 @@ struct GPUDataMovementPass
   static bool needsHostCopies(Operation *op, const LiveCopies &live) {
     if (op->hasTrait<OpTrait::IsTerminator>() || op->getNumRegions() != 0)
       return true;
-    if (isBufferView(op) || isa<memref::DimOp, memref::ExtractStridedMetadataOp,
-                                memref::ExtractAlignedPointerAsIndexOp>(op))
+    if (isBufferView(op) || touchesNoElements(op))
       return false;
     auto touchesLive = [&](Value value) {
       return isa<MemRefType>(value.getType()) &&

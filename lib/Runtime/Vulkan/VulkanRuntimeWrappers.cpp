@@ -185,35 +185,31 @@ QB_VULKAN_EXPORT void quantBlockGpuFree(void *buffer) {
   mgpuMemFree(buffer, nullptr);
 }
 
-/// The buffer must be one of quantBlockGpuAlloc's (or mgpuMemAlloc's): a
-/// host pointer here would be a caller's mistake that the CUDA runtime
-/// could not survive, so it is refused on Vulkan too.
-static void checkDeviceRange(const void *device, uint64_t sizeBytes,
-                             const char *entryPoint) {
+/// A synchronous copy between host memory and `device`, which must be in a
+/// buffer of quantBlockGpuAlloc (or mgpuMemAlloc): a host pointer there
+/// would be a caller's mistake that the CUDA runtime could not survive, so
+/// it is refused on Vulkan too.
+static void copyToOrFromDevice(void *dst, const void *src, const void *device,
+                               uint64_t sizeBytes, const char *entryPoint) {
+  if (sizeBytes == 0)
+    return;
+  Lock lock(VulkanDevice::mutex());
   uint64_t offset = 0;
   if (!BufferAllocator::get().lookup(device, sizeBytes, offset))
     fatal("%s: %p is not in a buffer of quantBlockGpuAlloc", entryPoint,
           device);
+  std::memcpy(dst, src, sizeBytes);
+  countCopy(dst, src, sizeBytes);
 }
 
 QB_VULKAN_EXPORT void quantBlockGpuUpload(void *device, const void *host,
                                           uint64_t sizeBytes) {
-  if (sizeBytes == 0)
-    return;
-  Lock lock(VulkanDevice::mutex());
-  checkDeviceRange(device, sizeBytes, __func__);
-  std::memcpy(device, host, sizeBytes);
-  countCopy(device, host, sizeBytes);
+  copyToOrFromDevice(device, host, device, sizeBytes, __func__);
 }
 
 QB_VULKAN_EXPORT void quantBlockGpuDownload(void *host, const void *device,
                                             uint64_t sizeBytes) {
-  if (sizeBytes == 0)
-    return;
-  Lock lock(VulkanDevice::mutex());
-  checkDeviceRange(device, sizeBytes, __func__);
-  std::memcpy(host, device, sizeBytes);
-  countCopy(host, device, sizeBytes);
+  copyToOrFromDevice(host, device, device, sizeBytes, __func__);
 }
 
 QB_VULKAN_EXPORT void quantBlockGpuGetCopyStats(QuantBlockGpuCopyStats *stats) {
