@@ -24,7 +24,8 @@
 #              numbers may differ within a relative 1e-5 (reassoc-bits: the
 #              printed integers are f32 bit patterns, compared as values)
 #   matmul     test/GPU/Inputs/gpu_matmul_kernels.py: its `check GPU CPU`
-#              (the GPU's bits are the warp kernels' documented order)
+#              (the GPU's bits are the warp kernels' documented order);
+#              matmul-kS: the same with `--split-k S`
 #   reduction  test/GPU/Inputs/reduction_gemv.py (matmul-kernels=false):
 #              its `check CPU GPU`
 # and bench-pipeline/, bench-hand/, bench-pipeline-r1/: gen.py's GEMV
@@ -32,7 +33,9 @@
 # tabulates with table.py; bench-resident/: the GEMV with device-resident
 # weights (resident.py's modules linked with resident_driver.c), hot and
 # cold (rotated over 32 copies of the weight), tabulated by
-# resident_table.py (RESIDENT_SHAPES: its shapes).
+# resident_table.py (RESIDENT_SHAPES: its shapes; RESIDENT_VARIANTS: the
+# FMA cases again with other pipeline options, `suffix:opt,opt ...`, empty
+# for none).
 #
 # The runner utilities of Debian's LLVM name libMLIR and libLLVM as needed
 # libraries without using any of their symbols: the bundle carries empty
@@ -132,8 +135,11 @@ add gpu-gemv-reassoc reassoc-bits "$T/GPU/gemv-reassoc.mlir" \
   "$CPU=matmul-kernels=false"
 "$PYTHON" "$T/GPU/Inputs/gpu_matmul_kernels.py" emit > "$OUT/log/matmul.mlir"
 add matmul-kernels matmul "$OUT/log/matmul.mlir" "$CPU"
-add matmul-kernels-wg128 matmul "$OUT/log/matmul.mlir" "$CPU" \
-  "format=fatbin workgroup-size=128"
+# The kernels before split-K, and with 8 warps per row.
+add matmul-kernels-k1 matmul-k1 "$OUT/log/matmul.mlir" "$CPU" \
+  "format=fatbin split-k=1"
+add matmul-kernels-k8 matmul-k8 "$OUT/log/matmul.mlir" "$CPU" \
+  "format=fatbin matmul-workgroup-size=256 split-k=8"
 add int4-linear-wg1 exact "$T/Integration/int4-linear.mlir" "$CPU" \
   "format=fatbin workgroup-size=1"
 "$PYTHON" "$T/GPU/Inputs/reduction_gemv.py" emit > "$OUT/log/reduction.mlir"
@@ -177,9 +183,28 @@ if [ "${BENCH:-1}" != 0 ]; then
     --shapes "${RESIDENT_SHAPES:-4096x4096,11008x4096,4096x11008}")
   cc -c -O2 -I"$ROOT/include" "$ROOT/bench/gpu/resident_driver.c" \
     -o "$OUT/log/resident_driver.o"
+  # Kernel variants of the FMA cases, compiled from the same modules:
+  # `suffix:options` (pipeline options, commas for spaces), to compare
+  # launch shapes in one run. split-k=1 is the kernel before split-K.
+  variants=${RESIDENT_VARIANTS-"_k1:split-k=1 _wg64:matmul-workgroup-size=64 _wg256:matmul-workgroup-size=256"}
+  : > "$dir/variants.txt"
+  for variant in $variants; do
+    suffix=${variant%%:*}
+    while read -r name rest; do
+      case $name in *_fma)
+        cp "$dir/$name.mlir" "$dir/$name$suffix.mlir"
+        echo "$name$suffix ${variant#*:}" >> "$dir/variants.txt"
+        echo "$name$suffix $rest" >> "$dir/cases.extra" ;;
+      esac
+    done < "$dir/cases.txt"
+  done
+  [ -f "$dir/cases.extra" ] && cat "$dir/cases.extra" >> "$dir/cases.txt" &&
+    rm "$dir/cases.extra"
   for name in $(cut -d' ' -f1 "$dir/cases.txt"); do
+    options=$(awk -v n="$name" '$1 == n { print $2 }' "$dir/variants.txt" |
+      tr , ' ')
     "$QUANT_OPT" "$dir/$name.mlir" -o "$dir/$name.bin.mlir" \
-      --quant-block-nvvm-pipeline="chip=$CHIP format=fatbin"
+      --quant-block-nvvm-pipeline="chip=$CHIP format=fatbin $options"
     mlir-translate --mlir-to-llvmir "$dir/$name.bin.mlir" -o "$dir/$name.ll"
     llc -O2 -relocation-model=pic -filetype=obj "$dir/$name.ll" -o "$dir/$name.o"
     cc "$OUT/log/resident_driver.o" "$dir/$name.o" -o "$dir/$name" \

@@ -34,10 +34,12 @@ void mlir::quant_block::buildGPUFrontHalfPipeline(
   buildFrontHalfTransformStage(pm, frontHalf);
   // On quant_block ops, after fusion made the products read packed weights
   // and before the generic lowering would turn them into linalg.
-  if (middle.matmulKernels && middle.workgroupSize > 0 &&
-      middle.workgroupSize % 32 == 0) {
+  int64_t matmulWorkgroupSize = middle.getMatmulWorkgroupSize();
+  if (middle.matmulKernels && matmulWorkgroupSize > 0 &&
+      matmulWorkgroupSize % 32 == 0) {
     GPUMatmulKernelsOptions kernels;
-    kernels.workgroupSize = middle.workgroupSize;
+    kernels.workgroupSize = matmulWorkgroupSize;
+    kernels.splitK = middle.splitK;
     kernels.vectorLoads = middle.target.vectorLoads;
     kernels.rowsPerWarp = middle.rowsPerWarp;
     kernels.exactSubnormals = middle.target.exactSubnormals;
@@ -69,12 +71,13 @@ void mlir::quant_block::buildGPUMiddlePipeline(
   // Folds the launch bounds to constants, so that outlining records the
   // workgroup size (known_block_size) that SPIR-V entry points need.
   pm.addPass(createCanonicalizerPass());
-  // The matmul kernels' warp shuffles, where subgroups need not be 32 wide.
-  if (!options.target.subgroupsOf32) {
-    GPUEmulateShufflesOptions emulation;
-    emulation.workgroupMemory = options.target.getWorkgroupMemoryName().str();
-    pm.addNestedPass<func::FuncOp>(createGPUEmulateShuffles(emulation));
-  }
+  // The matmul kernels' shuffles through workgroup memory: all of them
+  // where subgroups need not be 32 wide, those between the warps of a
+  // split-K sum on targets with warps of 32.
+  GPUEmulateShufflesOptions emulation;
+  emulation.workgroupMemory = options.target.getWorkgroupMemoryName().str();
+  emulation.nativeWidth = options.target.subgroupsOf32 ? 32 : 0;
+  pm.addNestedPass<func::FuncOp>(createGPUEmulateShuffles(emulation));
 
   // The same f16 / bf16 numerics as the CPU pipeline: arithmetic in f32,
   // rounded once, and conversions in integer arithmetic.

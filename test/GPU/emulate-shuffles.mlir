@@ -1,6 +1,7 @@
 // RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-emulate-shuffles))" -verify-diagnostics | FileCheck %s
 // RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-emulate-shuffles{workgroup-memory=alloc}))" -verify-diagnostics | FileCheck %s --check-prefix=ALLOC
 // RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-emulate-shuffles{workgroup-memory=global}))" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-emulate-shuffles{native-width=32}))" | FileCheck %s --check-prefix=NATIVE
 
 // BAD: error: workgroup-memory must be 'attribution' or 'alloc', not 'global'
 
@@ -16,8 +17,8 @@
 // CHECK-NEXT: %[[OFF:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK-NEXT: %[[P:.*]] = arith.xori %[[T]], %[[OFF]] : index
 // CHECK-NEXT: %[[THEIRS:.*]] = memref.load %[[BUF]][%[[P]]]
-// CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: %[[F:.*]] = arith.bitcast %[[THEIRS]] : i32 to f32
+// CHECK-NEXT: gpu.barrier
 // CHECK: arith.addf %{{.*}}, %[[F]] : f32
 // CHECK: memref.store %{{.*}}, %[[BUF]][%[[T]]]
 // CHECK: memref.load %[[BUF]]
@@ -171,6 +172,68 @@ func.func @two_dimensional(%out: memref<64xf32>) {
     // expected-error @below {{'gpu.shuffle' op cannot be emulated: the workgroup size must be constant and one-dimensional}}
     %s, %valid = gpu.shuffle xor %v, %o, %w : f32
     memref.store %s, %out[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// One step of a butterfly over three sums (the same offset and width, all
+// values there before the first shuffle): one exchange, three slots of 128
+// threads each, one pair of barriers. The next step (offset 32, whose
+// values are the first step's sums) is an exchange of its own.
+// CHECK-LABEL: func.func @batched
+// CHECK: workgroup(%[[BUF:.*]] : memref<384xi32, #gpu.address_space<workgroup>>)
+// CHECK: memref.store %{{.*}}, %[[BUF]][%[[T:.*]]] :
+// CHECK: %[[S1:.*]] = arith.addi %[[T]], %c128
+// CHECK-NEXT: memref.store %{{.*}}, %[[BUF]][%[[S1]]]
+// CHECK: %[[S2:.*]] = arith.addi %[[T]], %c256
+// CHECK-NEXT: memref.store %{{.*}}, %[[BUF]][%[[S2]]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-3: memref.load %[[BUF]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-3: arith.addf
+// CHECK: memref.store %{{.*}}, %[[BUF]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.load %[[BUF]]
+// CHECK-NEXT: arith.bitcast
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// With native-width=32 the width-32 step stays a warp shuffle and only the
+// exchange between warps (width 128) goes through workgroup memory.
+// NATIVE-LABEL: func.func @batched
+// NATIVE: workgroup(%{{.*}} : memref<128xi32, #gpu.address_space<workgroup>>)
+// NATIVE-COUNT-3: gpu.shuffle xor %{{.*}}, %{{.*}}, %{{.*}} : f32
+// NATIVE: gpu.barrier
+// NATIVE: gpu.barrier
+// NATIVE-NOT: gpu.shuffle
+// NATIVE-NOT: gpu.barrier
+func.func @batched(%out: memref<3x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c128 = arith.constant 128 : index
+  %w32 = arith.constant 32 : i32
+  %w128 = arith.constant 128 : i32
+  %o16 = arith.constant 16 : i32
+  %o32 = arith.constant 32 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) {
+    %t = arith.index_cast %tx : index to i32
+    %v = arith.sitofp %t : i32 to f32
+    %v1 = arith.addf %v, %v : f32
+    %v2 = arith.mulf %v, %v : f32
+    %s0, %ok0 = gpu.shuffle xor %v, %o16, %w32 : f32
+    %a0 = arith.addf %v, %s0 : f32
+    %s1, %ok1 = gpu.shuffle xor %v1, %o16, %w32 : f32
+    %a1 = arith.addf %v1, %s1 : f32
+    %s2, %ok2 = gpu.shuffle xor %v2, %o16, %w32 : f32
+    %a2 = arith.addf %v2, %s2 : f32
+    memref.store %a2, %out[%c2, %tx] : memref<3x128xf32>
+    %u, %oku = gpu.shuffle xor %a0, %o32, %w128 : f32
+    %b0 = arith.addf %a0, %u : f32
+    memref.store %b0, %out[%c0, %tx] : memref<3x128xf32>
+    memref.store %a1, %out[%c1, %tx] : memref<3x128xf32>
     gpu.terminator
   }
   return

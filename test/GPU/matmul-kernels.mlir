@@ -1,11 +1,16 @@
-// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{max-workgroups=2 report=true}))" -verify-diagnostics | FileCheck %s
-// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{vector-loads=false}))" | FileCheck %s --check-prefix=SCALAR
-// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{rows-per-warp=1}))" | FileCheck %s --check-prefix=ONE-ROW
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=64 max-workgroups=2 report=true}))" -verify-diagnostics | FileCheck %s
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=64 vector-loads=false}))" | FileCheck %s --check-prefix=SCALAR
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=64 rows-per-warp=1}))" | FileCheck %s --check-prefix=ONE-ROW
 // RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=48}))" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{rows-per-warp=-1}))" 2>&1 | FileCheck %s --check-prefix=BAD-ROWS
 
 // BAD: error: workgroup-size must be a positive multiple of 32 (warps of weight rows), not 48, max-workgroups positive and rows-per-warp not negative
-// BAD-ROWS: error: workgroup-size must be a positive multiple of 32 (warps of weight rows), not 64, max-workgroups positive and rows-per-warp not negative
+// BAD-ROWS: error: workgroup-size must be a positive multiple of 32 (warps of weight rows), not 128, max-workgroups positive and rows-per-warp not negative
+// RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{split-k=3}))" 2>&1 | FileCheck %s --check-prefix=BAD-SPLIT3
+// RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=64 split-k=4}))" 2>&1 | FileCheck %s --check-prefix=BAD-SPLIT4
+// BAD-SPLIT3: error: split-k must be 0 (automatic) or a power of two dividing the 4 warps of a workgroup, not 3
+// BAD-SPLIT4: error: split-k must be 0 (automatic) or a power of two dividing the 2 warps of a workgroup, not 4
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels))" | FileCheck %s --check-prefix=SPLIT
 
 // An int4 product with f16 scales, M = 3, N = 5: the weight's lowered parts
 // as buffers, the packed bytes viewed as i32 words [5, 8] on the host; 64
@@ -225,4 +230,27 @@ func.func @left_alone(%x: tensor<1x64xf32>, %xd: tensor<1x?xf32>, %w: !w, %a: !a
 func.func @dynamic_m(%x: tensor<?x64xf32>, %w: !w) -> tensor<?x4xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<?x64xf32>, !w -> tensor<?x4xf32>
   return %y : tensor<?x4xf32>
+}
+
+// -----
+
+// Split-K: a row of 128 chunks (K = 4096, int4) in the default workgroups
+// of 128 threads: the four warps share the same four rows (one group of
+// rows per workgroup), "lane" = thread % 128 strides over the chunks by
+// 128, and after each warp's butterfly (widths 32) the warps' totals are
+// added by shuffles of width 128 at offsets 32 and 64; thread 0 stores.
+// SPLIT-LABEL: func.func @split_k
+// SPLIT: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+// SPLIT: %[[LANE:.*]] = arith.remui %[[T]], %c128
+// SPLIT: %[[WARP:.*]] = arith.divui %[[T]], %c128
+// SPLIT: scf.for %[[C:.*]] = %[[LANE]] to %c128{{.*}} step %c128{{.*}} iter_args
+// SPLIT-COUNT-20: gpu.shuffle xor %{{.*}}, %{{.*}}, %c32_i32
+// SPLIT-COUNT-4: gpu.shuffle xor %{{.*}}, %c32_i32{{.*}}, %c128_i32
+// SPLIT-COUNT-4: gpu.shuffle xor %{{.*}}, %c64_i32{{.*}}, %c128_i32
+// SPLIT-NOT: gpu.shuffle
+// SPLIT: arith.cmpi eq, %[[LANE]], %c0
+!w = !quant_block.tensor<8x4096, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @split_k(%x: tensor<1x4096xf32>, %w: !w) -> tensor<1x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x4096xf32>, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
 }

@@ -236,6 +236,16 @@ struct GPUMiddleOptions {
   /// Weight rows per warp of those kernels (0: chosen from the activation
   /// rows of a tile).
   int64_t rowsPerWarp = 0;
+  /// Threads per workgroup of those kernels (0: workgroupSize). 128: four
+  /// warps, which split-K gives to the rows of a GEMV (measured on an H200,
+  /// docs/GPU.md).
+  int64_t matmulWorkgroupSize = 128;
+  /// Warps sharing a warp's rows along K in those kernels (0: automatic).
+  int64_t splitK = 0;
+  /// The workgroup size the matmul kernels use.
+  int64_t getMatmulWorkgroupSize() const {
+    return matmulWorkgroupSize > 0 ? matmulWorkgroupSize : workgroupSize;
+  }
   /// The target.
   GPUTargetTraits target;
 };
@@ -272,6 +282,19 @@ struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
       llvm::cl::desc("Weight rows per warp of those kernels (0: 4 / the "
                      "activation rows of a tile, at least 1)"),
       llvm::cl::init(0)};
+  mlir::detail::PassOptions::Option<int64_t> matmulWorkgroupSize{
+      *this, "matmul-workgroup-size",
+      llvm::cl::desc("Threads per workgroup of those kernels (a multiple of "
+                     "32; 0: workgroup-size): by default four warps, which "
+                     "share the rows of a long K (split-k)"),
+      llvm::cl::init(128)};
+  mlir::detail::PassOptions::Option<int64_t> splitK{
+      *this, "split-k",
+      llvm::cl::desc("Warps of those kernels' workgroups that share a warp's "
+                     "weight rows, each summing every split-k-th chunk of K "
+                     "(a power of two; 0: the most the workgroup and K "
+                     "allow)"),
+      llvm::cl::init(0)};
 
   GPUMiddleOptions getGPUMiddleOptions(const GPUTargetTraits &target) const {
     GPUMiddleOptions options;
@@ -281,6 +304,8 @@ struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
     options.minReductionSize = minReductionSize;
     options.matmulKernels = matmulKernels;
     options.rowsPerWarp = rowsPerWarp;
+    options.matmulWorkgroupSize = matmulWorkgroupSize;
+    options.splitK = splitK;
     return options;
   }
 };

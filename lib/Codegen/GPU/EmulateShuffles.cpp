@@ -96,8 +96,13 @@ struct GPUEmulateShufflesPass
   LogicalResult emulate(gpu::LaunchOp launch) {
     SmallVector<gpu::ShuffleOp> shuffles;
     launch.getBody().walk([&](gpu::ShuffleOp shuffle) {
-      if (shuffle->getParentOfType<gpu::LaunchOp>() == launch)
-        shuffles.push_back(shuffle);
+      if (shuffle->getParentOfType<gpu::LaunchOp>() != launch)
+        return;
+      // Shuffles within the device's subgroups stay native.
+      std::optional<int64_t> width = getConstantIntValue(shuffle.getWidth());
+      if (nativeWidth > 0 && width && *width <= nativeWidth)
+        return;
+      shuffles.push_back(shuffle);
     });
     if (shuffles.empty())
       return success();
@@ -117,6 +122,32 @@ struct GPUEmulateShufflesPass
         return shuffle.emitOpError()
                << "cannot be emulated with workgroup memory: " << *whyNot;
 
+    // Exchanges that may share one pair of barriers: consecutive shuffles
+    // of a block with the same offset and width whose values all exist at
+    // the first of them (a butterfly's step over several sums).
+    SmallVector<SmallVector<gpu::ShuffleOp>> exchanges;
+    for (gpu::ShuffleOp shuffle : shuffles) {
+      if (!exchanges.empty()) {
+        gpu::ShuffleOp first = exchanges.back().front();
+        Value value = shuffle.getValue();
+        Operation *definition = value.getDefiningOp();
+        bool available = value.getParentBlock() != first->getBlock() ||
+                         !definition || definition->isBeforeInBlock(first);
+        if (shuffle->getBlock() == first->getBlock() && available &&
+            getConstantIntValue(shuffle.getOffset()) ==
+                getConstantIntValue(first.getOffset()) &&
+            getConstantIntValue(shuffle.getWidth()) ==
+                getConstantIntValue(first.getWidth())) {
+          exchanges.back().push_back(shuffle);
+          continue;
+        }
+      }
+      exchanges.push_back({shuffle});
+    }
+    int64_t slots = 0;
+    for (ArrayRef<gpu::ShuffleOp> exchange : exchanges)
+      slots = std::max<int64_t>(slots, exchange.size());
+
     MLIRContext *ctx = launch.getContext();
     Location loc = launch.getLoc();
     Type i32 = IntegerType::get(ctx, 32);
@@ -127,38 +158,55 @@ struct GPUEmulateShufflesPass
         attribution ? Attribute(gpu::AddressSpaceAttr::get(
                           ctx, gpu::AddressSpace::Workgroup))
                     : Attribute(IntegerAttr::get(IntegerType::get(ctx, 64), 3));
-    auto bufferType = MemRefType::get({*sizeX}, i32,
+    auto bufferType = MemRefType::get({slots * *sizeX}, i32,
                                       MemRefLayoutAttrInterface(), memorySpace);
     OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
     Value buffer = attribution
                        ? Value(launch.addWorkgroupAttribution(bufferType, loc))
                        : Value(memref::AllocOp::create(b, loc, bufferType));
     Value thread = launch.getThreadIds().x;
-    for (gpu::ShuffleOp shuffle : shuffles) {
-      b.setInsertionPoint(shuffle);
-      Location shuffleLoc = shuffle.getLoc();
-      Value value = shuffle.getValue();
-      Type type = value.getType();
-      Value bits =
-          type == i32
-              ? value
-              : arith::BitcastOp::create(b, shuffleLoc, i32, value).getResult();
-      memref::StoreOp::create(b, shuffleLoc, bits, buffer, thread);
-      gpu::BarrierOp::create(b, shuffleLoc);
-      Value offset = arith::IndexCastOp::create(b, shuffleLoc, b.getIndexType(),
-                                                shuffle.getOffset());
-      Value partner = arith::XOrIOp::create(b, shuffleLoc, thread, offset);
-      Value theirs =
-          memref::LoadOp::create(b, shuffleLoc, buffer, ValueRange{partner});
-      // The buffer is written again by the next shuffle.
-      gpu::BarrierOp::create(b, shuffleLoc);
-      if (type != i32)
-        theirs = arith::BitcastOp::create(b, shuffleLoc, type, theirs);
+    for (MutableArrayRef<gpu::ShuffleOp> exchange : exchanges) {
+      gpu::ShuffleOp first = exchange.front();
+      b.setInsertionPoint(first);
+      Location exchangeLoc = first.getLoc();
+      // Value i of the exchange at slot i * size + thread.
+      auto slot = [&](Value threadIndex, int64_t i) -> Value {
+        if (i == 0)
+          return threadIndex;
+        return arith::AddIOp::create(
+            b, exchangeLoc, threadIndex,
+            arith::ConstantIndexOp::create(b, exchangeLoc, i * *sizeX));
+      };
+      for (auto [i, shuffle] : llvm::enumerate(exchange)) {
+        Value value = shuffle.getValue();
+        Value bits = value.getType() == i32
+                         ? value
+                         : arith::BitcastOp::create(b, exchangeLoc, i32, value)
+                               .getResult();
+        memref::StoreOp::create(b, exchangeLoc, bits, buffer, slot(thread, i));
+      }
+      gpu::BarrierOp::create(b, exchangeLoc);
+      Value offset = arith::IndexCastOp::create(
+          b, exchangeLoc, b.getIndexType(), first.getOffset());
+      Value partner = arith::XOrIOp::create(b, exchangeLoc, thread, offset);
+      SmallVector<Value> theirs;
+      for (auto [i, shuffle] : llvm::enumerate(exchange)) {
+        Value loaded = memref::LoadOp::create(b, exchangeLoc, buffer,
+                                              ValueRange{slot(partner, i)});
+        Type type = shuffle.getValue().getType();
+        if (type != i32)
+          loaded = arith::BitcastOp::create(b, exchangeLoc, type, loaded);
+        theirs.push_back(loaded);
+      }
+      // The buffer is written again by the next exchange.
+      gpu::BarrierOp::create(b, exchangeLoc);
       Value valid =
-          arith::ConstantOp::create(b, shuffleLoc, b.getBoolAttr(true));
-      shuffle.getShuffleResult().replaceAllUsesWith(theirs);
-      shuffle.getValid().replaceAllUsesWith(valid);
-      shuffle.erase();
+          arith::ConstantOp::create(b, exchangeLoc, b.getBoolAttr(true));
+      for (auto [shuffle, value] : llvm::zip(exchange, theirs)) {
+        shuffle.getShuffleResult().replaceAllUsesWith(value);
+        shuffle.getValid().replaceAllUsesWith(valid);
+        shuffle.erase();
+      }
     }
     return success();
   }

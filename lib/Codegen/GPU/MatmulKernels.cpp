@@ -71,6 +71,9 @@ struct KernelPlan {
   /// Activation rows per workgroup (a divisor of m), weight rows per warp
   /// (each activation load serves all of them) and per workgroup.
   int64_t tileM, rowsPerWarp, rowsPerGroup;
+  /// Warps that share a warp's rows, each summing every splitK-th chunk
+  /// (consecutive warps of the workgroup), and the threads per workgroup.
+  int64_t splitK, workgroupSize;
   /// Row groups in all, and workgroups in x (at most max-workgroups).
   int64_t numGroups, gridX;
   SchemeAttr scheme;
@@ -88,7 +91,8 @@ struct KernelPlan {
 /// Why `op` has no kernel (std::nullopt when it has one); fills `plan`.
 std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
                                       int64_t maxWorkgroups,
-                                      int64_t rowsPerWarp, KernelPlan &plan) {
+                                      int64_t rowsPerWarp, int64_t splitK,
+                                      KernelPlan &plan) {
   arith::FastMathFlags flags = op.getFastmath();
   if (!op.getTransposeRhs())
     return std::string("the weight is not transposed ([N, K])");
@@ -192,7 +196,26 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
       : rowsPerWarp > 0
           ? rowsPerWarp
           : std::clamp<int64_t>(kMaxSumsPerLane / plan.tileM, 1, n);
-  plan.rowsPerGroup = workgroupSize / kLanes * plan.rowsPerWarp;
+  // Split-K: more warps per row, so that a GEMV of a few thousand rows has
+  // enough loads in flight on a GPU of 100+ multiprocessors (1024 warps of
+  // 4 rows for N = 4096 left an H200 at 0.18 of its copy bandwidth,
+  // docs/GPU.md). Automatic: the most warps of the workgroup (a power of
+  // two) that still give every lane a chunk. The integer kernel keeps the
+  // contract's order, one warp per row.
+  int64_t warps = workgroupSize / kLanes;
+  int64_t numChunks = plan.wordsPerRow / plan.wordsPerChunk;
+  if (plan.integer) {
+    plan.splitK = 1;
+  } else if (splitK > 0) {
+    plan.splitK = splitK;
+  } else {
+    plan.splitK = 1;
+    while (plan.splitK * 2 <= warps && warps % (plan.splitK * 2) == 0 &&
+           numChunks >= kLanes * plan.splitK * 2)
+      plan.splitK *= 2;
+  }
+  plan.workgroupSize = workgroupSize;
+  plan.rowsPerGroup = warps / plan.splitK * plan.rowsPerWarp;
   plan.numGroups = llvm::divideCeil(n, plan.rowsPerGroup);
   plan.gridX = std::min(plan.numGroups, maxWorkgroups);
   plan.scheme = scheme;
@@ -236,7 +259,9 @@ private:
   /// activations' buffer where M is dynamic).
   Value lastRow;
   /// The lanes' partial sums for the weight rows `rows`, row-major [row,
-  /// activation row of the tile]: each lane's words in increasing order.
+  /// activation row of the tile]: `lane` (0 .. 32 splitK - 1: the warp's
+  /// slice of K, times 32, plus its lane) sums chunks lane, lane + 32
+  /// splitK, ... in increasing order.
   SmallVector<Value> emitPartialSums(Value lane, ArrayRef<Value> rows, Value m0,
                                      Value lhs, Value words, Value scales,
                                      Value zeroPoints, Value outer);
@@ -346,8 +371,8 @@ private:
       sum = arith::AddFOp::create(b, loc, sum, product);
     }
   }
-  /// Adds the 32 lanes' `sums` (one per activation row) in a fixed tree;
-  /// every lane gets the totals.
+  /// Adds the 32 splitK lanes' `sums` (one per activation row) in a fixed
+  /// tree, each warp's first, then the warps'; every lane gets the totals.
   SmallVector<Value> reduceLanes(ArrayRef<Value> sums);
 
   OpBuilder &b;
@@ -406,8 +431,8 @@ KernelEmitter::emitPartialSums(Value lane, ArrayRef<Value> rows, Value m0,
   SmallVector<Value> inits(numRows * plan.tileM, zero);
   int64_t chunkWords = plan.wordsPerChunk;
   int64_t numChunks = plan.wordsPerRow / chunkWords;
-  auto loop =
-      scf::ForOp::create(b, loc, lane, index(numChunks), index(kLanes), inits);
+  auto loop = scf::ForOp::create(b, loc, lane, index(numChunks),
+                                 index(kLanes * plan.splitK), inits);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value firstWord =
@@ -535,16 +560,23 @@ SmallVector<Value> KernelEmitter::reduceLanes(ArrayRef<Value> sums) {
   // whose subgroups are not 32 wide get the same exchanges through
   // workgroup memory (--quant-block-gpu-emulate-shuffles).
   SmallVector<Value> totals(sums);
-  Value width = i32Constant(kLanes);
-  for (int64_t offset = kLanes / 2; offset >= 1; offset /= 2) {
+  auto exchange = [&](int64_t offset, int64_t lanes) {
     Value shift = i32Constant(offset);
+    Value width = i32Constant(lanes);
     for (Value &total : totals) {
       Value theirs = gpu::ShuffleOp::create(b, loc, total, shift, width,
                                             gpu::ShuffleMode::XOR)
                          .getShuffleResult();
       total = arith::AddFOp::create(b, loc, total, theirs);
     }
-  }
+  };
+  for (int64_t offset = kLanes / 2; offset >= 1; offset /= 2)
+    exchange(offset, kLanes);
+  // Split-K: the warps of a row share their totals by wider shuffles
+  // (offsets 32, 64, ...: neighbours first), which
+  // --quant-block-gpu-emulate-shuffles exchanges in workgroup memory.
+  for (int64_t offset = kLanes; offset < kLanes * plan.splitK; offset *= 2)
+    exchange(offset, kLanes * plan.splitK);
   return totals;
 }
 
@@ -695,7 +727,7 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
                               index(0)));
     b.setInsertionPointToStart(anyRows.thenBlock());
   }
-  int64_t workgroupSize = plan.rowsPerGroup / plan.rowsPerWarp * kLanes;
+  int64_t workgroupSize = plan.workgroupSize;
   Value one = index(1);
   Value gridY =
       dynamicRows
@@ -720,8 +752,11 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
             ? arith::SubIOp::create(b, loc, kernelRows, index(1)).getResult()
             : index(plan.m - 1);
     Value thread = launch.getThreadIds().x;
-    Value lane = arith::RemUIOp::create(b, loc, thread, index(kLanes));
-    Value warp = arith::DivUIOp::create(b, loc, thread, index(kLanes));
+    // Thread = (warp's row slot * splitK + its slice of K) * 32 + lane;
+    // `lane` below counts within the row slot's splitK warps.
+    int64_t rowThreads = kLanes * plan.splitK;
+    Value lane = arith::RemUIOp::create(b, loc, thread, index(rowThreads));
+    Value warp = arith::DivUIOp::create(b, loc, thread, index(rowThreads));
     Value m0 = arith::MulIOp::create(b, loc, launch.getBlockIds().y,
                                      index(plan.tileM));
     Value outer;
@@ -809,12 +844,20 @@ struct GPUMatmulKernelsPass
           << ", max-workgroups positive and rows-per-warp not negative";
       return signalPassFailure();
     }
+    int64_t warps = workgroupSize / kLanes;
+    if (splitK < 0 ||
+        (splitK > 0 && (!llvm::isPowerOf2_64(splitK) || warps % splitK != 0))) {
+      getOperation().emitError()
+          << "split-k must be 0 (automatic) or a power of two dividing the "
+          << warps << " warps of a workgroup, not " << splitK.getValue();
+      return signalPassFailure();
+    }
     SmallVector<MatmulOp> products;
     getOperation().walk([&](MatmulOp op) { products.push_back(op); });
     for (MatmulOp op : products) {
       KernelPlan plan;
-      if (std::optional<std::string> whyNot =
-              planKernel(op, workgroupSize, maxWorkgroups, rowsPerWarp, plan)) {
+      if (std::optional<std::string> whyNot = planKernel(
+              op, workgroupSize, maxWorkgroups, rowsPerWarp, splitK, plan)) {
         if (report)
           op.emitRemark() << "no GPU matmul kernel: " << *whyNot;
         continue;

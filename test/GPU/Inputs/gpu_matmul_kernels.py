@@ -14,8 +14,11 @@ the products fl(x * w) of the codes of the row's chunks l, l + 32, ... (a
 chunk is 4 words, or 2 or 1 where the row's word count is not a multiple
 of 4; codes in increasing k), each product and sum rounded; the 32 lanes
 are then added by the xor butterfly (offsets 16, 8, 4, 2, 1) and lane 0's
-value is the result. The CPU pipeline's results (its own order) are held
-to the bound only.
+value is the result. With split-K (`check --split-k S`, or automatic for
+`--workgroup-size W` as the pass chooses it) there are 32 S lanes, lane l
+taking chunks l, l + 32 S, ...; each 32 are added as above, then the warps'
+totals by the butterfly of offsets 32, 64, ..., 16 S. The CPU pipeline's
+results (its own order) are held to the bound only.
 """
 
 import sys
@@ -246,8 +249,26 @@ class Case:
         1/2 for E2M1 weights, whose codes entered it doubled."""
         return np.float32(0.5 if self.storage == "f4E2M1FN" else 1.0)
 
-    def kernel_order(self):
-        """The kernel's result bits (see the module docstring)."""
+    def split_k(self, workgroup_size, split_k):
+        """The warps that share a row, as --quant-block-gpu-matmul-kernels
+        chooses them (integer kernels: 1)."""
+        if self.act == "i8":
+            return 1
+        if split_k:
+            return split_k
+        per_word = 32 // self.bits
+        words = self.k // per_word
+        chunk = 4 if words % 4 == 0 else 2 if words % 2 == 0 else 1
+        chunks = words // chunk
+        warps = workgroup_size // 32
+        s = 1
+        while s * 2 <= warps and warps % (s * 2) == 0 and chunks >= 64 * s:
+            s *= 2
+        return s
+
+    def kernel_order(self, split=1):
+        """The kernel's result bits (see the module docstring), with
+        `split` warps per row."""
         if self.act == "i8":
             # The contract's order: blocks in increasing order, each term
             # f32(isum) * (sl * sr) rounded, then added.
@@ -268,22 +289,30 @@ class Case:
         per_word = 32 // self.bits
         words = self.k // per_word
         chunk = 4 if words % 4 == 0 else 2 if words % 2 == 0 else 1
+        lanes_per_row = 32 * split
         # The k of each lane's codes, in its order.
-        ks = [[k for first in range(lane * chunk, words, 32 * chunk)
+        ks = [[k for first in range(lane * chunk, words,
+                                    lanes_per_row * chunk)
                for k in range(first * per_word, (first + chunk) * per_word)]
-              for lane in range(32)]
+              for lane in range(lanes_per_row)]
+        offsets = [16, 8, 4, 2, 1]
+        offset = 32
+        while offset < lanes_per_row:
+            offsets.append(offset)
+            offset *= 2
         out = np.zeros((self.m, self.n), np.float32)
         for m in range(self.m):
             for n in range(self.n):
-                lanes = np.zeros(32, np.float32)
-                for lane in range(32):
+                lanes = np.zeros(lanes_per_row, np.float32)
+                for lane in range(lanes_per_row):
                     acc = np.float32(0.0)
                     for kk in ks[lane]:
                         acc = np.float32(acc + np.float32(x[m, kk] * w[n, kk]))
                     lanes[lane] = acc
-                for offset in (16, 8, 4, 2, 1):
-                    lanes = (lanes + lanes[np.arange(32) ^ offset]).astype(
-                        np.float32)
+                for offset in offsets:
+                    lanes = (lanes +
+                             lanes[np.arange(lanes_per_row) ^ offset]).astype(
+                                 np.float32)
                 out[m, n] = lanes[0]
         return out.astype(self.dtype)
 
@@ -363,6 +392,12 @@ def cases():
         # one, rounded once.
         Case("int8act_nvfp4", rng, "f4E2M1FN", 4, 5, 128, 16, 2,
              scale="f8E4M3FN", outer=True, act="i8"),
+        # Rows of 128 chunks: split-K by default (2 warps per row in
+        # workgroups of 64, 4 in workgroups of 128), every lane of every
+        # warp with chunks; MXFP4 with a partial tile of activation rows.
+        Case("int4_long_k", rng, "i4", 4, 5, 4096, 32, 1, scale="f16"),
+        Case("mxfp4_long_k_m3", rng, "f4E2M1FN", 4, 3, 4096, 32, 3,
+             scale="f8E8M0FNU"),
     ]
 
 
@@ -404,7 +439,7 @@ def results(path, all_cases):
     return outputs
 
 
-def check(paths):
+def check(paths, workgroup_size=128, split_k=0):
     all_cases = cases()
     ok = True
     for target, path in zip(("gpu", "cpu"), paths):
@@ -415,7 +450,9 @@ def check(paths):
             ok &= bool(within.all())
             # accumulate(i32) has one order on every target.
             if (target == "gpu" or case.act == "i8") and not case.fast:
-                model = case.kernel_order()
+                model = case.kernel_order(
+                    case.split_k(workgroup_size, split_k)
+                    if target == "gpu" else 1)
                 same = (result.view(np.uint16 if case.act == "f16" else
                                     np.uint32) ==
                         model.view(np.uint16 if case.act == "f16" else
@@ -428,11 +465,23 @@ def check(paths):
     return 0 if ok else 1
 
 
-if __name__ == "__main__":
-    if sys.argv[1:] == ["emit"]:
+def main(args):
+    if args == ["emit"]:
         emit()
-    elif len(sys.argv) in (3, 4) and sys.argv[1] == "check":
-        sys.exit(check(sys.argv[2:]))
-    else:
-        sys.exit("usage: gpu_matmul_kernels.py emit | check GPU_OUTPUT "
-                 "[CPU_OUTPUT]")
+        return 0
+    if args[:1] == ["check"]:
+        args = args[1:]
+        # The pipelines' matmul-workgroup-size by default.
+        options = {"--workgroup-size": 128, "--split-k": 0}
+        while len(args) >= 2 and args[0] in options:
+            options[args[0]] = int(args[1])
+            args = args[2:]
+        if len(args) in (1, 2):
+            return check(args, options["--workgroup-size"],
+                         options["--split-k"])
+    sys.exit("usage: gpu_matmul_kernels.py emit | check [--workgroup-size W] "
+             "[--split-k S] GPU_OUTPUT [CPU_OUTPUT]")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -57,7 +57,19 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
       never by the device or the thread count. On NVVM these are warp
       shuffles; targets whose subgroups need not be 32 wide (Vulkan) get
       the same exchanges through workgroup memory from
-      --quant-block-gpu-emulate-shuffles, with the same bits.
+      --quant-block-gpu-emulate-shuffles, with the same bits;
+    * split-K (`split-k = S > 1`, float kernels): `S` consecutive warps of
+      a workgroup share the same rows; lane `l` of the `s`-th reads chunks
+      `32 s + l`, `32 s + l + 32 S`, ... (the warps together read `512 S`
+      consecutive bytes per step), each warp adds its lanes as above, then
+      the warps' totals are added by shuffles of width `32 S` at offsets
+      32, 64, ..., 16 S (neighbours first), which
+      --quant-block-gpu-emulate-shuffles exchanges in workgroup memory: the
+      order depends on `S` (an option of the compiled kernel), never on
+      the device. Automatic (`split-k=0`): the largest power of two
+      dividing the workgroup's warps with at least `32 S` chunks per row,
+      so that every lane has one. The integer kernel keeps one warp per
+      row (its order is the contract's).
 
     Covered: `transpose_rhs`, `inhibit`, `accumulate(f32)` with `reassoc`,
     an f32, f16 or bf16 lhs of static rank-2 shape (the weight's expressed
@@ -98,13 +110,18 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     "::mlir::vector::VectorDialect",
   ];
   let options = [
-    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"64",
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"128",
            "Threads per workgroup (a multiple of 32: whole warps)">,
     Option<"maxWorkgroups", "max-workgroups", "int64_t", /*default=*/"65535",
            "Most workgroups of one launch in x">,
     Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
            "Weight rows per warp of the float kernels (0: 4 / the activation "
            "rows of a tile, at least 1; the integer kernel takes 1)">,
+    Option<"splitK", "split-k", "int64_t", /*default=*/"0",
+           "Warps that share a warp's weight rows, each summing every "
+           "split-k-th chunk of K (a power of two dividing the warps of a "
+           "workgroup; 0: the most that give every lane a chunk; the "
+           "integer kernel takes 1)">,
     Option<"vectorLoads", "vector-loads", "bool", /*default=*/"true",
            "Load each lane's words and each word's activations with one "
            "aligned vector.load (off: scalar loads, for SPIR-V)">,
@@ -133,7 +150,15 @@ def GPUEmulateShuffles : Pass<"quant-block-gpu-emulate-shuffles",
     are, whatever the device's subgroup size (lavapipe's is 8): kernels
     written for warps of 32 (--quant-block-gpu-matmul-kernels) run with the
     same bits on any Vulkan device. The `valid` result is `true` (the
-    partner is always within the width).
+    partner is always within the width). Consecutive shuffles of a block
+    with the same offset and width whose values all exist at the first of
+    them (one step of a butterfly over several sums) share one pair of
+    barriers: each value has its own slots of the buffer.
+
+    With `native-width=W`, shuffles whose width is at most `W` are left to
+    the target (NVVM: `W = 32`, its warps), and only the wider ones, which
+    exchange values between warps (the split-K sums of
+    --quant-block-gpu-matmul-kernels), go through workgroup memory.
 
     Barriers need every thread of the workgroup: a shuffle nested in
     anything but `scf.for` loops with workgroup-uniform bounds (constants,
@@ -152,6 +177,9 @@ def GPUEmulateShuffles : Pass<"quant-block-gpu-emulate-shuffles",
     Option<"workgroupMemory", "workgroup-memory", "std::string",
            /*default=*/"\"attribution\"",
            "How the workgroup buffer is made: attribution or alloc">,
+    Option<"nativeWidth", "native-width", "int64_t", /*default=*/"0",
+           "Shuffles at most this wide are left to the target (its "
+           "subgroup size; 0: every shuffle is emulated)">,
   ];
 }
 
