@@ -25,7 +25,8 @@
 #              printed integers are f32 bit patterns, compared as values)
 #   matmul     test/GPU/Inputs/gpu_matmul_kernels.py: its `check GPU CPU`
 #              (the GPU's bits are the warp kernels' documented order);
-#              matmul-kS: the same with `--split-k S`
+#              matmul-kS[cC]: the same with `--split-k S` (and
+#              `--chunk-words C`)
 #   reduction  test/GPU/Inputs/reduction_gemv.py (matmul-kernels=false):
 #              its `check CPU GPU`
 # and bench-pipeline/, bench-hand/, bench-pipeline-r1/: gen.py's GEMV
@@ -135,11 +136,11 @@ add gpu-gemv-reassoc reassoc-bits "$T/GPU/gemv-reassoc.mlir" \
   "$CPU=matmul-kernels=false"
 "$PYTHON" "$T/GPU/Inputs/gpu_matmul_kernels.py" emit > "$OUT/log/matmul.mlir"
 add matmul-kernels matmul "$OUT/log/matmul.mlir" "$CPU"
-# The kernels before split-K, and with 8 warps per row.
+# The kernels before split-K, and with 8 warps per row and one-word chunks.
 add matmul-kernels-k1 matmul-k1 "$OUT/log/matmul.mlir" "$CPU" \
   "format=fatbin split-k=1"
-add matmul-kernels-k8 matmul-k8 "$OUT/log/matmul.mlir" "$CPU" \
-  "format=fatbin matmul-workgroup-size=256 split-k=8"
+add matmul-kernels-k8c1 matmul-k8c1 "$OUT/log/matmul.mlir" "$CPU" \
+  "format=fatbin matmul-workgroup-size=256 split-k=8 chunk-words=1"
 add int4-linear-wg1 exact "$T/Integration/int4-linear.mlir" "$CPU" \
   "format=fatbin workgroup-size=1"
 "$PYTHON" "$T/GPU/Inputs/reduction_gemv.py" emit > "$OUT/log/reduction.mlir"
@@ -186,7 +187,7 @@ if [ "${BENCH:-1}" != 0 ]; then
   # Kernel variants of the FMA cases, compiled from the same modules:
   # `suffix:options` (pipeline options, commas for spaces), to compare
   # launch shapes in one run. split-k=1 is the kernel before split-K.
-  variants=${RESIDENT_VARIANTS-"_k1:split-k=1 _wg64:matmul-workgroup-size=64 _wg256:matmul-workgroup-size=256"}
+  variants=${RESIDENT_VARIANTS-"_k1:split-k=1 _c1:chunk-words=1 _c2:chunk-words=2 _c1r8:chunk-words=1,rows-per-warp=8"}
   : > "$dir/variants.txt"
   for variant in $variants; do
     suffix=${variant%%:*}

@@ -40,6 +40,7 @@ void mlir::quant_block::buildGPUFrontHalfPipeline(
     GPUMatmulKernelsOptions kernels;
     kernels.workgroupSize = matmulWorkgroupSize;
     kernels.splitK = middle.splitK;
+    kernels.chunkWords = middle.chunkWords;
     kernels.vectorLoads = middle.target.vectorLoads;
     kernels.rowsPerWarp = middle.rowsPerWarp;
     kernels.exactSubnormals = middle.target.exactSubnormals;

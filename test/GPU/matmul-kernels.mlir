@@ -10,6 +10,9 @@
 // RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=64 split-k=4}))" 2>&1 | FileCheck %s --check-prefix=BAD-SPLIT4
 // BAD-SPLIT3: error: split-k must be 0 (automatic) or a power of two dividing the 4 warps of a workgroup, not 3
 // BAD-SPLIT4: error: split-k must be 0 (automatic) or a power of two dividing the 2 warps of a workgroup, not 4
+// RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{chunk-words=3}))" 2>&1 | FileCheck %s --check-prefix=BAD-CHUNK
+// BAD-CHUNK: error: chunk-words must be 1, 2 or 4, not 3
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{chunk-words=1}))" | FileCheck %s --check-prefix=WORD
 // RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels))" | FileCheck %s --check-prefix=SPLIT
 
 // An int4 product with f16 scales, M = 3, N = 5: the weight's lowered parts
@@ -249,6 +252,12 @@ func.func @dynamic_m(%x: tensor<?x64xf32>, %w: !w) -> tensor<?x4xf32> {
 // SPLIT-COUNT-4: gpu.shuffle xor %{{.*}}, %c64_i32{{.*}}, %c128_i32
 // SPLIT-NOT: gpu.shuffle
 // SPLIT: arith.cmpi eq, %[[LANE]], %c0
+// With chunk-words=1 each lane loads one word of a row at a time (a scalar
+// load per row, 512 words per row: 4 steps of 128 lanes).
+// WORD-LABEL: func.func @split_k
+// WORD: scf.for %{{.*}} = %{{.*}} to %c512{{.*}} step %c128{{.*}} iter_args
+// WORD-COUNT-4: vector.load %{{.*}} : memref<8x512xi32>, vector<1xi32>
+// WORD: vector.load %{{.*}} {alignment = 32 : i64} : memref<1x4096xf32>, vector<8xf32>
 !w = !quant_block.tensor<8x4096, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
 func.func @split_k(%x: tensor<1x4096xf32>, %w: !w) -> tensor<1x8xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x4096xf32>, !w -> tensor<1x8xf32>

@@ -242,6 +242,8 @@ struct GPUMiddleOptions {
   int64_t matmulWorkgroupSize = 128;
   /// Warps sharing a warp's rows along K in those kernels (0: automatic).
   int64_t splitK = 0;
+  /// Most words a lane of those kernels loads at once from a row.
+  int64_t chunkWords = 4;
   /// The workgroup size the matmul kernels use.
   int64_t getMatmulWorkgroupSize() const {
     return matmulWorkgroupSize > 0 ? matmulWorkgroupSize : workgroupSize;
@@ -296,6 +298,12 @@ struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
                      "allow)"),
       llvm::cl::init(0)};
 
+  mlir::detail::PassOptions::Option<int64_t> chunkWords{
+      *this, "chunk-words",
+      llvm::cl::desc("Most 32-bit words a lane of those kernels loads at "
+                     "once from a weight row (1, 2 or 4)"),
+      llvm::cl::init(4)};
+
   GPUMiddleOptions getGPUMiddleOptions(const GPUTargetTraits &target) const {
     GPUMiddleOptions options;
     options.target = target;
@@ -306,6 +314,7 @@ struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
     options.rowsPerWarp = rowsPerWarp;
     options.matmulWorkgroupSize = matmulWorkgroupSize;
     options.splitK = splitK;
+    options.chunkWords = chunkWords;
     return options;
   }
 };

@@ -92,7 +92,7 @@ struct KernelPlan {
 std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
                                       int64_t maxWorkgroups,
                                       int64_t rowsPerWarp, int64_t splitK,
-                                      KernelPlan &plan) {
+                                      int64_t chunkWords, KernelPlan &plan) {
   arith::FastMathFlags flags = op.getFastmath();
   if (!op.getTransposeRhs())
     return std::string("the weight is not transposed ([N, K])");
@@ -174,9 +174,11 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   plan.codesPerWord = kWordBits / bits;
   plan.wordsPerRow = k * bits / kWordBits;
   plan.wordsPerBlock = block[1] * bits / kWordBits;
-  plan.wordsPerChunk = plan.wordsPerRow % 4 == 0   ? 4
-                       : plan.wordsPerRow % 2 == 0 ? 2
-                                                   : 1;
+  // The most words (up to chunk-words, 4 by default) that divide a row.
+  plan.wordsPerChunk = 1;
+  while (plan.wordsPerChunk * 2 <= chunkWords &&
+         plan.wordsPerRow % (plan.wordsPerChunk * 2) == 0)
+    plan.wordsPerChunk *= 2;
   // Up to 8 rows per workgroup; a last partial tile recomputes row M - 1
   // and stores only its own rows (no tile size that divides a prime M
   // would reread the weights once per row).
@@ -845,6 +847,11 @@ struct GPUMatmulKernelsPass
       return signalPassFailure();
     }
     int64_t warps = workgroupSize / kLanes;
+    if (chunkWords != 1 && chunkWords != 2 && chunkWords != 4) {
+      getOperation().emitError()
+          << "chunk-words must be 1, 2 or 4, not " << chunkWords.getValue();
+      return signalPassFailure();
+    }
     if (splitK < 0 ||
         (splitK > 0 && (!llvm::isPowerOf2_64(splitK) || warps % splitK != 0))) {
       getOperation().emitError()
@@ -856,8 +863,9 @@ struct GPUMatmulKernelsPass
     getOperation().walk([&](MatmulOp op) { products.push_back(op); });
     for (MatmulOp op : products) {
       KernelPlan plan;
-      if (std::optional<std::string> whyNot = planKernel(
-              op, workgroupSize, maxWorkgroups, rowsPerWarp, splitK, plan)) {
+      if (std::optional<std::string> whyNot =
+              planKernel(op, workgroupSize, maxWorkgroups, rowsPerWarp, splitK,
+                         chunkWords, plan)) {
         if (report)
           op.emitRemark() << "no GPU matmul kernel: " << *whyNot;
         continue;

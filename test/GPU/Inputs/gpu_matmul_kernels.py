@@ -249,7 +249,16 @@ class Case:
         1/2 for E2M1 weights, whose codes entered it doubled."""
         return np.float32(0.5 if self.storage == "f4E2M1FN" else 1.0)
 
-    def split_k(self, workgroup_size, split_k):
+    def chunk(self, chunk_words=4):
+        """Words a lane loads at once: the most, up to chunk_words, that
+        divide a row."""
+        words = self.k * self.bits // 32
+        chunk = 1
+        while chunk * 2 <= chunk_words and words % (chunk * 2) == 0:
+            chunk *= 2
+        return chunk
+
+    def split_k(self, workgroup_size, split_k, chunk_words=4):
         """The warps that share a row, as --quant-block-gpu-matmul-kernels
         chooses them (integer kernels: 1)."""
         if self.act == "i8":
@@ -258,17 +267,16 @@ class Case:
             return split_k
         per_word = 32 // self.bits
         words = self.k // per_word
-        chunk = 4 if words % 4 == 0 else 2 if words % 2 == 0 else 1
-        chunks = words // chunk
+        chunks = words // self.chunk(chunk_words)
         warps = workgroup_size // 32
         s = 1
         while s * 2 <= warps and warps % (s * 2) == 0 and chunks >= 64 * s:
             s *= 2
         return s
 
-    def kernel_order(self, split=1):
+    def kernel_order(self, split=1, chunk_words=4):
         """The kernel's result bits (see the module docstring), with
-        `split` warps per row."""
+        `split` warps per row and lanes' chunks of up to `chunk_words`."""
         if self.act == "i8":
             # The contract's order: blocks in increasing order, each term
             # f32(isum) * (sl * sr) rounded, then added.
@@ -288,7 +296,7 @@ class Case:
         x = self.x.astype(np.float32)
         per_word = 32 // self.bits
         words = self.k // per_word
-        chunk = 4 if words % 4 == 0 else 2 if words % 2 == 0 else 1
+        chunk = self.chunk(chunk_words)
         lanes_per_row = 32 * split
         # The k of each lane's codes, in its order.
         ks = [[k for first in range(lane * chunk, words,
@@ -439,7 +447,7 @@ def results(path, all_cases):
     return outputs
 
 
-def check(paths, workgroup_size=128, split_k=0):
+def check(paths, workgroup_size=128, split_k=0, chunk_words=4):
     all_cases = cases()
     ok = True
     for target, path in zip(("gpu", "cpu"), paths):
@@ -451,8 +459,9 @@ def check(paths, workgroup_size=128, split_k=0):
             # accumulate(i32) has one order on every target.
             if (target == "gpu" or case.act == "i8") and not case.fast:
                 model = case.kernel_order(
-                    case.split_k(workgroup_size, split_k)
-                    if target == "gpu" else 1)
+                    case.split_k(workgroup_size, split_k, chunk_words)
+                    if target == "gpu" else 1,
+                    chunk_words if target == "gpu" else 4)
                 same = (result.view(np.uint16 if case.act == "f16" else
                                     np.uint32) ==
                         model.view(np.uint16 if case.act == "f16" else
@@ -472,15 +481,16 @@ def main(args):
     if args[:1] == ["check"]:
         args = args[1:]
         # The pipelines' matmul-workgroup-size by default.
-        options = {"--workgroup-size": 128, "--split-k": 0}
+        options = {"--workgroup-size": 128, "--split-k": 0,
+                   "--chunk-words": 4}
         while len(args) >= 2 and args[0] in options:
             options[args[0]] = int(args[1])
             args = args[2:]
         if len(args) in (1, 2):
             return check(args, options["--workgroup-size"],
-                         options["--split-k"])
+                         options["--split-k"], options["--chunk-words"])
     sys.exit("usage: gpu_matmul_kernels.py emit | check [--workgroup-size W] "
-             "[--split-k S] GPU_OUTPUT [CPU_OUTPUT]")
+             "[--split-k S] [--chunk-words C] GPU_OUTPUT [CPU_OUTPUT]")
 
 
 if __name__ == "__main__":
