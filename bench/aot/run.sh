@@ -23,7 +23,8 @@
 # BUILD_DIR (default build/), LLVM_BIN (default /usr/lib/llvm-22/bin), CC,
 # PYTHON (with numpy; default /usr/bin/python3), WORK_DIR, LLC_BYTES (the
 # last-level cache; default from sysfs, or 32 MiB), CALLS and REPEATS override the
-# defaults. Exits with 1 when a result's bits differ.
+# defaults; PIPELINE_OPTIONS replaces the CPU pipeline's options. Exits
+# with 1 when a result's bits differ.
 #
 #===----------------------------------------------------------------------===//
 set -euo pipefail
@@ -63,6 +64,10 @@ if [[ "$flags" == *f16c* ]]; then
   options+=(x86-f16c=true)
 fi
 pipeline_options="${options[*]:-}"
+# PIPELINE_OPTIONS replaces them, e.g. "target-cpu=host" (the pipeline
+# resolves every x86 option and the vector width itself, docs/CPU.md) or ""
+# (portable code).
+pipeline_options="${PIPELINE_OPTIONS-$pipeline_options}"
 triple="$("$llvm_bin/llvm-config" --host-target)"
 
 mkdir -p "$work_dir"

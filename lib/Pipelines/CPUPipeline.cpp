@@ -10,6 +10,7 @@
 
 #include "quant-block/Pipelines/Pipelines.h"
 
+#include "quant-block/Codegen/CPU/CPUTarget.h"
 #include "quant-block/Codegen/CPU/Passes.h"
 #include "quant-block/Codegen/Common/Passes.h"
 
@@ -27,11 +28,61 @@
 using namespace mlir;
 using namespace mlir::quant_block;
 
+namespace {
+/// The target-dependent choices of the pipeline: the options as given, or,
+/// with `target-cpu` / `target-features`, what the target has for each
+/// option the user did not set.
+struct TargetChoices {
+  bool x86Vnni, x86Avx512, x86F16c;
+  int64_t vectorBits;
+  /// Whether the target options resolved (false: the record-target pass
+  /// reports why, before anything else runs).
+  bool resolved = true;
+  bool hasTarget = false;
+};
+} // namespace
+
+static TargetChoices chooseTarget(const CPUPipelineOptions &options) {
+  TargetChoices choices{options.x86Vnni, options.x86Avx512, options.x86F16c,
+                        options.vectorBits};
+  if (options.targetCPU.empty() && options.targetFeatures.empty())
+    return choices;
+  choices.hasTarget = true;
+  llvm::Expected<CPUTarget> target =
+      resolveCPUTarget(options.targetCPU, options.targetFeatures);
+  if (!target) {
+    llvm::consumeError(target.takeError());
+    choices.resolved = false;
+    return choices;
+  }
+  // Options given on the command line win over the target's.
+  if (!options.x86Vnni.getNumOccurrences())
+    choices.x86Vnni = target->avx512Vnni;
+  if (!options.x86Avx512.getNumOccurrences())
+    choices.x86Avx512 = target->avx512f;
+  if (!options.x86F16c.getNumOccurrences())
+    choices.x86F16c = target->f16c;
+  if (!options.vectorBits.getNumOccurrences())
+    choices.vectorBits = target->vectorBits;
+  return choices;
+}
+
+/// The pass that records the target on the lowered functions (or reports
+/// why its options do not resolve).
+static std::unique_ptr<Pass>
+createRecordTarget(const CPUPipelineOptions &options) {
+  CPURecordTargetOptions record;
+  record.cpu = options.targetCPU;
+  record.features = options.targetFeatures;
+  return createCPURecordTarget(record);
+}
+
 void mlir::quant_block::buildCPUBackHalfPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
+  TargetChoices target = chooseTarget(options);
   if (options.vectorize) {
     CPUVectorizeOptions vectorize;
-    vectorize.vectorBits = options.vectorBits;
+    vectorize.vectorBits = target.vectorBits;
     vectorize.registers = options.registers;
     vectorize.parallel = options.parallel;
     pm.addNestedPass<func::FuncOp>(createCPUVectorize(vectorize));
@@ -45,9 +96,9 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
   buildBufferizationStage(pm);
 
   // After bufferization: buffer deallocation refuses the intrinsic calls.
-  if (options.vectorize && options.matmulKernels && options.x86Vnni)
+  if (options.vectorize && options.matmulKernels && target.x86Vnni)
     pm.addNestedPass<func::FuncOp>(createCPUX86DotProducts());
-  if (options.vectorize && options.matmulKernels && options.x86Avx512)
+  if (options.vectorize && options.matmulKernels && target.x86Avx512)
     pm.addNestedPass<func::FuncOp>(createCPUX86TableLookups());
 
   if (options.vectorize) {
@@ -68,7 +119,7 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
   pm.addNestedPass<func::FuncOp>(
       arith::createArithEmulateUnsupportedFloats(halfWidth));
   ExpandFloatConversionsOptions conversions;
-  conversions.nativeF16Extension = options.x86F16c;
+  conversions.nativeF16Extension = target.x86F16c;
   pm.addNestedPass<func::FuncOp>(createExpandFloatConversions(conversions));
   if (options.vectorize && options.parallel) {
     // The threads' scf.forall loops (parallel=true in the vectorizer).
@@ -90,10 +141,18 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCPULegalizeBF16Vectors());
   pm.addPass(createCanonicalizerPass());
+  if (target.hasTarget && target.resolved)
+    pm.addPass(createRecordTarget(options));
 }
 
 void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
                                          const CPUPipelineOptions &options) {
+  TargetChoices target = chooseTarget(options);
+  if (!target.resolved) {
+    // Nothing else runs: the pass says what is wrong with the options.
+    pm.addPass(createRecordTarget(options));
+    return;
+  }
   FrontHalfOptions frontHalf = options.getFrontHalfOptions();
   buildFrontHalfTransformStage(pm, frontHalf);
   // On quant_block ops, after fusion made the products read packed weights
@@ -101,8 +160,8 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
   if (options.vectorize && options.matmulKernels) {
     CPUMatmulKernelsOptions kernels;
     kernels.parallel = options.parallel;
-    kernels.x86Vnni = options.x86Vnni;
-    kernels.x86Avx512 = options.x86Avx512;
+    kernels.x86Vnni = target.x86Vnni;
+    kernels.x86Avx512 = target.x86Avx512;
     pm.addNestedPass<func::FuncOp>(createCPUMatmulKernels(kernels));
   }
   buildFrontHalfLoweringStage(pm, frontHalf);

@@ -12,6 +12,7 @@
 
 #include "quant-block/Runner/JitCompiler.h"
 
+#include "quant-block/Codegen/CPU/CPUTarget.h"
 #include "quant-block/Runner/CachingAllocator.h"
 #include "quant-block/Runner/RuntimeBuiltins.h"
 
@@ -296,6 +297,51 @@ std::string mlir::quant_block::runner::adaptPipelineToTarget(
   return (cpuPipeline + "{" + added + given + "}").str();
 }
 
+/// Refuses a lowered module whose functions record a target CPU or features
+/// (quant-block-cpu-pipeline{target-cpu=...}) that `targetMachine` lacks:
+/// the JIT would generate their instructions anyway.
+static Error checkRecordedTarget(ModuleOp module,
+                                 const llvm::TargetMachine &targetMachine) {
+  std::string failure;
+  std::vector<std::string> targetFeatures;
+  {
+    SmallVector<StringRef> parts;
+    targetMachine.getTargetFeatureString().split(parts, ',', -1, false);
+    for (StringRef part : parts)
+      targetFeatures.push_back(part.str());
+  }
+  module.walk([&](LLVM::LLVMFuncOp func) {
+    StringAttr cpu = func.getTargetCpuAttr();
+    LLVM::TargetFeaturesAttr features = func.getTargetFeaturesAttr();
+    if (!cpu && !features)
+      return WalkResult::advance();
+    std::vector<std::string> recorded;
+    if (features)
+      for (StringAttr feature : features.getFeatures())
+        recorded.push_back(feature.str());
+    Expected<std::vector<std::string>> missing =
+        quant_block::getMissingFeatures(cpu ? cpu.getValue() : "", recorded,
+                                        targetMachine.getTargetCPU(),
+                                        targetFeatures);
+    if (!missing) {
+      failure = "@" + func.getName().str() + ": " +
+                llvm::toString(missing.takeError());
+      return WalkResult::interrupt();
+    }
+    if (missing->empty())
+      return WalkResult::advance();
+    failure = "@" + func.getName().str() + " was compiled for target-cpu=" +
+              (cpu ? cpu.getValue().str() : std::string("(none)")) +
+              ", and the JIT's target (" + targetMachine.getTargetCPU().str() +
+              ") lacks " + llvm::join(*missing, ", ");
+    return WalkResult::interrupt();
+  });
+  if (failure.empty())
+    return Error::success();
+  return llvm::createStringError(
+      "the lowered module cannot run on this target: " + failure);
+}
+
 Expected<std::unique_ptr<ExecutionEngine>>
 mlir::quant_block::runner::lowerAndCompile(
     ModuleOp module, llvm::ArrayRef<EntrySignature> signatures,
@@ -333,6 +379,8 @@ mlir::quant_block::runner::lowerAndCompile(
       createTargetMachine(options);
   if (!targetMachine)
     return targetMachine.takeError();
+  if (Error err = checkRecordedTarget(module, **targetMachine))
+    return std::move(err);
 
   // The transformer runs inside create(), while the TargetMachine (moved into
   // the JIT's compiler) is alive.

@@ -160,6 +160,22 @@ struct CPUPipelineOptions
                      "expansion). quant-run sets it when its target has "
                      "F16C"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> targetCPU{
+      *this, "target-cpu",
+      llvm::cl::desc("The CPU the code is for: 'host' (this machine), a "
+                     "processor LLVM knows (e.g. 'icelake-server', "
+                     "'znver4'), or empty (default: portable code and "
+                     "options as given). Every option that depends on the "
+                     "target's instructions and is not given (vector-bits, "
+                     "x86-avx512, x86-avx512-vnni, x86-f16c) comes from "
+                     "it, and the lowered functions record it "
+                     "(target_cpu / target_features)"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> targetFeatures{
+      *this, "target-features",
+      llvm::cl::desc("Features added to or removed from target-cpu's "
+                     "('+avx512vnni,-avx512f', comma-separated)"),
+      llvm::cl::init("")};
   PassOptions::Option<bool> reportUnvectorized{
       *this, "report-unvectorized",
       llvm::cl::desc("Emit a remark, with the reason, for every linalg op "

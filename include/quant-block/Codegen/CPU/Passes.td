@@ -340,4 +340,36 @@ def CPULegalizeBF16Vectors : Pass<"quant-block-cpu-legalize-bf16-vectors",
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def CPURecordTarget : Pass<"quant-block-cpu-record-target",
+                            "::mlir::ModuleOp"> {
+  let summary = "Record the CPU and features the code was compiled for on "
+                "its LLVM functions";
+  let description = [{
+    Resolves `cpu` (`host`, a processor LLVM knows for this process's
+    triple, or empty) and `features` (`+name` / `-name`, comma-separated)
+    against LLVM's tables (for `host`: the host's name and its own feature
+    flags) and sets `target_cpu` and `target_features` on every
+    `llvm.func` definition. mlir-translate turns them into the functions'
+    `"target-cpu"` / `"target-features"`, so llc and the JIT generate code
+    for that CPU whatever their own `-mcpu`, and quant-run, the C runner API
+    and the Python package refuse a module whose recorded features their
+    target lacks (an error, not a SIGILL). Unknown names are errors here
+    (LLVM only warns). The CPU pipeline runs it last when given
+    `target-cpu` or `target-features`.
+
+    ```mlir
+    llvm.func @f(...)
+    // --quant-block-cpu-record-target="cpu=icelake-server"
+    llvm.func @f(...) attributes {target_cpu = "icelake-server"}
+    ```
+  }];
+  let options = [
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"\"",
+           "The processor: host, a name LLVM knows, or empty">,
+    Option<"features", "features", "std::string", /*default=*/"\"\"",
+           "Features added or removed: +a,-b">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // QUANT_BLOCK_CODEGEN_CPU_PASSES_TD
