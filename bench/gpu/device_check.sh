@@ -11,8 +11,8 @@
 #   OUT/device_check.sh RESULTS          # there: RESULTS/table.txt
 #
 # Needs there: an NVIDIA driver and python3 with numpy; nothing of LLVM or
-# MLIR. Takes about a minute on an H200 (five runs of 2026-11-27,
-# docs/GPU.md). The environment of bundle.sh (BUILD, CHIP, CHECKS, BENCH,
+# MLIR. Takes 85 s on an H200 without kernel variants, 145-170 s with the
+# default RESIDENT_VARIANTS (runs of 2026-11-27, docs/GPU.md). The environment of bundle.sh (BUILD, CHIP, CHECKS, BENCH,
 # SHAPES, RESIDENT_SHAPES, ...) passes through.
 set -euo pipefail
 
