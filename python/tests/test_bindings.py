@@ -97,6 +97,28 @@ def test_compile_error_raises_with_diagnostics():
                for d in error.value.diagnostics)
 
 
+def test_compile_for_a_target_cpu():
+    """The CPU pipeline's target options (docs/CPU.md): target-cpu=host
+    gives the portable code's bits, and a module compiled with a feature the
+    host lacks is refused at compile time, naming it, instead of faulting."""
+    q = np.array([[-3, 1, 0, 2], [-1, 3, 5, 7]], dtype=np.int8)
+    portable = compile(DCAST)
+    host = compile(DCAST, "quant-block-cpu-pipeline{target-cpu=host}")
+    np.testing.assert_array_equal(host.dcast(q), portable.dcast(q))
+    # AMX-FP8 (Diamond Rapids): no machine of this project's kind has it.
+    try:
+        compile(DCAST, "quant-block-cpu-pipeline{target-features=+amx-fp8}")
+    except MLIRError as error:
+        text = str(error) + " ".join(d.message for d in error.diagnostics)
+        assert "cannot run on this target" in text and "amx-fp8" in text
+    else:
+        pytest.skip("this host has AMX-FP8: nothing to refuse")
+    with pytest.raises(MLIRError, match="cannot compile") as error:
+        compile(DCAST, "quant-block-cpu-pipeline{target-cpu=bogus}")
+    assert any("'bogus' is not a processor LLVM knows" in d.message
+               for d in error.value.diagnostics)
+
+
 def test_quantized_arguments_as_parts():
     kernels = compile(
         "!q = !quant_block.tensor<2x4, #quant_block.scheme<i8 : f32, block = [2]>>\n"
