@@ -157,22 +157,13 @@ static Error checkTarget(const llvm::TargetMachine &targetMachine,
                          const JitCompileOptions &options,
                          ArrayRef<std::string> features) {
   const llvm::MCSubtargetInfo *subtarget = targetMachine.getMCSubtargetInfo();
-  StringRef cpu = targetMachine.getTargetCPU();
-  if (!subtarget->isCPUStringValid(cpu))
-    return llvm::createStringError("--target-cpu: '" + cpu +
-                                   "' is not a processor LLVM knows for " +
-                                   targetMachine.getTargetTriple().str());
+  if (Error err = quant_block::checkTargetNames(
+          *subtarget, targetMachine.getTargetTriple(),
+          targetMachine.getTargetCPU(), features,
+          /*optionPrefix=*/"--"))
+    return err;
   ArrayRef<llvm::SubtargetFeatureKV> known =
       subtarget->getAllProcessorFeatures();
-  for (StringRef feature : features) {
-    StringRef name = feature.drop_front();
-    if (llvm::none_of(known, [&](const llvm::SubtargetFeatureKV &kv) {
-          return name == kv.Key;
-        }))
-      return llvm::createStringError("--target-features: '" + name +
-                                     "' is not a feature LLVM knows for " +
-                                     targetMachine.getTargetTriple().str());
-  }
   // The host's map names ISA features only (tuning flags are not in it).
   llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
   std::string missing;

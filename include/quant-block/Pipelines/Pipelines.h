@@ -313,7 +313,6 @@ struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
                      "(a power of two; 0: the most the workgroup and K "
                      "allow)"),
       llvm::cl::init(0)};
-
   mlir::detail::PassOptions::Option<int64_t> chunkWords{
       *this, "chunk-words",
       llvm::cl::desc("Most 32-bit words a lane of those kernels loads at "

@@ -30,6 +30,29 @@ struct Subtarget {
 };
 } // namespace
 
+llvm::Error
+mlir::quant_block::checkTargetNames(const llvm::MCSubtargetInfo &tables,
+                                    const llvm::Triple &triple, StringRef cpu,
+                                    llvm::ArrayRef<std::string> features,
+                                    StringRef optionPrefix) {
+  if (!cpu.empty() && !tables.isCPUStringValid(cpu))
+    return llvm::createStringError(optionPrefix + "target-cpu: '" + cpu +
+                                   "' is not a processor LLVM knows for " +
+                                   triple.str());
+  llvm::ArrayRef<llvm::SubtargetFeatureKV> known =
+      tables.getAllProcessorFeatures();
+  for (StringRef feature : features) {
+    StringRef name = feature.drop_front();
+    if (llvm::none_of(known, [&](const llvm::SubtargetFeatureKV &kv) {
+          return name == kv.Key;
+        }))
+      return llvm::createStringError(
+          optionPrefix + "target-features: '" + name +
+          "' is not a feature LLVM knows for " + triple.str());
+  }
+  return llvm::Error::success();
+}
+
 static llvm::Expected<Subtarget>
 createSubtarget(StringRef cpu, llvm::ArrayRef<std::string> features,
                 bool checkNames = true) {
@@ -50,21 +73,9 @@ createSubtarget(StringRef cpu, llvm::ArrayRef<std::string> features,
     if (!generic)
       return llvm::createStringError("no subtarget for " +
                                      subtarget.triple.str());
-    if (!cpu.empty() && !generic->isCPUStringValid(cpu))
-      return llvm::createStringError("target-cpu: '" + cpu +
-                                     "' is not a processor LLVM knows for " +
-                                     subtarget.triple.str());
-    llvm::ArrayRef<llvm::SubtargetFeatureKV> known =
-        generic->getAllProcessorFeatures();
-    for (StringRef feature : features) {
-      StringRef name = feature.drop_front();
-      if (llvm::none_of(known, [&](const llvm::SubtargetFeatureKV &kv) {
-            return name == kv.Key;
-          }))
-        return llvm::createStringError("target-features: '" + name +
-                                       "' is not a feature LLVM knows for " +
-                                       subtarget.triple.str());
-    }
+    if (llvm::Error err =
+            checkTargetNames(*generic, subtarget.triple, cpu, features))
+      return std::move(err);
   }
   llvm::SubtargetFeatures featureString;
   for (const std::string &feature : features)
@@ -123,7 +134,6 @@ mlir::quant_block::resolveCPUTarget(StringRef cpu, StringRef features) {
     result.avx512f = info.checkFeatures("+avx512f");
     result.avx512Vnni = info.checkFeatures("+avx512vnni,+avx512bw");
     result.f16c = info.checkFeatures("+f16c");
-    result.avx2 = info.checkFeatures("+avx2");
     result.vectorBits = result.avx512f               ? 512
                         : info.checkFeatures("+avx") ? 256
                                                      : 128;

@@ -14,6 +14,11 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+namespace llvm {
+class MCSubtargetInfo;
+class Triple;
+} // namespace llvm
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,10 +37,18 @@ struct CPUTarget {
   bool avx512f = false;
   bool avx512Vnni = false; // AVX512-VNNI and AVX512BW (vpdpbusd on zmm)
   bool f16c = false;
-  bool avx2 = false;
   /// The widest vector registers, in bits (128 without AVX).
   int64_t vectorBits = 128;
 };
+
+/// Checks `cpu` (empty: none) and `features` (`+name` / `-name`) against
+/// the processor and feature tables of `tables`, a subtarget of `triple`:
+/// LLVM only warns about unknown names and goes on. The messages name the
+/// options `optionPrefix` + "target-cpu" / "target-features".
+llvm::Error checkTargetNames(const llvm::MCSubtargetInfo &tables,
+                             const llvm::Triple &triple, llvm::StringRef cpu,
+                             llvm::ArrayRef<std::string> features,
+                             llvm::StringRef optionPrefix = "");
 
 /// Resolves `cpu` ("host", a processor name, or empty: the generic CPU of
 /// the triple) and `features` ("+avx512vnni,-avx512f", comma-separated) for
