@@ -156,6 +156,14 @@ if target == "host":
                     flags = set(line.split(":", 1)[1].split())
                     if {"avx512_vnni", "avx512bw"} <= flags:
                         config.available_features.add("x86-avx512-vnni")
+                        # AMX also needs Linux to grant the tile data state
+                        # (arch_prctl ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA;
+                        # syscall 158 on x86-64), as quant-run asks for it.
+                        if {"amx_tile", "amx_int8"} <= flags:
+                            import ctypes
+                            libc = ctypes.CDLL(None, use_errno=True)
+                            if libc.syscall(158, 0x1023, 18) == 0:
+                                config.available_features.add("x86-amx")
                     if "avx512f" in flags:
                         config.available_features.add("x86-avx512")
                     if "f16c" in flags:

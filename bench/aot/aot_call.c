@@ -42,6 +42,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__) && defined(__x86_64__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "../cold.h"
 
@@ -235,7 +239,18 @@ static void writeNpy(const char *path, const int64_t *result, int rank,
   fclose(file);
 }
 
+/* Code compiled with x86-amx uses AMX tiles, whose state Linux enables only
+ * for a process that asks (arch_prctl ARCH_REQ_XCOMP_PERM,
+ * XFEATURE_XTILEDATA), as quant-run does; harmless for other code, refused
+ * on kernels and CPUs without AMX. */
+static void requestAmxTileData(void) {
+#if defined(__linux__) && defined(__x86_64__)
+  syscall(SYS_arch_prctl, 0x1023, 18);
+#endif
+}
+
 int main(int argc, char **argv) {
+  requestAmxTileData();
   if (argc < 8 || argc - 7 > kMaxInputs) {
     fprintf(stderr,
             "usage: %s LIB.so ENTRY CALLS LLC_BYTES DTYPE:RANK OUT.npy "

@@ -187,7 +187,7 @@ if [ "${BENCH:-1}" != 0 ]; then
   # Kernel variants of the FMA cases, compiled from the same modules:
   # `suffix:options` (pipeline options, commas for spaces), to compare
   # launch shapes in one run. split-k=1 is the kernel before split-K.
-  variants=${RESIDENT_VARIANTS-"_k1:split-k=1 _c1:chunk-words=1 _c2:chunk-words=2 _c1r8:chunk-words=1,rows-per-warp=8"}
+  variants=${RESIDENT_VARIANTS-"_k1:split-k=1 _c1:chunk-words=1 _c4:chunk-words=4 _c1r8:chunk-words=1,rows-per-warp=8"}
   : > "$dir/variants.txt"
   for variant in $variants; do
     suffix=${variant%%:*}

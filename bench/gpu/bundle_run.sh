@@ -37,8 +37,8 @@ while read -r name kind; do
     reassoc) verdict=$("$PYTHON" "$BUNDLE/bundle_compare.py" --relative 1e-5 "$expected" "$out") ;;
     reassoc-bits) verdict=$("$PYTHON" "$BUNDLE/bundle_compare.py" --relative 1e-5 --f32-bits "$expected" "$out") ;;
     matmul) verdict=$("$PYTHON" "$BUNDLE/gpu_matmul_kernels.py" check "$out" "$expected" 2>&1 | tr '\n' ' ') ;;
-    matmul-k*) # matmul-k<S>[c<C>]: split-k S, chunk-words C (4 by default)
-      spec=${kind#matmul-k}; split=${spec%%c*}; chunk=4
+    matmul-k*) # matmul-k<S>[c<C>]: split-k S, chunk-words C (2 by default)
+      spec=${kind#matmul-k}; split=${spec%%c*}; chunk=2
       [ "$spec" != "$split" ] && chunk=${spec#*c}
       verdict=$("$PYTHON" "$BUNDLE/gpu_matmul_kernels.py" check --split-k "$split" --chunk-words "$chunk" "$out" "$expected" 2>&1 | tr '\n' ' ') ;;
     reduction) verdict=$("$PYTHON" "$BUNDLE/reduction_gemv.py" check "$expected" "$out" 2>&1 | tr '\n' ' ') ;;

@@ -33,7 +33,7 @@ namespace {
 /// with `target-cpu` / `target-features`, what the target has for each
 /// option the user did not set.
 struct TargetChoices {
-  bool x86Vnni, x86Avx512, x86F16c;
+  bool x86Vnni, x86Amx, x86Avx512, x86F16c;
   int64_t vectorBits;
   /// Whether the target options resolved (false: the record-target pass
   /// reports why, before anything else runs).
@@ -43,8 +43,8 @@ struct TargetChoices {
 } // namespace
 
 static TargetChoices chooseTarget(const CPUPipelineOptions &options) {
-  TargetChoices choices{options.x86Vnni, options.x86Avx512, options.x86F16c,
-                        options.vectorBits};
+  TargetChoices choices{options.x86Vnni, options.x86Amx, options.x86Avx512,
+                        options.x86F16c, options.vectorBits};
   if (options.targetCPU.empty() && options.targetFeatures.empty())
     return choices;
   choices.hasTarget = true;
@@ -58,6 +58,8 @@ static TargetChoices chooseTarget(const CPUPipelineOptions &options) {
   // Options given on the command line win over the target's.
   if (!options.x86Vnni.getNumOccurrences())
     choices.x86Vnni = target->avx512Vnni;
+  if (!options.x86Amx.getNumOccurrences())
+    choices.x86Amx = target->amxInt8;
   if (!options.x86Avx512.getNumOccurrences())
     choices.x86Avx512 = target->avx512f;
   if (!options.x86F16c.getNumOccurrences())
@@ -161,6 +163,7 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
     CPUMatmulKernelsOptions kernels;
     kernels.parallel = options.parallel;
     kernels.x86Vnni = target.x86Vnni;
+    kernels.x86Amx = target.x86Amx;
     kernels.x86Avx512 = target.x86Avx512;
     pm.addNestedPass<func::FuncOp>(createCPUMatmulKernels(kernels));
   }

@@ -29,6 +29,13 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <mutex>
+
+#if defined(__linux__) && defined(__x86_64__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 using namespace mlir;
 using namespace mlir::quant_block::runner;
 using llvm::Error;
@@ -251,6 +258,35 @@ mlir::quant_block::runner::lowerAndCompile(ModuleOp module,
   return lowerAndCompile(module, llvm::ArrayRef(signature), options);
 }
 
+bool mlir::quant_block::runner::requestAmxTileData() {
+  static bool granted = [] {
+#if defined(__linux__) && defined(__x86_64__)
+    // Linux 5.16+: AMX's tile data (8 KiB of state per thread) is off
+    // until the process asks; a tile instruction before that is SIGILL.
+    constexpr long archReqXcompPerm = 0x1023, xfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, archReqXcompPerm, xfeatureXtiledata) == 0;
+#else
+    return false;
+#endif
+  }();
+  return granted;
+}
+
+/// Whether the lowered `module` uses AMX tiles (the llvm.x86.tile* and
+/// tdp* intrinsics of the amx dialect's lowering).
+static bool usesAmxTiles(ModuleOp module) {
+  bool uses = false;
+  module.walk([&](LLVM::CallIntrinsicOp call) {
+    StringRef name = call.getIntrin();
+    if (name.starts_with("llvm.x86.tile") || name.starts_with("llvm.x86.tdp")) {
+      uses = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return uses;
+}
+
 /// Whether the pipeline options `given` ("a=1 b c=x") set `option` (a whole
 /// name: x86-avx512 is not set by x86-avx512-vnni=false).
 static bool setsOption(StringRef given, StringRef option) {
@@ -274,12 +310,14 @@ std::string mlir::quant_block::runner::adaptPipelineToTarget(
   // (option, the target features it needs); options the user set win.
   std::pair<StringRef, StringRef> targetOptions[] = {
       {"x86-avx512-vnni", "+avx512vnni,+avx512bw"},
+      {"x86-amx", "+avx512vnni,+avx512bw,+amx-tile,+amx-int8"},
       {"x86-avx512", "+avx512f"},
       {"x86-f16c", "+f16c"},
   };
   std::string added;
   for (auto [option, features] : targetOptions)
-    if (!setsOption(given, option) && subtarget->checkFeatures(features))
+    if (!setsOption(given, option) && subtarget->checkFeatures(features) &&
+        (option != "x86-amx" || requestAmxTileData()))
       added += (option + "=true ").str();
   if (added.empty())
     return pipeline.str();
@@ -372,6 +410,11 @@ mlir::quant_block::runner::lowerAndCompile(
     return targetMachine.takeError();
   if (Error err = checkRecordedTarget(module, **targetMachine))
     return std::move(err);
+  if (usesAmxTiles(module) && !requestAmxTileData())
+    return llvm::createStringError(
+        "the lowered module uses AMX tiles (x86-amx), and the kernel did not "
+        "grant this process the tile data state (arch_prctl "
+        "ARCH_REQ_XCOMP_PERM: Linux 5.16 or later on a CPU with AMX)");
 
   // The transformer runs inside create(), while the TargetMachine (moved into
   // the JIT's compiler) is alive.

@@ -1,6 +1,6 @@
-// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=64 max-workgroups=2 report=true}))" -verify-diagnostics | FileCheck %s
-// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=64 vector-loads=false}))" | FileCheck %s --check-prefix=SCALAR
-// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=64 rows-per-warp=1}))" | FileCheck %s --check-prefix=ONE-ROW
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=64 chunk-words=4 max-workgroups=2 report=true}))" -verify-diagnostics | FileCheck %s
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=64 chunk-words=4 vector-loads=false}))" | FileCheck %s --check-prefix=SCALAR
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=64 chunk-words=4 rows-per-warp=1}))" | FileCheck %s --check-prefix=ONE-ROW
 // RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=48}))" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{rows-per-warp=-1}))" 2>&1 | FileCheck %s --check-prefix=BAD-ROWS
 
@@ -237,16 +237,18 @@ func.func @dynamic_m(%x: tensor<?x64xf32>, %w: !w) -> tensor<?x4xf32> {
 
 // -----
 
-// Split-K: a row of 128 chunks (K = 4096, int4) in the default workgroups
-// of 128 threads: the four warps share the same four rows (one group of
-// rows per workgroup), "lane" = thread % 128 strides over the chunks by
-// 128, and after each warp's butterfly (widths 32) the warps' totals are
+// Split-K: a row of 256 chunks of the default two words (K = 4096, int4)
+// in the default workgroups of 128 threads: the four warps share the same
+// four rows (one group of rows per workgroup), "lane" = thread % 128
+// strides over the chunks by 128 (two steps), each a two-word load per
+// row, and after each warp's butterfly (widths 32) the warps' totals are
 // added by shuffles of width 128 at offsets 32 and 64; thread 0 stores.
 // SPLIT-LABEL: func.func @split_k
 // SPLIT: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c2{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
 // SPLIT: %[[LANE:.*]] = arith.remui %[[T]], %c128
 // SPLIT: %[[WARP:.*]] = arith.divui %[[T]], %c128
-// SPLIT: scf.for %[[C:.*]] = %[[LANE]] to %c128{{.*}} step %c128{{.*}} iter_args
+// SPLIT: scf.for %[[C:.*]] = %[[LANE]] to %c256{{.*}} step %c128{{.*}} iter_args
+// SPLIT-COUNT-4: vector.load %{{.*}} {alignment = 8 : i64} : memref<8x512xi32>, vector<2xi32>
 // SPLIT-COUNT-20: gpu.shuffle xor %{{.*}}, %{{.*}}, %c32_i32
 // SPLIT-COUNT-4: gpu.shuffle xor %{{.*}}, %c32_i32{{.*}}, %c128_i32
 // SPLIT-COUNT-4: gpu.shuffle xor %{{.*}}, %c64_i32{{.*}}, %c128_i32

@@ -1,10 +1,12 @@
 // The CPU pipeline's target options: a named CPU (or the host) sets every
 // option that depends on the target's instructions and was not given
-// (vector-bits, x86-avx512, x86-avx512-vnni, x86-f16c), and the lowered
+// (vector-bits, x86-avx512, x86-avx512-vnni, x86-amx, x86-f16c), and the lowered
 // functions record it. Named CPUs resolve from LLVM's tables, so these
 // checks do not depend on the host.
 // RUN: quant-opt %s --quant-block-cpu-pipeline="target-cpu=icelake-server" | FileCheck %s --check-prefix=ICX
 // RUN: quant-opt %s --quant-block-cpu-pipeline="target-cpu=x86-64-v3" | FileCheck %s --check-prefix=V3
+// RUN: quant-opt %s --quant-block-cpu-pipeline="target-cpu=sapphirerapids" | FileCheck %s --check-prefix=SPR
+// RUN: quant-opt %s --quant-block-cpu-pipeline="target-cpu=sapphirerapids x86-amx=false" | FileCheck %s --check-prefix=SPR-OFF
 // RUN: quant-opt %s --quant-block-cpu-pipeline="target-features=+avx512f,+avx512bw,+avx512vnni" | FileCheck %s --check-prefix=FEATURES
 // RUN: quant-opt %s --quant-block-cpu-pipeline="target-cpu=icelake-server x86-avx512-vnni=false vector-bits=256" | FileCheck %s --check-prefix=GIVEN
 // RUN: quant-opt %s --quant-block-cpu-pipeline | FileCheck %s --check-prefix=PORTABLE
@@ -20,6 +22,23 @@
 // ICX-SAME: target_cpu = "icelake-server"
 // ICX: vector<16xf32>
 // ICX: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+
+// icelake-server has no AMX: the 16-row product takes vpdpbusd too.
+// ICX-LABEL: llvm.func @prefill(
+// ICX-NOT: llvm.x86.tdp
+// ICX: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+
+// sapphirerapids has AMX-TILE and AMX-INT8: the product of 16 activation
+// rows takes AMX tiles (x86-amx from the target), the one of 2 rows does
+// not; x86-amx=false wins.
+// SPR-LABEL: llvm.func @f(
+// SPR-NOT: llvm.x86.tdp
+// SPR-LABEL: llvm.func @prefill(
+// SPR-SAME: target_cpu = "sapphirerapids"
+// SPR: llvm.call_intrinsic "llvm.x86.tdpbssd.internal"
+// SPR-OFF-LABEL: llvm.func @prefill(
+// SPR-OFF-NOT: llvm.x86.tdp
+// SPR-OFF: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 
 // x86-64-v3 (AVX2, F16C): no AVX-512 instruction.
 // V3-LABEL: llvm.func @f(
@@ -63,4 +82,11 @@ func.func @f(%x: tensor<2x128xf32>, %w: !w) -> tensor<2x16xf32> {
   %a = quant_block.quantize_dynamic absmax %x : tensor<2x128xf32> -> !a
   %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<2x16xf32>
   return %y : tensor<2x16xf32>
+}
+
+!a16 = !quant_block.tensor<16x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @prefill(%x: tensor<16x128xf32>, %w: !w) -> tensor<16x16xf32> {
+  %a = quant_block.quantize_dynamic absmax %x : tensor<16x128xf32> -> !a16
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a16, !w -> tensor<16x16xf32>
+  return %y : tensor<16x16xf32>
 }

@@ -146,6 +146,15 @@ struct CPUPipelineOptions
                      "AVX512-VNNI and AVX512BW. quant-run sets it when its "
                      "target has both"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> x86Amx{
+      *this, "x86-amx",
+      llvm::cl::desc("With x86-avx512-vnni: accumulate(i32) products take "
+                     "AMX tiles (tdpbssd) for their whole 16-row tiles of "
+                     "activations; the code needs a host with AMX-TILE and "
+                     "AMX-INT8, in a process that asked for the tile data "
+                     "state (quant-run and the runner API do). quant-run "
+                     "sets it when its target has them"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> x86Avx512{
       *this, "x86-avx512",
       llvm::cl::desc("With matmul-kernels: FP4 E2M1 weights are decoded by "
@@ -167,8 +176,8 @@ struct CPUPipelineOptions
                      "'znver4'), or empty (default: portable code and "
                      "options as given). Every option that depends on the "
                      "target's instructions and is not given (vector-bits, "
-                     "x86-avx512, x86-avx512-vnni, x86-f16c) comes from "
-                     "it, and the lowered functions record it "
+                     "x86-avx512, x86-avx512-vnni, x86-amx, x86-f16c) comes "
+                     "from it, and the lowered functions record it "
                      "(target_cpu / target_features)"),
       llvm::cl::init("")};
   PassOptions::Option<std::string> targetFeatures{
@@ -259,7 +268,7 @@ struct GPUMiddleOptions {
   /// Warps sharing a warp's rows along K in those kernels (0: automatic).
   int64_t splitK = 0;
   /// Most words a lane of those kernels loads at once from a row.
-  int64_t chunkWords = 4;
+  int64_t chunkWords = 2;
   /// The workgroup size the matmul kernels use.
   int64_t getMatmulWorkgroupSize() const {
     return matmulWorkgroupSize > 0 ? matmulWorkgroupSize : workgroupSize;
@@ -316,8 +325,10 @@ struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
   mlir::detail::PassOptions::Option<int64_t> chunkWords{
       *this, "chunk-words",
       llvm::cl::desc("Most 32-bit words a lane of those kernels loads at "
-                     "once from a weight row (1, 2 or 4)"),
-      llvm::cl::init(4)};
+                     "once from a weight row (1, 2 or 4; 2 was faster than "
+                     "4 in 5 of 6 GEMVs on an H200 and an H100, "
+                     "docs/GPU.md)"),
+      llvm::cl::init(2)};
 
   GPUMiddleOptions getGPUMiddleOptions(const GPUTargetTraits &target) const {
     GPUMiddleOptions options;

@@ -133,6 +133,8 @@ mlir::quant_block::resolveCPUTarget(StringRef cpu, StringRef features) {
   if (subtarget->triple.isX86()) {
     result.avx512f = info.checkFeatures("+avx512f");
     result.avx512Vnni = info.checkFeatures("+avx512vnni,+avx512bw");
+    result.amxInt8 =
+        result.avx512Vnni && info.checkFeatures("+amx-tile,+amx-int8");
     result.f16c = info.checkFeatures("+f16c");
     result.vectorBits = result.avx512f               ? 512
                         : info.checkFeatures("+avx") ? 256

@@ -28,6 +28,7 @@
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 #include "quant-block/Numerics/FloatFormats.h"
 
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -61,6 +62,12 @@ constexpr int64_t kMaxPrefetchBytesPerStep = 256;
 /// What the integer products add to twice an E2M1 value (-12..12) to make
 /// it an unsigned byte for vpdpbusd.
 constexpr int64_t kE2M1TwiceBias = 12;
+/// Activation rows of an AMX tile (its most rows).
+constexpr int64_t kAmxRows = 16;
+/// The activation codes the AMX kernel keeps in L2 (2 MiB per core on
+/// Sapphire Rapids) while every weight-row tile passes over them: a chunk
+/// of rows, each weight tile's codes decoded once per chunk.
+constexpr int64_t kAmxChunkBytes = 1 << 20;
 
 /// A product the kernel covers, with its tiling.
 struct KernelPlan {
@@ -90,6 +97,11 @@ struct KernelPlan {
   /// row's 4 codes broadcast, so a block sum ends in its lane with no sum
   /// across lanes.
   bool rowLanes = false;
+  /// With rowLanes: every whole kAmxRows activation rows take AMX tiles,
+  /// 16 x 16 block sums per tdpbssd against the tile's weight rows decoded
+  /// once per call into an AMX operand (decodeAmxPanel); the rows left
+  /// over take the vpdpbusd tiles. Blocks of 32 to 256 codes.
+  bool amx = false;
   /// f32 activations in the strict order (no reassoc): one weight row per
   /// lane as well, each output summed over k in increasing order in its
   /// lane (the contract's order; `contract` fuses each step into an FMA).
@@ -141,7 +153,7 @@ int64_t chooseTileRows(KernelPlan &plan, ArrayRef<int64_t> candidates) {
 
 /// Why `op` has no kernel (std::nullopt when it has one); fills `plan`.
 std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
-                                      KernelPlan &plan) {
+                                      bool amx, KernelPlan &plan) {
   arith::FastMathFlags flags = op.getFastmath();
   if (!op.getTransposeRhs())
     return std::string("the weight is not transposed ([N, K])");
@@ -257,6 +269,13 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   // than the tiles below at every M (4096 x 4096, one thread, cold: M = 1
   // 0.93 -> 0.83 ms, M = 8 2.84 -> 1.34 ms, M = 32 10.8 -> 4.5 ms).
   plan.rowLanes = plan.vnni && n % kLanes == 0;
+  // AMX: one tile instruction per block (two for blocks of 128, four of
+  // 256), K = 32 or 64 bytes each; the centered codes fit a signed byte
+  // except 8-bit codes with zero points.
+  plan.amx = amx && plan.rowLanes && !halfChunkBlocks &&
+             plan.blockSize <= 256 &&
+             !(plan.storageBits == 8 && plan.hasZeroPoints) &&
+             (ShapedType::isDynamic(plan.m) || plan.m >= kAmxRows);
   // E2M1 codes in an integer product: the kernel with one weight row per
   // lane looks them up as bytes, the generic tiles decode them in i32
   // lanes; the VNNI tiles below do not decode them.
@@ -397,10 +416,24 @@ private:
   Value readLaneScales(Value scales, Value n0, Value firstBlock,
                        int64_t numBlocks);
   Value readOuterScale(ValueRange parts);
-  SmallVector<Value> emitIntegerKStep(Value lhsData, Value lhsScales,
-                                      Value lhsSums, ValueRange parts, Value n0,
-                                      Value m0, Value firstBlock,
-                                      ValueRange accumulators);
+  SmallVector<Value>
+  emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
+                   ValueRange parts, Value n0, Value m0, Value firstBlock,
+                   ValueRange accumulators,
+                   ArrayRef<SmallVector<Value>> exactSums = {});
+  SmallVector<Value> decodeLaneCodeBytes(Value data, Value n0, Value chunk,
+                                         bool highInPlace);
+  void decodeAmxPanel(ValueRange parts, Value n0, Value panel);
+  SmallVector<Value> emitAmxKStep(ValueRange lhs, ValueRange parts, Value panel,
+                                  Value sums, Value n0, Value m0,
+                                  Value firstBlock, ValueRange accumulators);
+  Value emitAmxTile(ValueRange lhs, ValueRange parts, Value n0, Value tile,
+                    Value first, Value last);
+  Value sliceWeightTile(Value output, Value n0);
+  Value
+  emitWeightTileLoop(Value output, bool parallel,
+                     function_ref<Value(Value n0, Value output)> emitTile);
+  Value toReadOnlyBuffer(Value tensor, bool unitInnerStride = false);
   Value sumLanes(Value vector);
 
   void prefetchNextTile(Value n0, Value firstBlock);
@@ -416,6 +449,10 @@ private:
   SmallVector<Value> blockPartBuffers;
   /// M (the activation rows), a constant unless dynamic.
   Value numRows;
+  /// With AMX: the activation codes as a buffer (tile loads read memory),
+  /// and while a tile's AMX rows are emitted, its decoded weight panel and
+  /// the buffer its block sums pass through.
+  Value amxActivations, amxPanel, amxSums, amxScales;
   OpFoldResult getNumRows() { return getAsOpFoldResult(numRows); }
 };
 
@@ -1122,6 +1159,64 @@ KernelEmitter::emitBiasedBlockSums(Value lhsData, Value data, Value n0,
   return result;
 }
 
+/// The biased codes of chunk `chunk` (32 elements) of the 16 weight rows
+/// from `n0`, as 8 vectors of 4 bytes per lane (one weight row per lane),
+/// in the order of the chunk's positions / 4 (the activations' order:
+/// de-interleaved for 4 bits): the codes plus 2^(w-1) for signed storage
+/// (getBias), E2M1 codes as twice their value plus 12. `highInPlace`
+/// (4-bit integer codes): vectors 4-7 hold the high nibbles where they are
+/// (16 x the biased code).
+SmallVector<Value> KernelEmitter::decodeLaneCodeBytes(Value data, Value n0,
+                                                      Value chunk,
+                                                      bool highInPlace) {
+  auto dotBytes = VectorType::get({4 * kLanes}, b.getI8Type());
+  Value columns = readLaneWords(data, n0, chunk);
+  auto columnsType = cast<VectorType>(columns.getType());
+  // The codes plus 2^(w-1) (signed storage): every code's sign bit
+  // flipped, after the mask for 4-bit codes (one vpternlogd with it).
+  auto flipSigns = [&](Value codeBytes, uint32_t flip) {
+    if (!plan.signedStorage)
+      return codeBytes;
+    return arith::XOrIOp::create(b, loc, codeBytes, splatI32(int32_t(flip)))
+        .getResult();
+  };
+  // Byte vectors of 4 codes per lane, in the order of the chunk's
+  // positions / 4 (the activations' order: de-interleaved for 4 bits).
+  SmallVector<Value> codes(8);
+  for (int64_t d = 0; d < columnsType.getNumElements() / kLanes; ++d) {
+    Value column = vector::ExtractStridedSliceOp::create(
+        b, loc, columns, ArrayRef<int64_t>{d * kLanes},
+        ArrayRef<int64_t>{kLanes}, ArrayRef<int64_t>{1});
+    if (plan.storageBits == 8) {
+      codes[d] = vector::BitCastOp::create(b, loc, dotBytes,
+                                           flipSigns(column, 0x80808080u));
+      continue;
+    }
+    // Nibbles (0..15 per byte) as the bytes of the dot product: E2M1
+    // codes looked up as twice their value plus 12 (vpshufb), integer
+    // codes with their sign bits flipped.
+    auto nibbleBytes = [&](Value nibbles) -> Value {
+      Value bytes = vector::BitCastOp::create(b, loc, dotBytes,
+                                              flipSigns(nibbles, 0x08080808u));
+      return plan.e2m1 ? lookUpTwiceBiasedE2M1(bytes) : bytes;
+    };
+    Value low = arith::AndIOp::create(b, loc, column, splatI32(0x0F0F0F0F));
+    codes[d] = nibbleBytes(low);
+    if (highInPlace) {
+      Value high =
+          arith::AndIOp::create(b, loc, column, splatI32(int32_t(0xF0F0F0F0u)));
+      codes[4 + d] = vector::BitCastOp::create(b, loc, dotBytes,
+                                               flipSigns(high, 0x80808080u));
+      continue;
+    }
+    Value high = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, column, splatI32(4)),
+        splatI32(0x0F0F0F0F));
+    codes[4 + d] = nibbleBytes(high);
+  }
+  return codes;
+}
+
 /// The biased block sums of one K step (as emitBiasedBlockSums) with one
 /// weight row per lane: per chunk, the 16 rows' packed bytes are read as
 /// dwords and transposed (dword d of every row in one vector). With 8-bit
@@ -1164,50 +1259,8 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
   // The products of chunk `chunk` added to `sums` (row i's partial p at
   // i * partials + p).
   auto addChunk = [&](Value chunk, SmallVector<Value> &sums) {
-    Value columns = readLaneWords(data, n0, chunk);
-    auto columnsType = cast<VectorType>(columns.getType());
-    // The codes plus 2^(w-1) (signed storage): every code's sign bit
-    // flipped, after the mask for 4-bit codes (one vpternlogd with it).
-    auto flipSigns = [&](Value codeBytes, uint32_t flip) {
-      if (!plan.signedStorage)
-        return codeBytes;
-      return arith::XOrIOp::create(b, loc, codeBytes, splatI32(int32_t(flip)))
-          .getResult();
-    };
-    // Byte vectors of 4 codes per lane, in the order of the chunk's
-    // positions / 4 (the activations' order: de-interleaved for 4 bits).
-    SmallVector<Value> codes(8);
-    for (int64_t d = 0; d < columnsType.getNumElements() / kLanes; ++d) {
-      Value column = vector::ExtractStridedSliceOp::create(
-          b, loc, columns, ArrayRef<int64_t>{d * kLanes},
-          ArrayRef<int64_t>{kLanes}, ArrayRef<int64_t>{1});
-      if (plan.storageBits == 8) {
-        codes[d] = vector::BitCastOp::create(b, loc, dotBytes,
-                                             flipSigns(column, 0x80808080u));
-        continue;
-      }
-      // Nibbles (0..15 per byte) as the bytes of the dot product: E2M1
-      // codes looked up as twice their value plus 12 (vpshufb), integer
-      // codes with their sign bits flipped.
-      auto nibbleBytes = [&](Value nibbles) -> Value {
-        Value bytes = vector::BitCastOp::create(
-            b, loc, dotBytes, flipSigns(nibbles, 0x08080808u));
-        return plan.e2m1 ? lookUpTwiceBiasedE2M1(bytes) : bytes;
-      };
-      Value low = arith::AndIOp::create(b, loc, column, splatI32(0x0F0F0F0F));
-      codes[d] = nibbleBytes(low);
-      if (highInPlace) {
-        Value high = arith::AndIOp::create(b, loc, column,
-                                           splatI32(int32_t(0xF0F0F0F0u)));
-        codes[4 + d] = vector::BitCastOp::create(b, loc, dotBytes,
-                                                 flipSigns(high, 0x80808080u));
-        continue;
-      }
-      Value high = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, column, splatI32(4)),
-          splatI32(0x0F0F0F0F));
-      codes[4 + d] = nibbleBytes(high);
-    }
+    SmallVector<Value> codes =
+        decodeLaneCodeBytes(data, n0, chunk, highInPlace);
     Value k0 = mul(chunk, kChunk);
     for (int64_t i = 0; i < plan.tileM; ++i) {
       Value m = add(m0, i);
@@ -1286,24 +1339,32 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
 /// (bias + zero point) times the activation block sum), then, with one lane
 /// per weight row, `acc += f32(isum) * (f32(lhs scale) * f32(weight
 /// scale))` in block order (docs/Numerics.md). `accumulators` holds tileM
-/// vectors of tileN lanes.
+/// vectors of tileN lanes. `exactSums` ([j][i], from AMX tiles): the block
+/// sums of the centered codes already, nothing to subtract.
 SmallVector<Value>
 KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
                                 ValueRange parts, Value n0, Value m0,
-                                Value firstBlock, ValueRange accumulators) {
+                                Value firstBlock, ValueRange accumulators,
+                                ArrayRef<SmallVector<Value>> exactSums) {
+  bool exact = !exactSums.empty();
   Value data = parts[0], scales = parts[1];
-  Value zeroPoints = plan.hasZeroPoints ? parts[2] : Value();
+  Value zeroPoints = plan.hasZeroPoints && !exact ? parts[2] : Value();
   auto rowF32 = VectorType::get({plan.tileN}, b.getF32Type());
   auto rowI32 = VectorType::get({plan.tileN}, b.getI32Type());
-  Value stepScales = readLaneScales(scales, n0, firstBlock, plan.blocksPerStep);
+  // With AMX the tile's scales were converted once, with its panel.
+  Value stepScales =
+      exact ? Value()
+            : readLaneScales(scales, n0, firstBlock, plan.blocksPerStep);
   Value outer = readOuterScale(parts);
   SmallVector<Value> activationScales =
       readStepScales(lhsScales, m0, plan.tileM, firstBlock);
   Value bias = getBias();
   SmallVector<Value> acc(accumulators.begin(), accumulators.end());
-  SmallVector<SmallVector<Value>> biasedSums =
-      emitBiasedBlockSums(lhsData, data, n0, m0, firstBlock);
-  prefetchNextTile(n0, firstBlock);
+  SmallVector<SmallVector<Value>> biasedSums;
+  if (!exact) {
+    biasedSums = emitBiasedBlockSums(lhsData, data, n0, m0, firstBlock);
+    prefetchNextTile(n0, firstBlock);
+  }
   for (int64_t j = 0; j < plan.blocksPerStep; ++j) {
     Value block = add(firstBlock, j);
     // bias + zero point of each row, the multiplier of the activation
@@ -1317,21 +1378,31 @@ KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
           b, loc, offsets,
           vector::FromElementsOp::create(b, loc, rowI32, points));
     }
-    Value rowScales =
-        vector::ExtractOp::create(b, loc, stepScales, ArrayRef<int64_t>{j});
+    Value rowScales = exact
+                          ? vector::LoadOp::create(b, loc, rowF32, amxScales,
+                                                   ValueRange{block, index(0)})
+                                .getResult()
+                          : vector::ExtractOp::create(b, loc, stepScales,
+                                                      ArrayRef<int64_t>{j})
+                                .getResult();
     // s_eff = f32(scale) * outer, rounded once (NVFP4; docs/Numerics.md).
     if (outer)
       rowScales = arith::MulFOp::create(
           b, loc, rowScales,
           vector::BroadcastOp::create(b, loc, rowF32, outer));
     for (int64_t i = 0; i < plan.tileM; ++i) {
-      Value m = add(m0, i);
-      Value activationSum = vector::BroadcastOp::create(
-          b, loc, rowI32,
-          tensor::ExtractOp::create(b, loc, lhsSums, ValueRange{m, block}));
-      Value blockSums = arith::SubIOp::create(
-          b, loc, biasedSums[j][i],
-          arith::MulIOp::create(b, loc, offsets, activationSum));
+      Value blockSums;
+      if (exact) {
+        blockSums = exactSums[j][i];
+      } else {
+        Value activationSum = vector::BroadcastOp::create(
+            b, loc, rowI32,
+            tensor::ExtractOp::create(b, loc, lhsSums,
+                                      ValueRange{add(m0, i), block}));
+        blockSums = arith::SubIOp::create(
+            b, loc, biasedSums[j][i],
+            arith::MulIOp::create(b, loc, offsets, activationSum));
+      }
       Value blockSumsF32 = mlir::quant_block::detail::emitBlockSumToF32(
           b, loc, blockSums, plan.e2m1);
       Value activationScale = vector::BroadcastOp::create(
@@ -1343,6 +1414,112 @@ KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
     }
   }
   return acc;
+}
+
+/// Decodes the 16 weight rows from `n0` into `panel` ([K / 4, 64] bytes),
+/// the layout of an AMX rhs tile: row r holds, for each weight row n (64
+/// bytes = 16 rows of 4), its codes at the 4 positions 4r..4r+3 of K in the
+/// activations' order (de-interleaved for 4 bits), each the exact signed
+/// integer q - zero point (2 x the value for E2M1): the biased bytes of
+/// decodeLaneCodeBytes minus (bias + zero point), in i8 lanes (4-bit codes
+/// and their zero points stay within [-15, 15]; unsigned 8-bit codes, which
+/// have no zero point here, stay as they are and are multiplied unsigned).
+/// Done once per weight-row tile, for every activation tile of the call,
+/// as is the conversion of the rows' scales to f32 ([block][row], in
+/// amxScales).
+void KernelEmitter::decodeAmxPanel(ValueRange parts, Value n0, Value panel) {
+  Value data = parts[0];
+  Value zeroPoints = plan.hasZeroPoints ? parts[2] : Value();
+  auto dotBytes = VectorType::get({4 * kLanes}, b.getI8Type());
+  auto rowI32 = VectorType::get({kLanes}, b.getI32Type());
+  int64_t chunksPerBlock = std::max<int64_t>(plan.blockSize / kChunk, 1);
+  Value bias = getBias();
+  scf::ForOp::create(
+      b, loc, index(0), index(plan.k / kChunk), index(1), ValueRange{},
+      [&](OpBuilder &, Location, Value chunk, ValueRange) {
+        SmallVector<Value> codes =
+            decodeLaneCodeBytes(data, n0, chunk, /*highInPlace=*/false);
+        // (bias + zero point) of each row, in every byte of its lane.
+        Value offsets = vector::BroadcastOp::create(b, loc, rowI32, bias);
+        if (zeroPoints) {
+          Value block =
+              arith::DivUIOp::create(b, loc, chunk, index(chunksPerBlock));
+          SmallVector<Value> points;
+          for (int64_t r = 0; r < kLanes; ++r)
+            points.push_back(readZeroPoint(zeroPoints, n0, r, block));
+          offsets = arith::AddIOp::create(
+              b, loc, offsets,
+              vector::FromElementsOp::create(b, loc, rowI32, points));
+        }
+        offsets = vector::BitCastOp::create(
+            b, loc, dotBytes,
+            arith::MulIOp::create(b, loc, offsets, splatI32(0x01010101)));
+        for (int64_t g = 0; g < 8; ++g) {
+          Value centered = arith::SubIOp::create(b, loc, codes[g], offsets);
+          vector::StoreOp::create(b, loc, centered, panel,
+                                  ValueRange{add(mul(chunk, 8), g), index(0)});
+        }
+        scf::YieldOp::create(b, loc);
+      });
+  auto rowF32 = VectorType::get({kLanes}, b.getF32Type());
+  scf::ForOp::create(
+      b, loc, index(0), index(plan.numBlocks), index(1), ValueRange{},
+      [&](OpBuilder &, Location, Value block, ValueRange) {
+        Value rowScales = vector::ShapeCastOp::create(
+            b, loc, rowF32, readLaneScales(parts[1], n0, block, 1));
+        vector::StoreOp::create(b, loc, rowScales, amxScales,
+                                ValueRange{block, index(0)});
+        scf::YieldOp::create(b, loc);
+      });
+}
+
+/// One iteration of the K loop with AMX tiles, for the kAmxRows activation
+/// rows from `m0`: each block's 16 x 16 exact i32 sums by tdpbssd (tdpbsud
+/// for unsigned 8-bit codes) of the activation codes (read in place, a row
+/// stride of K) and the decoded panel, K = 32 or 64 per instruction, stored
+/// to `sums` and read back a row of 16 weight rows at a time; then the f32
+/// accumulation of emitIntegerKStep, in the same order.
+SmallVector<Value> KernelEmitter::emitAmxKStep(ValueRange lhs, ValueRange parts,
+                                               Value panel, Value sums,
+                                               Value n0, Value m0,
+                                               Value firstBlock,
+                                               ValueRange accumulators) {
+  int64_t depth = plan.blockSize % 64 == 0 ? 64 : 32;
+  auto lhsTile = amx::TileType::get({kAmxRows, depth}, b.getI8Type());
+  auto rhsTile = amx::TileType::get({depth / 4, 4 * kLanes}, b.getI8Type());
+  auto sumTile = amx::TileType::get({kAmxRows, kLanes}, b.getI32Type());
+  auto rowI32 = VectorType::get({kLanes}, b.getI32Type());
+  bool unsignedWeights = plan.storageBits == 8 && !plan.signedStorage;
+  // Every block's tile first, then their stores: the blocks' sums are
+  // independent tile registers (blocksPerStep + 2 of the 8), so the tile
+  // unit overlaps them instead of waiting for each store to drain.
+  SmallVector<Value> tiles;
+  for (int64_t j = 0; j < plan.blocksPerStep; ++j) {
+    Value k0 = mul(add(firstBlock, j), plan.blockSize);
+    Value tile = amx::TileZeroOp::create(b, loc, sumTile);
+    for (int64_t d = 0; d < plan.blockSize / depth; ++d) {
+      Value k = add(k0, d * depth);
+      Value x = amx::TileLoadOp::create(b, loc, lhsTile, amxActivations,
+                                        ValueRange{m0, k});
+      Value w = amx::TileLoadOp::create(
+          b, loc, rhsTile, panel,
+          ValueRange{arith::DivUIOp::create(b, loc, k, index(4)), index(0)});
+      tile = amx::TileMulIOp::create(b, loc, sumTile, x, w, tile,
+                                     /*isZextLhs=*/false,
+                                     /*isZextRhs=*/unsignedWeights);
+    }
+    tiles.push_back(tile);
+  }
+  for (int64_t j = 0; j < plan.blocksPerStep; ++j)
+    amx::TileStoreOp::create(
+        b, loc, sums, ValueRange{index(j * kAmxRows), index(0)}, tiles[j]);
+  SmallVector<SmallVector<Value>> exactSums(plan.blocksPerStep);
+  for (int64_t j = 0; j < plan.blocksPerStep; ++j)
+    for (int64_t i = 0; i < kAmxRows; ++i)
+      exactSums[j].push_back(vector::LoadOp::create(
+          b, loc, rowI32, sums, ValueRange{index(j * kAmxRows + i), index(0)}));
+  return emitIntegerKStep(lhs[0], lhs[1], lhs[2], parts, n0, m0, firstBlock,
+                          accumulators, exactSums);
 }
 
 /// The packed bytes of chunk `chunk` (32 elements) of the 16 weight rows
@@ -1475,10 +1652,7 @@ Value KernelEmitter::decodeWordCodes(Value words, int64_t j, Value zeroPoint) {
 /// that slice of `output` (so that bufferization writes them in place).
 Value KernelEmitter::emitTile(ValueRange lhs, ValueRange parts, Value n0,
                               Value output) {
-  Value tile = tensor::ExtractSliceOp::create(
-      b, loc, output, ArrayRef<OpFoldResult>{b.getIndexAttr(0), n0},
-      ArrayRef<OpFoldResult>{getNumRows(), b.getIndexAttr(plan.tileN)},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  Value tile = sliceWeightTile(output, n0);
   if (!plan.remainderRows)
     return emitRowTiles(lhs, parts, n0, tile, index(0), numRows);
   // A dynamic M: whole tiles, then the rows left over one at a time. Every
@@ -1492,6 +1666,49 @@ Value KernelEmitter::emitTile(ValueRange lhs, ValueRange parts, Value n0,
   tile = emitRowTiles(lhs, parts, n0, tile, wholeRows, numRows);
   plan.tileM = tileM;
   return tile;
+}
+
+/// The outputs of activation rows [first, last) (whole AMX tiles) and of
+/// the weight rows from `n0`, written into `tile`, with AMX: the rows'
+/// panel decoded once for them.
+Value KernelEmitter::emitAmxTile(ValueRange lhs, ValueRange parts, Value n0,
+                                 Value tile, Value first, Value last) {
+  auto allocate = [&](MemRefType type) -> Value {
+    auto alloc = memref::AllocOp::create(b, loc, type);
+    alloc.setAlignment(64);
+    return alloc;
+  };
+  amxPanel = allocate(MemRefType::get({plan.k / 4, 4 * kLanes}, b.getI8Type()));
+  // Up to 4 blocks' tiles in flight per K step (4 of the 8 tile
+  // registers, with the two operands').
+  int64_t tileM = plan.tileM, blocksPerStep = plan.blocksPerStep;
+  plan.tileM = kAmxRows;
+  plan.blocksPerStep = largestDivisor(plan.numBlocks, {4, 2, 1});
+  amxSums = allocate(
+      MemRefType::get({plan.blocksPerStep * kAmxRows, kLanes}, b.getI32Type()));
+  amxScales =
+      allocate(MemRefType::get({plan.numBlocks, kLanes}, b.getF32Type()));
+  decodeAmxPanel(parts, n0, amxPanel);
+  tile = emitRowTiles(lhs, parts, n0, tile, first, last);
+  amxPanel = amxSums = amxScales = Value();
+  plan.tileM = tileM;
+  plan.blocksPerStep = blocksPerStep;
+  return tile;
+}
+
+/// `tensor` as a read-only buffer of any layout (`unitInnerStride`: with
+/// contiguous rows, as AMX tile loads require).
+Value KernelEmitter::toReadOnlyBuffer(Value tensor, bool unitInnerStride) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
+  if (unitInnerStride)
+    strides.back() = 1;
+  auto layout =
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, strides);
+  return bufferization::ToBufferOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType(), layout),
+      tensor,
+      /*read_only=*/true);
 }
 
 /// The outputs of activation rows [lower, upper) (a multiple of tileM
@@ -1516,8 +1733,11 @@ Value KernelEmitter::emitRowTiles(ValueRange lhs, ValueRange parts, Value n0,
             init, [&](OpBuilder &, Location, Value block, ValueRange accIter) {
               scf::YieldOp::create(
                   b, loc,
-                  plan.integer ? emitIntegerKStep(lhs[0], lhs[1], lhs[2], parts,
-                                                  n0, m0, block, accIter)
+                  amxPanel ? emitAmxKStep(lhs, parts, amxPanel, amxSums, n0, m0,
+                                          block, accIter)
+                  : plan.integer
+                      ? emitIntegerKStep(lhs[0], lhs[1], lhs[2], parts, n0, m0,
+                                         block, accIter)
                   : plan.orderedRows
                       ? emitOrderedKStep(lhs[0], parts, n0, m0, block, accIter)
                       : emitKStep(lhs[0], parts, n0, m0, block, accIter));
@@ -1548,21 +1768,11 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
                 ? tensor::DimOp::create(b, loc, lhs[0], 0).getResult()
                 : index(plan.m);
   if (plan.prefetch) {
-    auto toBuffer = [&](Value part) -> Value {
-      auto type = cast<RankedTensorType>(part.getType());
-      auto layout = StridedLayoutAttr::get(
-          b.getContext(), ShapedType::kDynamic,
-          SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic));
-      return bufferization::ToBufferOp::create(
-          b, loc,
-          MemRefType::get(type.getShape(), type.getElementType(), layout), part,
-          /*read_only=*/true);
-    };
-    weightBuffer = toBuffer(weightParts[0]);
+    weightBuffer = toReadOnlyBuffer(weightParts[0]);
     if (plan.rowTiled) {
-      blockPartBuffers.push_back(toBuffer(weightParts[1]));
+      blockPartBuffers.push_back(toReadOnlyBuffer(weightParts[1]));
       if (plan.hasZeroPoints)
-        blockPartBuffers.push_back(toBuffer(weightParts[2]));
+        blockPartBuffers.push_back(toReadOnlyBuffer(weightParts[2]));
     }
   }
   // The ordered kernel reads the activations in their own order.
@@ -1572,21 +1782,81 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
     activations.push_back(lhs[1]);
     activations.push_back(sumActivationBlocks(lhs[0]));
   }
+  if (plan.amx)
+    amxActivations = toReadOnlyBuffer(activations[0], /*unitInnerStride=*/true);
   Value init = tensor::EmptyOp::create(
       b, loc, ArrayRef<OpFoldResult>{getNumRows(), b.getIndexAttr(plan.n)},
       b.getF32Type());
+  auto tiles = [&](Value output, auto emitTile) {
+    return emitWeightTileLoop(output, parallel, emitTile);
+  };
+  if (!plan.amx)
+    return tiles(init, [&](Value n0, Value output) {
+      return emitTile(activations, weightParts, n0, output);
+    });
+  // AMX: the whole 16-row tiles in chunks of rows whose codes stay in L2
+  // while every weight-row tile passes over them (each tile's panel is
+  // decoded once per chunk), then the rows left over.
+  Value wholeRows = arith::SubIOp::create(
+      b, loc, numRows,
+      arith::RemUIOp::create(b, loc, numRows, index(kAmxRows)));
+  int64_t chunkRows =
+      std::max<int64_t>(kAmxChunkBytes / plan.k / kAmxRows, 1) * kAmxRows;
+  auto chunks = scf::ForOp::create(
+      b, loc, index(0), wholeRows, index(chunkRows), ValueRange{init},
+      [&](OpBuilder &, Location, Value first, ValueRange iter) {
+        Value last =
+            arith::MinUIOp::create(b, loc, add(first, chunkRows), wholeRows);
+        scf::YieldOp::create(
+            b, loc, tiles(iter[0], [&](Value n0, Value output) {
+              return emitAmxTile(activations, weightParts, n0,
+                                 sliceWeightTile(output, n0), first, last);
+            }));
+      });
+  Value result = chunks.getResult(0);
+  if (!ShapedType::isDynamic(plan.m) && plan.m % kAmxRows == 0)
+    return result;
+  // The rows left over: one at a time with a dynamic M, else the largest
+  // tile dividing them, with vpdpbusd (the same exact block sums, so the
+  // same bits).
+  int64_t tileM = plan.tileM;
+  plan.tileM = ShapedType::isDynamic(plan.m)
+                   ? 1
+                   : largestDivisor(plan.m % kAmxRows, {8, 4, 2, 1});
+  result = tiles(result, [&](Value n0, Value output) {
+    return emitRowTiles(activations, weightParts, n0,
+                        sliceWeightTile(output, n0), wholeRows, numRows);
+  });
+  plan.tileM = tileM;
+  return result;
+}
+
+/// The outputs of weight-row tile `n0` (all activation rows): a slice of
+/// `output`.
+Value KernelEmitter::sliceWeightTile(Value output, Value n0) {
+  return tensor::ExtractSliceOp::create(
+      b, loc, output, ArrayRef<OpFoldResult>{b.getIndexAttr(0), n0},
+      ArrayRef<OpFoldResult>{getNumRows(), b.getIndexAttr(plan.tileN)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+}
+
+/// `output` with every weight-row tile's outputs replaced by what
+/// `emitTile(n0, output)` returns for it, the tiles on threads
+/// (scf.forall) with `parallel`.
+Value KernelEmitter::emitWeightTileLoop(
+    Value output, bool parallel,
+    function_ref<Value(Value n0, Value output)> emitTile) {
   int64_t numTiles = plan.n / plan.tileN;
   SmallVector<OpFoldResult> sizes = {getNumRows(), b.getIndexAttr(plan.tileN)};
   SmallVector<OpFoldResult> strides = {b.getIndexAttr(1), b.getIndexAttr(1)};
   if (parallel) {
     auto forall = scf::ForallOp::create(
         b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(numTiles)},
-        ValueRange{init}, std::nullopt);
+        ValueRange{output}, std::nullopt);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(forall.getTerminator());
     Value n0 = mul(forall.getInductionVars()[0], plan.tileN);
-    Value tile =
-        emitTile(activations, weightParts, n0, forall.getRegionIterArgs()[0]);
+    Value tile = emitTile(n0, forall.getRegionIterArgs()[0]);
     b.setInsertionPointToStart(forall.getTerminator().getBody());
     tensor::ParallelInsertSliceOp::create(
         b, loc, tile, forall.getRegionIterArgs()[0],
@@ -1594,10 +1864,10 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
     return forall.getResult(0);
   }
   auto loop = scf::ForOp::create(
-      b, loc, index(0), index(numTiles), index(1), ValueRange{init},
+      b, loc, index(0), index(numTiles), index(1), ValueRange{output},
       [&](OpBuilder &, Location, Value t, ValueRange iter) {
         Value n0 = mul(t, plan.tileN);
-        Value tile = emitTile(activations, weightParts, n0, iter[0]);
+        Value tile = emitTile(n0, iter[0]);
         Value result = tensor::InsertSliceOp::create(
             b, loc, tile, iter[0],
             ArrayRef<OpFoldResult>{b.getIndexAttr(0), n0}, sizes, strides);
@@ -1620,7 +1890,7 @@ struct CPUMatmulKernelsPass
       KernelPlan plan;
       plan.prefetch = prefetch;
       if (std::optional<std::string> whyNot =
-              planKernel(op, rows, x86Vnni, plan)) {
+              planKernel(op, rows, x86Vnni, x86Amx, plan)) {
         if (report)
           op.emitRemark() << "no register-tiled kernel: " << *whyNot;
         continue;

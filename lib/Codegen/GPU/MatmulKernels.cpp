@@ -174,7 +174,7 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   plan.codesPerWord = kWordBits / bits;
   plan.wordsPerRow = k * bits / kWordBits;
   plan.wordsPerBlock = block[1] * bits / kWordBits;
-  // The most words (up to chunk-words, 4 by default) that divide a row.
+  // The most words (up to chunk-words, 2 by default) that divide a row.
   plan.wordsPerChunk = 1;
   while (plan.wordsPerChunk * 2 <= chunkWords &&
          plan.wordsPerRow % (plan.wordsPerChunk * 2) == 0)

@@ -249,7 +249,7 @@ class Case:
         1/2 for E2M1 weights, whose codes entered it doubled."""
         return np.float32(0.5 if self.storage == "f4E2M1FN" else 1.0)
 
-    def chunk(self, chunk_words=4):
+    def chunk(self, chunk_words=2):
         """Words a lane loads at once: the most, up to chunk_words, that
         divide a row."""
         words = self.k * self.bits // 32
@@ -258,7 +258,7 @@ class Case:
             chunk *= 2
         return chunk
 
-    def split_k(self, workgroup_size, split_k, chunk_words=4):
+    def split_k(self, workgroup_size, split_k, chunk_words=2):
         """The warps that share a row, as --quant-block-gpu-matmul-kernels
         chooses them (integer kernels: 1)."""
         if self.act == "i8":
@@ -274,7 +274,7 @@ class Case:
             s *= 2
         return s
 
-    def kernel_order(self, split=1, chunk_words=4):
+    def kernel_order(self, split=1, chunk_words=2):
         """The kernel's result bits (see the module docstring), with
         `split` warps per row and lanes' chunks of up to `chunk_words`."""
         if self.act == "i8":
@@ -447,7 +447,7 @@ def results(path, all_cases):
     return outputs
 
 
-def check(paths, workgroup_size=128, split_k=0, chunk_words=4):
+def check(paths, workgroup_size=128, split_k=0, chunk_words=2):
     all_cases = cases()
     ok = True
     for target, path in zip(("gpu", "cpu"), paths):
@@ -482,7 +482,7 @@ def main(args):
         args = args[1:]
         # The pipelines' matmul-workgroup-size by default.
         options = {"--workgroup-size": 128, "--split-k": 0,
-                   "--chunk-words": 4}
+                   "--chunk-words": 2}
         while len(args) >= 2 and args[0] in options:
             options[args[0]] = int(args[1])
             args = args[2:]

@@ -36,6 +36,9 @@ struct CPUTarget {
   /// What the pipeline's kernels may use on it.
   bool avx512f = false;
   bool avx512Vnni = false; // AVX512-VNNI and AVX512BW (vpdpbusd on zmm)
+  /// AMX-TILE and AMX-INT8 (tdpbssd) with AVX512-VNNI (the kernel's
+  /// other products and its rows left over).
+  bool amxInt8 = false;
   bool f16c = false;
   /// The widest vector registers, in bits (128 without AVX).
   int64_t vectorBits = 128;

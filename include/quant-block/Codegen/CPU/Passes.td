@@ -190,10 +190,27 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     transposed tree of shuffles). E2M1 nibbles are then looked up in a
     16-byte table (`vpshufb` with `x86-avx512`); without VNNI, or with N
     not a multiple of 16, the generic tiles decode them in i32 lanes.
+    With `x86-amx` as well, those products (blocks of 32 to 256 codes, not
+    8-bit codes with zero points) take AMX tiles for every whole 16
+    activation rows: each 16-row weight tile is decoded once per chunk of
+    activation rows into an AMX operand (the exact signed `q - zero point`
+    bytes, 4 consecutive codes of each row per dword) and, per K step, up
+    to 4 blocks' 16 x 16 block sums are computed, stored and added in block
+    order as above; the rows left over take the VNNI tiles:
+
+    ```mlir
+    %t0 = amx.tile_zero : !amx.tile<16x16xi32>
+    %x = amx.tile_load %codes[%m0, %k] : memref<35x128xi8, strided<[?, 1], offset: ?>> into !amx.tile<16x32xi8>
+    %w = amx.tile_load %panel[%k4, %c0] : memref<32x64xi8> into !amx.tile<8x64xi8>
+    %t = amx.tile_muli %x, %w, %t0 : !amx.tile<16x32xi8>, !amx.tile<8x64xi8>, !amx.tile<16x16xi32>
+    amx.tile_store %sums[%c0, %c0], %t : memref<64x16xi32>, !amx.tile<16x16xi32>
+    %row = vector.load %sums[%c0, %c0] : memref<64x16xi32>, vector<16xi32>
+    ```
     Other products keep the generic lowering (--convert-quant-block-to-linalg,
     then --quant-block-cpu-vectorize); `report` says why for each.
   }];
   let dependentDialects = [
+    "::mlir::amx::AMXDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::math::MathDialect",
@@ -219,6 +236,14 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
            "(the code then runs only on hosts with AVX512-VNNI and "
            "AVX512BW). The block sums are exact either way, so the bits do "
            "not change">,
+    Option<"x86Amx", "x86-amx", "bool", /*default=*/"false",
+           "With x86-avx512-vnni: accumulate(i32) products with N a "
+           "multiple of 16 and blocks of 32 to 256 codes take AMX tiles "
+           "for every whole 16 activation rows (tdpbssd, 16 x 16 block "
+           "sums at once; the code then runs only on hosts with AMX-TILE "
+           "and AMX-INT8 whose process asked the kernel for the tile data "
+           "state, as quant-run and the runner API do). The block sums are "
+           "exact either way, so the bits do not change">,
     Option<"x86Avx512", "x86-avx512", "bool", /*default=*/"false",
            "FP4 E2M1 weights: decode the codes by a 16-entry table lookup "
            "(a vector.gather from a constant table, which "

@@ -117,7 +117,7 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
            "Weight rows per warp of the float kernels (0: 4 / the activation "
            "rows of a tile, at least 1; the integer kernel takes 1)">,
-    Option<"chunkWords", "chunk-words", "int64_t", /*default=*/"4",
+    Option<"chunkWords", "chunk-words", "int64_t", /*default=*/"2",
            "Most 32-bit words a lane loads at once from a weight row (1, "
            "2 or 4; fewer where they do not divide the row)">,
     Option<"splitK", "split-k", "int64_t", /*default=*/"0",

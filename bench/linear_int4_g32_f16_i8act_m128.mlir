@@ -1,0 +1,16 @@
+// linear_int4_g32_f16_i8act with M = 128 tokens (prefill): x [128, 4096] f32
+// is quantized per block of 32 (absmax, i8), then multiplied with W^T, W
+// [4096, 4096] int4 in groups of 32 along K with f16 scales (packed i8 data
+// [4096, 2048], f16 scales [4096, 128], a function argument), integer block
+// sums in i32 (AMX tiles where the host has them), strict order of the f32
+// sum over the blocks (docs/Numerics.md). Peer: ggml's Q4_0 x Q8_0 mul_mat
+// with M = 128 (bench/ggml/). Run with --quantized-as-parts.
+!w = !quant_block.tensor<4096x4096, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!a = !quant_block.tensor<128x4096, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+
+func.func @linear_int4_g32_f16_i8act_m128(%x: tensor<128x4096xf32>, %w: !w) -> tensor<128x4096xf32> {
+  %xq = quant_block.quantize_dynamic absmax %x : tensor<128x4096xf32> -> !a
+  %y = quant_block.matmul %xq, %w transpose_rhs accumulate(i32) inhibit
+         : !a, !w -> tensor<128x4096xf32>
+  return %y : tensor<128x4096xf32>
+}
