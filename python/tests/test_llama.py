@@ -69,10 +69,63 @@ def test_fast_math_and_int8_activations(files):
     want = lr.forward(weights, config, PROMPT)
     fast = llama.Llama(files["Q4_K_M"], capacity=16)
     assert _rel(run_in_steps(fast, PROMPT), want) < F32_BOUND
-    int8 = llama.Llama(files["Q4_K_M"], capacity=16, activations="int8")
+    # Q4_0: every product takes int8 activations (Q4_K_M's have mins, or
+    # blocks of 16 once Q6_K is widened, and keep f32 ones).
+    _, weights, config = _load(files["Q4_0"])
+    want = lr.forward(weights, config, PROMPT)
+    int8 = llama.Llama(files["Q4_0"], capacity=16, activations="int8")
     got = run_in_steps(int8, PROMPT)
     assert 1e-5 < _rel(got, want) < 0.05
     assert np.mean(got.argmax(1) == want.argmax(1)) >= 0.9
+
+
+def _host_lacks_amx():
+    """The CPU flags AMX tiles need that this host lacks (the JIT uses the
+    tiles where it has them all and Linux grants their state)."""
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            flags = next((line.split(":", 1)[1].split() for line in cpuinfo
+                          if line.startswith("flags")), [])
+    except OSError:
+        flags = []
+    return sorted({"amx_tile", "amx_int8", "avx512_vnni", "avx512bw"}
+                  - set(flags))
+
+
+@pytest.mark.skipif(bool(_host_lacks_amx()),
+                    reason=f"the host lacks {' '.join(_host_lacks_amx())}")
+@pytest.mark.parametrize("mix", ["Q4_0", "MXFP4"])
+def test_int8_prefill_with_amx_tiles(files, mix):
+    """A prefill of 20 tokens with int8 activations: its products' whole 16
+    rows take AMX tiles on this host, the 4 left over and the decode steps
+    vpdpbusd; every logit is the same bits as with x86-amx=false, and the
+    prefill agrees with the steps of 8 and 2 tokens and decodes (exact
+    integer block sums, the same f32 order for each output)."""
+    tokens = np.random.default_rng(7).integers(3, TINY["n_vocab"], 24).tolist()
+    amx = llama.Llama(files[mix], capacity=32, activations="int8")
+    plain = llama.Llama(files[mix], capacity=32, activations="int8",
+                        pipeline="quant-block-cpu-pipeline{x86-amx=false}")
+    got = np.concatenate([amx.prefill(tokens[:20])] +
+                         [amx.decode(t)[None] for t in tokens[20:]])
+    want = np.concatenate([plain.prefill(tokens[:20])] +
+                          [plain.decode(t)[None] for t in tokens[20:]])
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert np.isfinite(got).all() and np.abs(got).max() > 0
+
+
+@pytest.mark.parametrize("activations", ["f32", "int8"])
+def test_prefill_of_the_last_logits(files, activations):
+    """last_logits (llama-bench's prompt test, and generate's prompt): the
+    head on the last position only, the same bits as its row of the full
+    logits; the cache the same afterwards (the next decode agrees)."""
+    full = llama.Llama(files["Q4_0"], capacity=16, activations=activations)
+    last = llama.Llama(files["Q4_0"], capacity=16, activations=activations)
+    want = full.prefill(PROMPT[:10])
+    got = last.prefill(PROMPT[:10], last_logits=True)
+    assert got.shape == (1, want.shape[1])
+    np.testing.assert_array_equal(got.view(np.uint32), want[-1:].view(np.uint32))
+    np.testing.assert_array_equal(last.decode(PROMPT[10]).view(np.uint32),
+                                  full.decode(PROMPT[10]).view(np.uint32))
 
 
 def test_module_uses_quant_block_ops_on_the_imported_weights(files):
