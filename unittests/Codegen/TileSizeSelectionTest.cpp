@@ -119,11 +119,18 @@ TEST(TileSizeSelection, ParallelLoopTiesGoToTheOutermost) {
             std::optional<size_t>(0));
 }
 
-TEST(TileSizeSelection, SmallOrDynamicNestsStaySequential) {
+TEST(TileSizeSelection, SmallNestsStaySequential) {
   // 4096 iterations: below the threshold.
   EXPECT_EQ(chooseParallel({1, 4096}, {true, true}, {1, 64}), std::nullopt);
+  // A dynamic loop counts as one iteration, and is never the one split.
   EXPECT_EQ(chooseParallel({kDynamic, 4096}, {true, true}, {1, 64}),
             std::nullopt);
+  EXPECT_EQ(chooseParallel({kDynamic, 1 << 20}, {true, true}, {1, 64}),
+            std::optional<size_t>(1));
+  // Attention scores over a dynamic context: split by the 512 tokens.
+  EXPECT_EQ(chooseParallel({512, 32, kDynamic, 128},
+                           {true, true, true, false}, {1, 1, 1, 0}),
+            std::optional<size_t>(0));
   // A loop kept whole (0) or of one tile is not split.
   EXPECT_EQ(chooseParallel({1 << 20, 8}, {true, true}, {0, 0}, 1),
             std::nullopt);

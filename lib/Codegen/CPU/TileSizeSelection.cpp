@@ -67,10 +67,13 @@ mlir::quant_block::chooseCPUParallelLoop(const TileSizeProblem &problem,
                                          int64_t minIterations) {
   llvm::ArrayRef<int64_t> ranges = problem.loopRanges;
   assert(tileSizes.size() == ranges.size() && "one tile size per loop");
+  // A dynamic loop counts as one iteration: the static ones must make the
+  // nest large enough on their own (a decode step's attention over a
+  // dynamic context stays on one thread, a prefill's is split by tokens).
   int64_t iterations = 1;
   for (int64_t range : ranges) {
     if (range < 0)
-      return std::nullopt;
+      continue;
     // Saturate: only the comparison with minIterations matters.
     iterations = range != 0 && iterations > INT64_MAX / range
                      ? INT64_MAX

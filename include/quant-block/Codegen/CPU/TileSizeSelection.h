@@ -49,9 +49,9 @@ llvm::SmallVector<int64_t> chooseCPUTileSizes(const TileSizeProblem &problem);
 /// `tileSizes` (chooseCPUTileSizes' answer), or none. Only a parallel loop
 /// is split (never a reduction: each output keeps its one order of
 /// additions, whatever the thread count), only one that is tiled into at
-/// least two tiles, and only in a nest of at least `minIterations`
-/// iterations (all loops static), so that small ops do not pay for starting
-/// threads. Of those, the largest loop: the output rows of a matrix-vector
+/// least two tiles (a static loop), and only in a nest whose static loops
+/// alone make at least `minIterations` iterations (a dynamic loop counts as
+/// one), so that small ops do not pay for starting threads. Of those, the largest loop: the output rows of a matrix-vector
 /// product (N), not the tokens (M), so that each thread streams its own
 /// rows of the weight; on ties the outermost, so that each thread's tiles
 /// are contiguous.
