@@ -141,7 +141,27 @@ TARGETS = {
                         "--target-features=+avx512bf16"], "",
                        ["avx512f", "avx512bw", "avx512cd", "avx512dq",
                         "avx512vl", "avx512_bf16"]),
+    # AVX-512 with VNNI and AMX: quant-run's pipeline then takes AMX tiles
+    # for the int8 products of 16 rows or more (x86-amx).
+    "x86-64-v4-amx": (["--target-cpu=x86-64-v4",
+                       "--target-features=+avx512vnni,+amx-tile,+amx-int8"],
+                      "", ["avx512f", "avx512bw", "avx512cd", "avx512dq",
+                           "avx512vl", "avx512_vnni", "amx_tile",
+                           "amx_int8"]),
 }
+
+
+def amx_tile_data_granted():
+    """Whether Linux grants this process AMX's tile data state (arch_prctl
+    ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA; syscall 158 on x86-64), as
+    quant-run asks for it before it uses AMX tiles."""
+    import ctypes
+    try:
+        return ctypes.CDLL(None, use_errno=True).syscall(158, 0x1023, 18) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 target = lit_config.params.get("target", "host")
 if target == "host":
     tools += ["quant-run", "mlir-runner"]
@@ -159,11 +179,9 @@ if target == "host":
                         # AMX also needs Linux to grant the tile data state
                         # (arch_prctl ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA;
                         # syscall 158 on x86-64), as quant-run asks for it.
-                        if {"amx_tile", "amx_int8"} <= flags:
-                            import ctypes
-                            libc = ctypes.CDLL(None, use_errno=True)
-                            if libc.syscall(158, 0x1023, 18) == 0:
-                                config.available_features.add("x86-amx")
+                        if ({"amx_tile", "amx_int8"} <= flags
+                                and amx_tile_data_granted()):
+                            config.available_features.add("x86-amx")
                     if "avx512f" in flags:
                         config.available_features.add("x86-avx512")
                     if "f16c" in flags:
@@ -190,6 +208,10 @@ else:
         config.unsupported = True
         lit_config.note(f"target {target} is unsupported on this host: it "
                         f"lacks the CPU flags {', '.join(missing)}")
+    elif "amx_tile" in cpu_flags and not amx_tile_data_granted():
+        config.unsupported = True
+        lit_config.note(f"target {target} is unsupported on this host: "
+                        "Linux does not grant the AMX tile data state")
     config.available_features.add(f"target-{target}")
     # Its own Output/ directories: ctest runs the same file for several
     # targets at once.

@@ -95,6 +95,8 @@
 // RUN: quant-run %s -e i4_i8act_b128 --quantized-as-parts -i %t/i4_i8act_b128_xq.npy -i %t/i4_i8act_b128_xs.npy -i %t/i4_i8act_b128_data.npy -i %t/i4_i8act_b128_scales.npy -o %t/i4_i8act_b128.npy
 // RUN: quant-run %s -e i8_i8act_rows --quantized-as-parts -i %t/i8_i8act_rows_xq.npy -i %t/i8_i8act_rows_xs.npy -i %t/i8_i8act_rows_data.npy -i %t/i8_i8act_rows_scales.npy -o %t/i8_i8act_rows.npy
 // RUN: quant-run %s -e u8zp_i8act_rows --quantized-as-parts -i %t/u8zp_i8act_rows_xq.npy -i %t/u8zp_i8act_rows_xs.npy -i %t/u8zp_i8act_rows_data.npy -i %t/u8zp_i8act_rows_scales.npy -i %t/u8zp_i8act_rows_zp.npy -o %t/u8zp_i8act_rows.npy
+// RUN: quant-run %s -e i4_i8act_m35 --quantized-as-parts -i %t/i4_i8act_m35_xq.npy -i %t/i4_i8act_m35_xs.npy -i %t/i4_i8act_m35_data.npy -i %t/i4_i8act_m35_scales.npy -o %t/i4_i8act_m35.npy
+// RUN: quant-run %s -e u4zp_i8act_m20 -i %t/u4zp_i8act_m20_xq.npy -i %t/u4zp_i8act_m20_xs.npy -i %t/u4zp_i8act_m20_data.npy -i %t/u4zp_i8act_m20_scales.npy -i %t/u4zp_i8act_m20_zp.npy -o %t/u4zp_i8act_m20.npy
 // RUN: quant-run %s -e i4zp_strict -i %t/i4zp_strict_x.npy -i %t/i4zp_strict_data.npy -i %t/i4zp_strict_scales.npy -i %t/i4zp_strict_zp.npy -o %t/i4zp_strict.npy
 // RUN: quant-run %s -e u8_strict --quantized-as-parts -i %t/u8_strict_x.npy -i %t/u8_strict_data.npy -i %t/u8_strict_scales.npy -o %t/u8_strict.npy
 // RUN: quant-run %s -e i8_strict --quantized-as-parts -i %t/i8_strict_x.npy -i %t/i8_strict_data.npy -i %t/i8_strict_scales.npy -o %t/i8_strict.npy
@@ -111,7 +113,7 @@
 // DYN-NEXT: i4_i8act_m8.dyn: bit-exact
 // DYN-NEXT: u4zp_i8act_m4.dyn: bit-exact
 // DYN-NEXT: i8zp_i8act.dyn: bit-exact
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i8_b512 i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i8_i8act_rows u8zp_i8act_rows i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 i8_b16 | FileCheck %s
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i8_b512 i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i8_i8act_rows u8zp_i8act_rows i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 i8_b16 i4_i8act_m35 u4zp_i8act_m20 | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
 // CHECK-NEXT: u4: bit-exact
@@ -136,6 +138,8 @@
 // CHECK-NEXT: i4_e4m3: bit-exact
 // CHECK-NEXT: u4_b16: bit-exact
 // CHECK-NEXT: i8_b16: bit-exact
+// CHECK-NEXT: i4_i8act_m35: bit-exact
+// CHECK-NEXT: u4zp_i8act_m20: bit-exact
 
 !w4zp = !quant_block.tensor<96x256, #quant_block.scheme<i4 : f32, block = [1, 64], scale = f16, zero_point = i4>>
 // quant-run cannot pass i4 zero points: they come as i8 and are narrowed.
@@ -213,6 +217,20 @@ func.func @i4_i8act_b128(%xq: tensor<3x512xi8>, %xs: tensor<3x4xf32>, %w: !w4b12
 // uint4 zero points come as i8 and are narrowed, as for @i4_zp.
 !a4x256 = !quant_block.tensor<4x256, #quant_block.scheme<i8 : f32, block = [1, 64]>>
 !wu4zp = !quant_block.tensor<16x256, #quant_block.scheme<ui4 : f32, block = [1, 64], zero_point = ui4>>
+!a35x256 = !quant_block.tensor<35x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @i4_i8act_m35(%xq: tensor<35x256xi8>, %xs: tensor<35x8xf32>, %w: !w4m8) -> tensor<35x32xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<35x256xi8>, tensor<35x8xf32> to !a35x256
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<contract> : !a35x256, !w4m8 -> tensor<35x32xf32>
+  return %y : tensor<35x32xf32>
+}
+!a20x256 = !quant_block.tensor<20x256, #quant_block.scheme<i8 : f32, block = [1, 64]>>
+func.func @u4zp_i8act_m20(%xq: tensor<20x256xi8>, %xs: tensor<20x4xf32>, %data: tensor<16x128xi8>, %scales: tensor<16x4xf32>, %zp8: tensor<16x4xi8>) -> tensor<20x16xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<20x256xi8>, tensor<20x4xf32> to !a20x256
+  %zp = arith.trunci %zp8 : tensor<16x4xi8> to tensor<16x4xi4>
+  %w = builtin.unrealized_conversion_cast %data, %scales, %zp : tensor<16x128xi8>, tensor<16x4xf32>, tensor<16x4xi4> to !wu4zp
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a20x256, !wu4zp -> tensor<20x16xf32>
+  return %y : tensor<20x16xf32>
+}
 func.func @u4zp_i8act_m4(%xq: tensor<4x256xi8>, %xs: tensor<4x4xf32>, %data: tensor<16x128xi8>, %scales: tensor<16x4xf32>, %zp8: tensor<16x4xi8>) -> tensor<4x16xf32> {
   %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<4x256xi8>, tensor<4x4xf32> to !a4x256
   %zp = arith.trunci %zp8 : tensor<16x4xi8> to tensor<16x4xi4>

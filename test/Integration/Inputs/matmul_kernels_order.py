@@ -49,6 +49,10 @@ INT_CASES = {
     # points.
     "i8_i8act_rows": (2, 16, 128, 32, 8, True, False, np.float32, True),
     "u8zp_i8act_rows": (1, 32, 256, 64, 8, False, True, np.float16, False),
+    # 16 rows or more: AMX tiles where quant-run's target has them (the
+    # x86-64-v4-amx level), the rows left over with the others.
+    "i4_i8act_m35": (35, 32, 256, 32, 4, True, False, np.float16, True),
+    "u4zp_i8act_m20": (20, 16, 256, 64, 4, False, True, np.float32, False),
 }
 
 CASES = {
