@@ -128,8 +128,8 @@ TEST(TileSizeSelection, SmallNestsStaySequential) {
   EXPECT_EQ(chooseParallel({kDynamic, 1 << 20}, {true, true}, {1, 64}),
             std::optional<size_t>(1));
   // Attention scores over a dynamic context: split by the 512 tokens.
-  EXPECT_EQ(chooseParallel({512, 32, kDynamic, 128},
-                           {true, true, true, false}, {1, 1, 1, 0}),
+  EXPECT_EQ(chooseParallel({512, 32, kDynamic, 128}, {true, true, true, false},
+                           {1, 1, 1, 0}),
             std::optional<size_t>(0));
   // A loop kept whole (0) or of one tile is not split.
   EXPECT_EQ(chooseParallel({1 << 20, 8}, {true, true}, {0, 0}, 1),

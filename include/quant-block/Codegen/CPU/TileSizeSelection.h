@@ -51,10 +51,10 @@ llvm::SmallVector<int64_t> chooseCPUTileSizes(const TileSizeProblem &problem);
 /// additions, whatever the thread count), only one that is tiled into at
 /// least two tiles (a static loop), and only in a nest whose static loops
 /// alone make at least `minIterations` iterations (a dynamic loop counts as
-/// one), so that small ops do not pay for starting threads. Of those, the largest loop: the output rows of a matrix-vector
-/// product (N), not the tokens (M), so that each thread streams its own
-/// rows of the weight; on ties the outermost, so that each thread's tiles
-/// are contiguous.
+/// one), so that small ops do not pay for starting threads. Of those, the
+/// largest loop: the output rows of a matrix-vector product (N), not the tokens
+/// (M), so that each thread streams its own rows of the weight; on ties the
+/// outermost, so that each thread's tiles are contiguous.
 std::optional<size_t> chooseCPUParallelLoop(const TileSizeProblem &problem,
                                             llvm::ArrayRef<int64_t> tileSizes,
                                             int64_t minIterations);
