@@ -99,8 +99,9 @@ struct KernelPlan {
   bool rowLanes = false;
   /// With rowLanes: every whole kAmxRows activation rows take AMX tiles,
   /// 16 x 16 block sums per tdpbssd against the tile's weight rows decoded
-  /// once per call into an AMX operand (decodeAmxPanel); the rows left
-  /// over take the vpdpbusd tiles. Blocks of 32 to 256 codes.
+  /// once per chunk of activation rows into an AMX operand
+  /// (decodeAmxPanel); the rows left over take the vpdpbusd tiles. Blocks
+  /// of 32 to 256 codes.
   bool amx = false;
   /// f32 activations in the strict order (no reassoc): one weight row per
   /// lane as well, each output summed over k in increasing order in its
@@ -424,9 +425,9 @@ private:
   SmallVector<Value> decodeLaneCodeBytes(Value data, Value n0, Value chunk,
                                          bool highInPlace);
   void decodeAmxPanel(ValueRange parts, Value n0, Value panel);
-  SmallVector<Value> emitAmxKStep(ValueRange lhs, ValueRange parts, Value panel,
-                                  Value sums, Value n0, Value m0,
-                                  Value firstBlock, ValueRange accumulators);
+  SmallVector<Value> emitAmxKStep(ValueRange lhs, ValueRange parts, Value n0,
+                                  Value m0, Value firstBlock,
+                                  ValueRange accumulators);
   Value emitAmxTile(ValueRange lhs, ValueRange parts, Value n0, Value tile,
                     Value first, Value last);
   Value sliceWeightTile(Value output, Value n0);
@@ -1476,11 +1477,10 @@ void KernelEmitter::decodeAmxPanel(ValueRange parts, Value n0, Value panel) {
 /// One iteration of the K loop with AMX tiles, for the kAmxRows activation
 /// rows from `m0`: each block's 16 x 16 exact i32 sums by tdpbssd (tdpbsud
 /// for unsigned 8-bit codes) of the activation codes (read in place, a row
-/// stride of K) and the decoded panel, K = 32 or 64 per instruction, stored
-/// to `sums` and read back a row of 16 weight rows at a time; then the f32
-/// accumulation of emitIntegerKStep, in the same order.
+/// stride of K) and the decoded panel (amxPanel), K = 32 or 64 per
+/// instruction, stored to amxSums and read back a row of 16 weight rows at a
+/// time; then the f32 accumulation of emitIntegerKStep, in the same order.
 SmallVector<Value> KernelEmitter::emitAmxKStep(ValueRange lhs, ValueRange parts,
-                                               Value panel, Value sums,
                                                Value n0, Value m0,
                                                Value firstBlock,
                                                ValueRange accumulators) {
@@ -1502,7 +1502,7 @@ SmallVector<Value> KernelEmitter::emitAmxKStep(ValueRange lhs, ValueRange parts,
       Value x = amx::TileLoadOp::create(b, loc, lhsTile, amxActivations,
                                         ValueRange{m0, k});
       Value w = amx::TileLoadOp::create(
-          b, loc, rhsTile, panel,
+          b, loc, rhsTile, amxPanel,
           ValueRange{arith::DivUIOp::create(b, loc, k, index(4)), index(0)});
       tile = amx::TileMulIOp::create(b, loc, sumTile, x, w, tile,
                                      /*isZextLhs=*/false,
@@ -1512,12 +1512,13 @@ SmallVector<Value> KernelEmitter::emitAmxKStep(ValueRange lhs, ValueRange parts,
   }
   for (int64_t j = 0; j < plan.blocksPerStep; ++j)
     amx::TileStoreOp::create(
-        b, loc, sums, ValueRange{index(j * kAmxRows), index(0)}, tiles[j]);
+        b, loc, amxSums, ValueRange{index(j * kAmxRows), index(0)}, tiles[j]);
   SmallVector<SmallVector<Value>> exactSums(plan.blocksPerStep);
   for (int64_t j = 0; j < plan.blocksPerStep; ++j)
     for (int64_t i = 0; i < kAmxRows; ++i)
       exactSums[j].push_back(vector::LoadOp::create(
-          b, loc, rowI32, sums, ValueRange{index(j * kAmxRows + i), index(0)}));
+          b, loc, rowI32, amxSums,
+          ValueRange{index(j * kAmxRows + i), index(0)}));
   return emitIntegerKStep(lhs[0], lhs[1], lhs[2], parts, n0, m0, firstBlock,
                           accumulators, exactSums);
 }
@@ -1733,8 +1734,7 @@ Value KernelEmitter::emitRowTiles(ValueRange lhs, ValueRange parts, Value n0,
             init, [&](OpBuilder &, Location, Value block, ValueRange accIter) {
               scf::YieldOp::create(
                   b, loc,
-                  amxPanel ? emitAmxKStep(lhs, parts, amxPanel, amxSums, n0, m0,
-                                          block, accIter)
+                  amxPanel ? emitAmxKStep(lhs, parts, n0, m0, block, accIter)
                   : plan.integer
                       ? emitIntegerKStep(lhs[0], lhs[1], lhs[2], parts, n0, m0,
                                          block, accIter)
@@ -1778,9 +1778,14 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
   // The ordered kernel reads the activations in their own order.
   SmallVector<Value> activations = {
       plan.orderedRows ? lhs[0] : deinterleaveActivations(lhs[0])};
+  // The activation block sums correct the vpdpbusd kernel's biased sums;
+  // the AMX tiles' are exact, so with only whole AMX tiles nothing reads
+  // them.
+  bool onlyAmxRows =
+      plan.amx && !ShapedType::isDynamic(plan.m) && plan.m % kAmxRows == 0;
   if (plan.integer) {
     activations.push_back(lhs[1]);
-    activations.push_back(sumActivationBlocks(lhs[0]));
+    activations.push_back(onlyAmxRows ? Value() : sumActivationBlocks(lhs[0]));
   }
   if (plan.amx)
     amxActivations = toReadOnlyBuffer(activations[0], /*unitInnerStride=*/true);
@@ -1814,7 +1819,7 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
             }));
       });
   Value result = chunks.getResult(0);
-  if (!ShapedType::isDynamic(plan.m) && plan.m % kAmxRows == 0)
+  if (onlyAmxRows)
     return result;
   // The rows left over: one at a time with a dynamic M, else the largest
   // tile dividing them, with vpdpbusd (the same exact block sums, so the
