@@ -139,6 +139,17 @@ KERNELS["linear_nvfp4_fast"] = (
      ("scales", lambda r: r.integers(0x30, 0x40, (4096, 256), dtype=np.uint8)),
      ("outer", lambda r: np.full((1, 1), 0.01, np.float32))])
 KERNELS["linear_nvfp4_i8act"] = KERNELS["linear_nvfp4_fast"]
+# GGUF Q4_K: 6-bit sub-block scales and mins (0..63, in bytes) under f16
+# outer scales and (negated) outer mins per 8 blocks, as the importer gives
+# them.
+KERNELS["linear_q4_k_fast"] = (
+    ["--quantized-as-parts"],
+    [("x", lambda r: normal(r, (1, 4096))),
+     ("data", lambda r: random_bytes(r, (4096, 2048), np.int8)),
+     ("scales", lambda r: r.integers(0, 64, (4096, 128), dtype=np.uint8)),
+     ("zp", lambda r: r.integers(0, 64, (4096, 128), dtype=np.uint8)),
+     ("outer", lambda r: scales(r, (4096, 16)).astype(np.float16)),
+     ("outermin", lambda r: -scales(r, (4096, 16)).astype(np.float16))])
 KERNELS["linear_int8_channel_fast"] = (
     ["--quantized-as-parts"],
     [("x", lambda r: normal(r, (1, 4096))),

@@ -1,18 +1,21 @@
-/*===- ggml_gemv.c - time ggml's quantized mul_mat (Q4_0, MXFP4), cold ---===//
+/*===- ggml_gemv.c - ggml's quantized mul_mat (Q4_0, Q4_K, MXFP4), cold -===//
  *
  * The peer of bench/linear_int4_g32_f16*.mlir and bench/linear_mxfp4_fast.mlir:
  * ggml_mul_mat of a Q4_0 weight [N, K] (blocks of 32 along K, one f16 scale
  * each: the same 9.44 MB as our int4 group-32 layer with f16 scales at
  * 4096 x 4096) or an MXFP4 weight (E2M1 codes, one E8M0 scale per 32: the
- * same bytes as our MXFP4) and an f32 activation [M, K], timed
+ * same bytes as our MXFP4) or a Q4_K weight (super-blocks of 256: f16 d and
+ * dmin, 6-bit scales and mins per 32; bench/linear_q4_k_fast.mlir holds the
+ * same values in 9.70 MB against ggml's 9.44) and an f32 activation [M, K],
+ * timed
  * the way `quant-run --benchmark-cold` times ours: the calls rotate over
  * copies of the weight totalling 8 x the last-level cache, and after each
  * call a read pass over a cold copy on as many threads measures the read
  * bandwidth (bench/cold.h). The minimum time over the calls counts. ggml
- *quantizes the activation to Q8_0 inside the call (its Q4_0 x Q8_0 and MXFP4 x
- *Q8_0 dot products), which is timed too. The type is checked by name
- *(ggml_type_name) against the library, as the enum values are declared here,
- *not included.
+ *quantizes the activation to Q8_0 (Q8_K for Q4_K) inside the call (its Q4_0
+ *x Q8_0, Q4_K x Q8_K and MXFP4 x Q8_0 dot products), which is timed too. The
+ *type is checked by name (ggml_type_name) against the library, as the enum
+ *values are declared here, not included.
  *
  * This is the plain path of ggml_graph_compute_with_ctx (no repacking into
  * 8-row tiles: that needs the CPU backend's extra buffer types).
@@ -23,7 +26,7 @@
  * and builds this file against them; nothing here is part of the build or
  * the test suite.
  *
- * usage: ggml_gemv q4_0|mxfp4 N K M CALLS THREADS LLC_BYTES
+ * usage: ggml_gemv q4_0|q4_K|mxfp4 N K M CALLS THREADS LLC_BYTES
  *
  *===----------------------------------------------------------------------===*/
 
@@ -45,7 +48,12 @@ struct ggml_init_params {
   void *mem_buffer;
   bool no_alloc;
 };
-enum { GGML_TYPE_F32 = 0, GGML_TYPE_Q4_0 = 2, GGML_TYPE_MXFP4 = 39 };
+enum {
+  GGML_TYPE_F32 = 0,
+  GGML_TYPE_Q4_0 = 2,
+  GGML_TYPE_Q4_K = 12,
+  GGML_TYPE_MXFP4 = 39
+};
 
 struct ggml_context *ggml_init(struct ggml_init_params params);
 void ggml_free(struct ggml_context *ctx);
@@ -69,16 +77,17 @@ int ggml_graph_compute_with_ctx(struct ggml_context *ctx,
 
 int main(int argc, char **argv) {
   if (argc != 8) {
-    fprintf(stderr, "usage: %s q4_0|mxfp4 N K M CALLS THREADS LLC_BYTES\n",
+    fprintf(stderr, "usage: %s q4_0|q4_K|mxfp4 N K M CALLS THREADS LLC_BYTES\n",
             argv[0]);
     return 2;
   }
   const char *typeName = argv[1];
   int type = strcmp(typeName, "q4_0") == 0    ? GGML_TYPE_Q4_0
+             : strcmp(typeName, "q4_K") == 0  ? GGML_TYPE_Q4_K
              : strcmp(typeName, "mxfp4") == 0 ? GGML_TYPE_MXFP4
                                               : -1;
   if (type < 0) {
-    fprintf(stderr, "unknown type '%s' (q4_0 or mxfp4)\n", typeName);
+    fprintf(stderr, "unknown type '%s' (q4_0, q4_K or mxfp4)\n", typeName);
     return 2;
   }
   /* The enum values are declared above, not included: check them against

@@ -6,7 +6,8 @@
 # builds ggml_gemv.c against them and times ggml_mul_mat cold, as
 # `quant-run --benchmark-cold` times bench/linear_*.mlir, at the shapes of
 # bench/: Q4_0 [4096, 4096] with M = 1, 8, 32, 128 and 512, Q4_0
-# [11008, 4096] with M = 1, MXFP4 [4096, 4096] with M = 1, 8 and 32 and [11008, 4096] with M = 1
+# [11008, 4096] with M = 1, MXFP4 [4096, 4096] with M = 1, 8 and 32 and
+# [11008, 4096] with M = 1, Q4_K [4096, 4096] with M = 1
 # (calls rotating over copies of the weight
 # totalling 8 x the last-level cache, a read pass over a cold copy after
 # each call, bench/cold.h). Not part of the build or the test suite; needs
@@ -67,7 +68,7 @@ echo "ggml from @node-llama-cpp/linux-x64 ($(ls "$work_dir"/node-llama-cpp-linux
 # TYPE:N:K:M, the shapes of bench/linear_*.mlir.
 cases="${CASES:-q4_0:4096:4096:1 q4_0:4096:4096:8 q4_0:4096:4096:32
   q4_0:4096:4096:128 q4_0:4096:4096:512 q4_0:11008:4096:1 mxfp4:4096:4096:1 mxfp4:4096:4096:8 mxfp4:4096:4096:32
-  mxfp4:11008:4096:1}"
+  mxfp4:11008:4096:1 q4_K:4096:4096:1}"
 for t in $threads; do
   for c in $cases; do
     IFS=: read -r type n k m <<< "$c"

@@ -73,6 +73,13 @@
 // KERNEL: math.fma
 // KERNEL-LABEL: func.func @i8_b16(
 // KERNEL: math.fma
+// KERNEL-LABEL: func.func @q4k(
+// KERNEL: arith.uitofp {{.*}} : vector<8xi8> to vector<8xf32>
+// KERNEL: math.fma
+// KERNEL-LABEL: func.func @q4k_strict(
+// KERNEL: math.fma
+// KERNEL-LABEL: func.func @q4_1(
+// KERNEL: math.fma
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/Inputs/matmul_kernels_order.py gen %t
@@ -90,6 +97,9 @@
 // RUN: quant-run %s -e i4_e4m3 --quantized-as-parts -i %t/i4_e4m3_x.npy -i %t/i4_e4m3_data.npy -i %t/i4_e4m3_scales.npy -i %t/i4_e4m3_outer.npy -o %t/i4_e4m3.npy
 // RUN: quant-run %s -e u4_b16 --quantized-as-parts -i %t/u4_b16_x.npy -i %t/u4_b16_data.npy -i %t/u4_b16_scales.npy -o %t/u4_b16.npy
 // RUN: quant-run %s -e i8_b16 --quantized-as-parts -i %t/i8_b16_x.npy -i %t/i8_b16_data.npy -i %t/i8_b16_scales.npy -o %t/i8_b16.npy
+// RUN: quant-run %s -e q4k --quantized-as-parts -i %t/q4k_x.npy -i %t/q4k_data.npy -i %t/q4k_scales.npy -i %t/q4k_zp.npy -i %t/q4k_outer.npy -i %t/q4k_outermin.npy -o %t/q4k.npy
+// RUN: quant-run %s -e q4k_strict --quantized-as-parts -i %t/q4k_strict_x.npy -i %t/q4k_strict_data.npy -i %t/q4k_strict_scales.npy -i %t/q4k_strict_zp.npy -i %t/q4k_strict_outer.npy -i %t/q4k_strict_outermin.npy -o %t/q4k_strict.npy
+// RUN: quant-run %s -e q4_1 --quantized-as-parts -i %t/q4_1_x.npy -i %t/q4_1_data.npy -i %t/q4_1_scales.npy -i %t/q4_1_zp.npy -o %t/q4_1.npy
 // RUN: quant-run %s -e i4_i8act_m8 --quantized-as-parts -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_data.npy -i %t/i4_i8act_m8_scales.npy -o %t/i4_i8act_m8.npy
 // RUN: quant-run %s -e u4zp_i8act_m4 -i %t/u4zp_i8act_m4_xq.npy -i %t/u4zp_i8act_m4_xs.npy -i %t/u4zp_i8act_m4_data.npy -i %t/u4zp_i8act_m4_scales.npy -i %t/u4zp_i8act_m4_zp.npy -o %t/u4zp_i8act_m4.npy
 // RUN: quant-run %s -e i4_i8act_b128 --quantized-as-parts -i %t/i4_i8act_b128_xq.npy -i %t/i4_i8act_b128_xs.npy -i %t/i4_i8act_b128_data.npy -i %t/i4_i8act_b128_scales.npy -o %t/i4_i8act_b128.npy
@@ -113,7 +123,7 @@
 // DYN-NEXT: i4_i8act_m8.dyn: bit-exact
 // DYN-NEXT: u4zp_i8act_m4.dyn: bit-exact
 // DYN-NEXT: i8zp_i8act.dyn: bit-exact
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i8_b512 i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i8_i8act_rows u8zp_i8act_rows i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 i8_b16 i4_i8act_m35 u4zp_i8act_m20 | FileCheck %s
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i8_b512 i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i8_i8act_rows u8zp_i8act_rows i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 i8_b16 q4k q4k_strict q4_1 i4_i8act_m35 u4zp_i8act_m20 | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
 // CHECK-NEXT: u4: bit-exact
@@ -138,6 +148,9 @@
 // CHECK-NEXT: i4_e4m3: bit-exact
 // CHECK-NEXT: u4_b16: bit-exact
 // CHECK-NEXT: i8_b16: bit-exact
+// CHECK-NEXT: q4k: bit-exact
+// CHECK-NEXT: q4k_strict: bit-exact
+// CHECK-NEXT: q4_1: bit-exact
 // CHECK-NEXT: i4_i8act_m35: bit-exact
 // CHECK-NEXT: u4zp_i8act_m20: bit-exact
 
@@ -315,6 +328,24 @@ func.func @u4_b16(%x: tensor<2x128xf32>, %w: !wu4b16) -> tensor<2x8xf32> {
 func.func @i8_b16(%x: tensor<2x128xf32>, %w: !wi8b16) -> tensor<2x8xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc,contract> : tensor<2x128xf32>, !wi8b16 -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
+}
+
+!wq4k = !quant_block.tensor<8x512, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, zero_point = ui8, outer = <f16, block = [8], min = f16>>>
+func.func @q4k(%x: tensor<2x512xf32>, %w: !wq4k) -> tensor<2x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<2x512xf32>, !wq4k -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+!wq4ks = !quant_block.tensor<16x256, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, zero_point = ui8, outer = <f16, block = [8], min = f16>>>
+func.func @q4k_strict(%x: tensor<3x256xf32>, %w: !wq4ks) -> tensor<3x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<3x256xf32>, !wq4ks -> tensor<3x16xf32>
+  return %y : tensor<3x16xf32>
+}
+
+!wq41 = !quant_block.tensor<8x128, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = f16, zero_point = f16>>
+func.func @q4_1(%x: tensor<1x128xf32>, %w: !wq41) -> tensor<1x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x128xf32>, !wq41 -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
 }
 
 // The products above with a dynamic M.

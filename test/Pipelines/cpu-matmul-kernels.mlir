@@ -145,9 +145,14 @@ func.func @block16_zero_points(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> 
 
 // -----
 
+// A per-tensor f16 outer scale, read once and converted.
+// CHECK-LABEL: func.func @f16_outer_scale(
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<1x1xf16>
+// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK-NOT: quant_block.matmul
+// CHECK: return
 !w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, outer = <f16>>>
 func.func @f16_outer_scale(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the outer scale is not one f32 for the tensor (or the product accumulates integers in i32)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }
@@ -157,17 +162,102 @@ func.func @f16_outer_scale(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
 !w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f8E4M3FN>>
 !a = !quant_block.tensor<1x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 func.func @e4m3_scales_i32(%x: !a, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the scales are not f32, f16 or bf16 (or E4M3, or E8M0, for E2M1 codes or f32 activations)}}
+  // expected-remark @below {{no register-tiled kernel: the scales are not f32, f16 or bf16 (or E4M3, or E8M0, for E2M1 codes or f32 activations, or 8-bit integers under an outer scale)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }
 
 // -----
 
-!w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], zero_point = f16>>
+// Float zero points (mins, Q4_1): each weight is fma(f32(q), s, m), the
+// mins read as one vector per K step like the scales.
+// CHECK-LABEL: func.func @float_zero_points(
+// CHECK: vector.transfer_read {{.*}} : tensor<8x2xf16>, vector<2xf16>
+// CHECK: vector.transfer_read {{.*}} : tensor<8x2xf16>, vector<2xf16>
+// CHECK: math.fma {{.*}} : vector<16xf32>
+// CHECK-NOT: quant_block.matmul
+// CHECK: return
+!w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, zero_point = f16>>
 func.func @float_zero_points(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the zero points are floats}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+// GGUF Q4_K: 8-bit scales and zero points in blocks of 32 under an f16
+// outer scale and outer min per 8 blocks. A K step takes 8 blocks (they
+// share one outer scale): the step's scales and zero points converted from
+// unsigned bytes, each row's outer scale and outer min read once and
+// multiplied in (s_eff, m_eff), each weight fma(f32(q), s_eff, m_eff).
+// CHECK-LABEL: func.func @q4_k(
+// CHECK: scf.for {{.*}} step %c8{{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: arith.uitofp {{.*}} : vector<8xi8> to vector<8xf32>
+// CHECK: %[[OUTER:.*]] = arith.divui %{{.*}}, %c8
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %[[OUTER]]] : tensor<8x2xf16>
+// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK: arith.mulf {{.*}} : vector<8xf32>
+// CHECK: math.fma {{.*}} : vector<16xf32>
+// CHECK-NOT: quant_block.matmul
+// CHECK: return
+!w = !quant_block.tensor<8x512, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, zero_point = ui8, outer = <f16, block = [8], min = f16>>>
+func.func @q4_k(%x: tensor<1x512xf32>, %w: !w) -> tensor<1x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x512xf32>, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<8x256, #quant_block.scheme<i4 : f32, block = [1, 32], scale = i8, outer = <f16, block = [8]>>>
+!a = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @outer_blocks_i32(%x: !a, %w: !w) -> tensor<1x8xf32> {
+  // expected-remark @below {{no register-tiled kernel: the outer scale is not one for the tensor and the product accumulates integers in i32}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<8x64, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, zero_point = ui8, outer = <f16, block = [4], min = f16>>>
+func.func @ragged_outer_blocks(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
+  // expected-remark @below {{no register-tiled kernel: the outer scale's blocks are not [1, B] dividing the blocks of a row}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<8x256, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = f16, zero_point = f16, outer = <f16, block = [8], min = f16>>>
+func.func @outer_min_float_zero_points(%x: tensor<1x256xf32>, %w: !w) -> tensor<1x8xf32> {
+  // expected-remark @below {{no register-tiled kernel: the outer min does not scale integer zero points}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x256xf32>, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<8x256, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f8E4M3FN, outer = <f16, block = [8]>>>
+func.func @e4m3_scales_outer_blocks(%x: tensor<1x256xf32>, %w: !w) -> tensor<1x8xf32> {
+  // expected-remark @below {{no register-tiled kernel: the scales under an outer scale are not 8-bit integers, f32, f16 or bf16}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x256xf32>, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<8x256, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, zero_point = ui4, outer = <f16, block = [8], min = f16>>>
+func.func @four_bit_mins(%x: tensor<1x256xf32>, %w: !w) -> tensor<1x8xf32> {
+  // expected-remark @below {{no register-tiled kernel: the mins are not f32, f16 or bf16 (or 8-bit integers under an outer min)}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x256xf32>, !w -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<8x256, #quant_block.scheme<i4 : f32, block = [1, 16], scale = i8, outer = <f16, block = [1]>>>
+func.func @block16_outer_per_block(%x: tensor<1x256xf32>, %w: !w) -> tensor<1x8xf32> {
+  // expected-remark @below {{no register-tiled kernel: no K step of whole chunks shares one outer scale}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x256xf32>, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }
 

@@ -26,6 +26,7 @@
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 #include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
+#include "quant-block/Numerics/BlockMath.h"
 #include "quant-block/Numerics/FloatFormats.h"
 
 #include "mlir/Dialect/AMX/AMXDialect.h"
@@ -117,9 +118,24 @@ struct KernelPlan {
   /// FP4 weights: E2M1 codes (MXFP4 with E8M0 scales, NVFP4 with E4M3
   /// scales and an outer scale).
   bool e2m1;
-  /// A per-tensor f32 outer scale (NVFP4): each block's scale is
-  /// f32(scale) * outer, rounded to f32, as quant_block.dequantize does.
+  /// A per-tensor outer scale (NVFP4's f32): each block's scale is
+  /// f32(scale) * f32(outer), rounded to f32, as quant_block.dequantize
+  /// does.
   bool hasOuter = false;
+  /// Block scales under a second level (GGUF K-quants, IQ4_XS): blocks of
+  /// scales [1, outerBlocks] share an outer scale (and, with outerMins, an
+  /// outer min), and each block's scale is f32(scale) * f32(outer), rounded
+  /// once, as quant_block.dequantize computes it; 0 without. A K step's
+  /// blocks share one outer scale (blocksPerStep divides it).
+  int64_t outerBlocks = 0;
+  bool outerMins = false;
+  /// Float mins instead of integer zero points: Q4_1's float zero points,
+  /// or integer ones times an outer min (Q4_K, Q5_K): the weight is
+  /// fma(f32(q), s, m), rounded once to the expressed type.
+  bool hasMins = false;
+  /// The scheme's types of the block scales and zero points (or mins): the
+  /// lowered tensors hold signless integers, converted by these.
+  Type scaleType, zeroPointType;
   /// 4-bit codes without zero points (E2M1, int4, uint4) decoded by a
   /// 16-entry table lookup of their f32 values (vpermps with
   /// --quant-block-cpu-x86-table-lookups) instead of integer arithmetic.
@@ -197,30 +213,64 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
                        "or E2M1");
   if (scheme.hasMXScale() && !plan.e2m1)
     return std::string("the weight has an MX scale and integer storage");
-  // Only a per-tensor f32 outer scale (NVFP4's), which multiplies each
-  // block's scale: with f32 activations, or E2M1 codes with int8 ones.
+  // A per-tensor outer scale (NVFP4's), which multiplies each block's
+  // scale: with f32 activations, or E2M1 codes with int8 ones. Blocked
+  // outer scales and outer mins (K-quants) with f32 activations.
+  Type scaleType = scheme.getScaleType();
+  Type zeroPointType = scheme.getZeroPointType();
+  plan.scaleType = scaleType;
+  plan.zeroPointType = zeroPointType;
+  SmallVector<int64_t> block = weight.getEffectiveBlockShape();
+  int64_t n = weight.getShape()[0], k = weight.getShape()[1];
   if (OuterScaleAttr outer = scheme.getOuter()) {
-    if ((plan.integer && !plan.e2m1) || !outer.getBlockShape().empty() ||
-        outer.getMinType() || !outer.getScaleType().isF32())
-      return std::string("the outer scale is not one f32 for the tensor (or "
-                         "the product accumulates integers in i32)");
-    plan.hasOuter = true;
+    bool perTensor = outer.getBlockShape().empty() && !outer.getMinType();
+    if (perTensor && (!plan.integer || plan.e2m1)) {
+      plan.hasOuter = true;
+    } else {
+      if (plan.integer)
+        return std::string("the outer scale is not one for the tensor and "
+                           "the product accumulates integers in i32");
+      // The parameters' shape [N, KB] (the blocks checked below).
+      SmallVector<int64_t> outerBlock =
+          ::quant_block::numerics::resolveBlockShape(
+              outer.getBlockShape(), {n, block[1] > 0 ? k / block[1] : 1});
+      if (outerBlock[0] != 1 || block[1] <= 0 || k % block[1] != 0 ||
+          (k / block[1]) % outerBlock[1] != 0)
+        return std::string("the outer scale's blocks are not [1, B] "
+                           "dividing the blocks of a row");
+      if (!scaleType.isInteger(8) && !scaleType.isF32() && !scaleType.isF16() &&
+          !scaleType.isBF16())
+        return std::string("the scales under an outer scale are not 8-bit "
+                           "integers, f32, f16 or bf16");
+      if (outer.getMinType() && !isa_and_nonnull<IntegerType>(zeroPointType))
+        return std::string("the outer min does not scale integer zero "
+                           "points");
+      plan.outerBlocks = outerBlock[1];
+      plan.outerMins = static_cast<bool>(outer.getMinType());
+    }
   }
   if (plan.integer ? !scheme.getExpressedType().isF32()
                    : scheme.getExpressedType() != plan.expressed)
     return std::string("the expressed type is not f32 (or the lhs type for "
                        "float accumulation)");
-  Type scaleType = scheme.getScaleType();
   if (!scaleType.isF32() && !scaleType.isF16() && !scaleType.isBF16() &&
       !((!plan.integer || plan.e2m1) && isa<Float8E4M3FNType>(scaleType)) &&
-      !(plan.e2m1 && isa<Float8E8M0FNUType>(scaleType)))
+      !(plan.e2m1 && isa<Float8E8M0FNUType>(scaleType)) &&
+      !(plan.outerBlocks && scaleType.isInteger(8)))
     return std::string("the scales are not f32, f16 or bf16 (or E4M3, or "
-                       "E8M0, for E2M1 codes or f32 activations)");
-  Type zeroPointType = scheme.getZeroPointType();
-  if (zeroPointType && !isa<IntegerType>(zeroPointType))
-    return std::string("the zero points are floats");
-  SmallVector<int64_t> block = weight.getEffectiveBlockShape();
-  int64_t n = weight.getShape()[0], k = weight.getShape()[1];
+                       "E8M0, for E2M1 codes or f32 activations, or 8-bit "
+                       "integers under an outer scale)");
+  // Float zero points are mins (x = fma(q, s, m)); so are integer ones
+  // under an outer min. The integer products cannot apply them.
+  plan.hasMins =
+      plan.outerMins || (zeroPointType && !isa<IntegerType>(zeroPointType));
+  if (plan.hasMins && (plan.integer || plan.e2m1))
+    return std::string("the zero points are floats (mins) and the product "
+                       "accumulates integers in i32");
+  if (plan.hasMins && !zeroPointType.isInteger(8) && !zeroPointType.isF32() &&
+      !zeroPointType.isF16() && !zeroPointType.isBF16())
+    return std::string("the mins are not f32, f16 or bf16 (or 8-bit integers "
+                       "under an outer min)");
   // Blocks of 16 are half a chunk: 4-bit storage (NVFP4's), f32
   // activations (or E2M1 codes with int8 ones), or 8-bit integer storage
   // with f32 activations (GGUF Q6_K widened to i8), no zero points, an
@@ -247,7 +297,7 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   plan.storageBits = scheme.getStorageBitWidth();
   // E2M1 codes are unpacked as unsigned nibbles and decoded.
   plan.signedStorage = !plan.e2m1 && scheme.isSignedStorage();
-  plan.hasZeroPoints = zeroPointType != nullptr;
+  plan.hasZeroPoints = zeroPointType != nullptr && !plan.hasMins;
   plan.signedZeroPoints =
       zeroPointType && !cast<IntegerType>(zeroPointType).isUnsigned();
   plan.contract =
@@ -287,8 +337,11 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
     plan.vnni = false;
   // The other kernels (and other tile sizes) take the weight repacked
   // row-major at run time: the same kernel, so the same bits on every host.
-  plan.rowTiled =
-      scheme.getRowTile() == kLanes && (plan.rowLanes || plan.orderedRows);
+  // (Not with a second level of parameters or mins, whose tiled parts the
+  // kernels do not read.)
+  plan.rowTiled = scheme.getRowTile() == kLanes &&
+                  (plan.rowLanes || plan.orderedRows) && !plan.outerBlocks &&
+                  !plan.hasMins;
   if (plan.orderedRows) {
     plan.tileM = chooseTileRows(plan, {8, 4, 2, 1});
     plan.tileN = kLanes;
@@ -326,8 +379,11 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
            kMaxUnrolledChunks * blocksPerChunk / chunksPerBlock, 1);
        c >= 1; --c)
     if ((!plan.vnni || chunksPerBlock != 1 || c % 2 == 0) &&
-        c % blocksPerChunk == 0)
+        c % blocksPerChunk == 0 &&
+        (!plan.outerBlocks || plan.outerBlocks % c == 0))
       steps.push_back(c);
+  if (steps.empty())
+    return std::string("no K step of whole chunks shares one outer scale");
   plan.blocksPerStep = largestDivisor(plan.numBlocks, steps);
   return std::nullopt;
 }
@@ -406,17 +462,28 @@ private:
                                                        Value firstBlock);
   std::pair<Value, Value> decodeChunk(Value data, Value row, Value chunk,
                                       std::pair<Value, Value> scales,
-                                      Value zeroPoint);
+                                      Value zeroPoint, Value min = {});
   Value decodeE2M1(Value codes);
   Value lookUpCodes(Value nibbles);
   Value lookUpTwiceBiasedE2M1(Value nibbles);
   Value roundToExpressed(Value weights);
+  Value parametersToF32(Value values, Type schemeType);
   SmallVector<Value> readStepScales(Value scales, Value firstRow,
-                                    int64_t numRows, Value firstBlock);
+                                    int64_t numRows, Value firstBlock,
+                                    Type schemeType);
   Value readZeroPoint(Value zeroPoints, Value n0, int64_t r, Value block);
   Value readLaneScales(Value scales, Value n0, Value firstBlock,
-                       int64_t numBlocks);
+                       int64_t numBlocks, Type schemeType);
   Value readOuterScale(ValueRange parts);
+  /// The index among the weight's lowered parts (data, scales, [zero points
+  /// or mins], [outer scales, [outer mins]]) of the outer scales.
+  unsigned outerScalesIndex() const {
+    return plan.hasZeroPoints || plan.hasMins ? 3 : 2;
+  }
+  Value outerParameter(ValueRange parts, bool min, Value n0, int64_t r,
+                       Value firstBlock);
+  Value outerLaneParameters(ValueRange parts, bool min, Value n0,
+                            Value firstBlock);
   SmallVector<Value>
   emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
                    ValueRange parts, Value n0, Value m0, Value firstBlock,
@@ -626,11 +693,13 @@ Value KernelEmitter::decodeE2M1(Value codes) {
 }
 
 /// The two halves of a chunk (as decodeChunkCodes) dequantized as
-/// quant_block.dequantize does: f32(q - zp) * scale, or for E2M1 codes the
-/// decoded value times the scale; `scales` has a vector for each half.
+/// quant_block.dequantize does: f32(q - zp) * scale, fma(f32(q), scale,
+/// min) with mins, or for E2M1 codes the decoded value times the scale;
+/// `scales` has a vector for each half.
 std::pair<Value, Value>
 KernelEmitter::decodeChunk(Value data, Value row, Value chunk,
-                           std::pair<Value, Value> scales, Value zeroPoint) {
+                           std::pair<Value, Value> scales, Value zeroPoint,
+                           Value min) {
   auto f32Type = VectorType::get({kLanes}, b.getF32Type());
   auto [first, second] = decodeChunkCodes(data, row, chunk, zeroPoint);
   auto dequantize = [&](Value code, Value scale) -> Value {
@@ -639,6 +708,9 @@ KernelEmitter::decodeChunk(Value data, Value row, Value chunk,
         : plan.e2m1
             ? decodeE2M1(code)
             : arith::SIToFPOp::create(b, loc, f32Type, code).getResult();
+    if (min)
+      return roundToExpressed(
+          math::FmaOp::create(b, loc, value, scale, min).getResult());
     return roundToExpressed(arith::MulFOp::create(b, loc, value, scale));
   };
   return {dequantize(first, scales.first), dequantize(second, scales.second)};
@@ -661,24 +733,65 @@ Value KernelEmitter::sumLanes(Value vector) {
   return vector::ExtractOp::create(b, loc, vector, ArrayRef<int64_t>{0});
 }
 
-/// The scales of blocks [firstBlock, firstBlock + blocksPerStep) of rows
-/// [firstRow, firstRow + numRows), one f32 vector per row (converted
-/// exactly: --quant-block-expand-narrow-floats decodes E8M0 and E4M3
-/// vectors as dequantize decodes each scale).
+/// A vector of block parameters as lowered (floats, or signless integers
+/// of the scheme's integer type `schemeType`) converted exactly to f32
+/// (--quant-block-expand-narrow-floats decodes E8M0 and E4M3 vectors as
+/// dequantize decodes each scale).
+Value KernelEmitter::parametersToF32(Value values, Type schemeType) {
+  auto type = cast<VectorType>(values.getType());
+  auto f32Type = type.clone(b.getF32Type());
+  if (auto intType = dyn_cast<IntegerType>(schemeType)) {
+    if (intType.isUnsigned())
+      return arith::UIToFPOp::create(b, loc, f32Type, values);
+    return arith::SIToFPOp::create(b, loc, f32Type, values);
+  }
+  if (type.getElementType().isF32())
+    return values;
+  return arith::ExtFOp::create(b, loc, f32Type, values);
+}
+
+/// The block parameters (scales, or mins, of scheme type `schemeType`) of
+/// blocks [firstBlock, firstBlock + blocksPerStep) of rows [firstRow,
+/// firstRow + numRows), one f32 vector per row, converted exactly.
 SmallVector<Value> KernelEmitter::readStepScales(Value scales, Value firstRow,
                                                  int64_t numRows,
-                                                 Value firstBlock) {
+                                                 Value firstBlock,
+                                                 Type schemeType) {
   Type scaleType = cast<RankedTensorType>(scales.getType()).getElementType();
   auto stepType = VectorType::get({plan.blocksPerStep}, scaleType);
-  auto stepF32 = VectorType::get({plan.blocksPerStep}, b.getF32Type());
   SmallVector<Value> result;
-  for (int64_t r = 0; r < numRows; ++r) {
-    Value s = read(scales, stepType, {add(firstRow, r), firstBlock});
-    if (!scaleType.isF32())
-      s = arith::ExtFOp::create(b, loc, stepF32, s);
-    result.push_back(s);
-  }
+  for (int64_t r = 0; r < numRows; ++r)
+    result.push_back(parametersToF32(
+        read(scales, stepType, {add(firstRow, r), firstBlock}), schemeType));
   return result;
+}
+
+/// The outer scale (or with `min` the outer min) of weight row `n0 + r`
+/// over block `firstBlock`, as an f32 scalar.
+Value KernelEmitter::outerParameter(ValueRange parts, bool min, Value n0,
+                                    int64_t r, Value firstBlock) {
+  Value outer = parts[outerScalesIndex() + (min ? 1 : 0)];
+  Value index =
+      arith::DivUIOp::create(b, loc, firstBlock, this->index(plan.outerBlocks));
+  Value value =
+      tensor::ExtractOp::create(b, loc, outer, ValueRange{add(n0, r), index});
+  if (value.getType().isF32())
+    return value;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+}
+
+/// The outer scales (or outer mins) of the tileN weight rows from `n0` over
+/// block `firstBlock`, as one f32 vector.
+Value KernelEmitter::outerLaneParameters(ValueRange parts, bool min, Value n0,
+                                         Value firstBlock) {
+  Value outer = parts[outerScalesIndex() + (min ? 1 : 0)];
+  Value index =
+      arith::DivUIOp::create(b, loc, firstBlock, this->index(plan.outerBlocks));
+  return vector::ExtractOp::create(
+      b, loc,
+      readLaneScales(outer, n0, index, 1,
+                     cast<RankedTensorType>(outer.getType()).getElementType()),
+      ArrayRef<int64_t>{0});
 }
 
 /// The f32 scales of blocks [firstBlock, firstBlock + numBlocks) of the
@@ -686,7 +799,7 @@ SmallVector<Value> KernelEmitter::readStepScales(Value scales, Value firstRow,
 /// exactly once (--quant-block-expand-narrow-floats decodes E8M0 and E4M3
 /// vectors as dequantize decodes each scale).
 Value KernelEmitter::readLaneScales(Value scales, Value n0, Value firstBlock,
-                                    int64_t numBlocks) {
+                                    int64_t numBlocks, Type schemeType) {
   Type scaleType = cast<RankedTensorType>(scales.getType()).getElementType();
   auto laneType = VectorType::get({numBlocks, plan.tileN}, scaleType);
   Value result;
@@ -703,22 +816,21 @@ Value KernelEmitter::readLaneScales(Value scales, Value n0, Value firstBlock,
                                           ArrayRef<int64_t>{1, 0})
                   .getResult();
   }
-  if (!scaleType.isF32())
-    result = arith::ExtFOp::create(
-        b, loc, VectorType::get({numBlocks, plan.tileN}, b.getF32Type()),
-        result);
-  return result;
+  return parametersToF32(result, schemeType);
 }
 
-/// The weight's per-tensor f32 outer scale (its only element), or null
+/// The weight's per-tensor outer scale (its only element) in f32, or null
 /// without one.
 Value KernelEmitter::readOuterScale(ValueRange parts) {
   if (!plan.hasOuter)
     return {};
-  Value outerScales = parts[plan.hasZeroPoints ? 3 : 2];
+  Value outerScales = parts[outerScalesIndex()];
   SmallVector<Value> origin(
       cast<RankedTensorType>(outerScales.getType()).getRank(), index(0));
-  return tensor::ExtractOp::create(b, loc, outerScales, origin);
+  Value outer = tensor::ExtractOp::create(b, loc, outerScales, origin);
+  if (outer.getType().isF32())
+    return outer;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), outer);
 }
 
 /// The zero point of `block` of weight row `n0 + r`, extended to i32 (read
@@ -811,7 +923,30 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
   Value zeroPoints = plan.hasZeroPoints ? parts[2] : Value();
   auto f32Vector = VectorType::get({kLanes}, b.getF32Type());
   SmallVector<Value> stepScales =
-      readStepScales(scales, n0, plan.tileN, firstBlock);
+      readStepScales(scales, n0, plan.tileN, firstBlock, plan.scaleType);
+  SmallVector<Value> stepMins;
+  if (plan.hasMins)
+    stepMins = readStepScales(parts[2], n0, plan.tileN, firstBlock,
+                              plan.zeroPointType);
+  if (plan.outerBlocks) {
+    // The step's blocks share their outer parameters: s_eff = f32(scale) *
+    // f32(outer) and m_eff = f32(zero point) * f32(outer min), each
+    // rounded once (docs/Numerics.md).
+    auto stepF32 = VectorType::get({plan.blocksPerStep}, b.getF32Type());
+    for (int64_t r = 0; r < plan.tileN; ++r) {
+      stepScales[r] = arith::MulFOp::create(
+          b, loc, stepScales[r],
+          vector::BroadcastOp::create(
+              b, loc, stepF32,
+              outerParameter(parts, /*min=*/false, n0, r, firstBlock)));
+      if (plan.outerMins)
+        stepMins[r] = arith::MulFOp::create(
+            b, loc, stepMins[r],
+            vector::BroadcastOp::create(
+                b, loc, stepF32,
+                outerParameter(parts, /*min=*/true, n0, r, firstBlock)));
+    }
+  }
   if (Value outer = readOuterScale(parts)) {
     // s_eff = f32(scale) * outer, rounded once (docs/Numerics.md).
     outer = vector::BroadcastOp::create(
@@ -872,11 +1007,16 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
   int64_t chunksPerBlock = plan.blockSize / kChunk;
   for (int64_t j = 0; j < plan.blocksPerStep; ++j) {
     Value block = add(firstBlock, j);
-    SmallVector<Value> scale, zeroPoint;
+    SmallVector<Value> scale, zeroPoint, min(plan.tileN);
     for (int64_t r = 0; r < plan.tileN; ++r) {
       Value s = vector::ExtractOp::create(b, loc, stepScales[r],
                                           ArrayRef<int64_t>{j});
       scale.push_back(vector::BroadcastOp::create(b, loc, f32Vector, s));
+      if (plan.hasMins)
+        min[r] = vector::BroadcastOp::create(
+            b, loc, f32Vector,
+            vector::ExtractOp::create(b, loc, stepMins[r],
+                                      ArrayRef<int64_t>{j}));
       zeroPoint.push_back(
           zeroPoints ? vector::BroadcastOp::create(
                            b, loc, VectorType::get({kLanes}, b.getI32Type()),
@@ -887,7 +1027,8 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
       SmallVector<std::pair<Value, Value>> weights;
       for (int64_t r = 0; r < plan.tileN; ++r)
         weights.push_back(decodeChunk(data, add(n0, r), chunk,
-                                      {scale[r], scale[r]}, zeroPoint[r]));
+                                      {scale[r], scale[r]}, zeroPoint[r],
+                                      min[r]));
       accumulateChunk(chunk, weights);
     };
     Value firstChunk = mul(block, chunksPerBlock);
@@ -1353,12 +1494,13 @@ KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
   auto rowF32 = VectorType::get({plan.tileN}, b.getF32Type());
   auto rowI32 = VectorType::get({plan.tileN}, b.getI32Type());
   // With AMX the tile's scales were converted once, with its panel.
-  Value stepScales =
-      exact ? Value()
-            : readLaneScales(scales, n0, firstBlock, plan.blocksPerStep);
+  Value stepScales = exact ? Value()
+                           : readLaneScales(scales, n0, firstBlock,
+                                            plan.blocksPerStep, plan.scaleType);
   Value outer = readOuterScale(parts);
   SmallVector<Value> activationScales =
-      readStepScales(lhsScales, m0, plan.tileM, firstBlock);
+      readStepScales(lhsScales, m0, plan.tileM, firstBlock,
+                     getElementTypeOrSelf(lhsScales.getType()));
   Value bias = getBias();
   SmallVector<Value> acc(accumulators.begin(), accumulators.end());
   SmallVector<SmallVector<Value>> biasedSums;
@@ -1467,7 +1609,8 @@ void KernelEmitter::decodeAmxPanel(ValueRange parts, Value n0, Value panel) {
       b, loc, index(0), index(plan.numBlocks), index(1), ValueRange{},
       [&](OpBuilder &, Location, Value block, ValueRange) {
         Value rowScales = vector::ShapeCastOp::create(
-            b, loc, rowF32, readLaneScales(parts[1], n0, block, 1));
+            b, loc, rowF32,
+            readLaneScales(parts[1], n0, block, 1, plan.scaleType));
         vector::StoreOp::create(b, loc, rowScales, amxScales,
                                 ValueRange{block, index(0)});
         scf::YieldOp::create(b, loc);
@@ -1570,7 +1713,24 @@ SmallVector<Value> KernelEmitter::emitOrderedKStep(Value lhs, ValueRange parts,
   auto i32Vector = VectorType::get({kLanes}, b.getI32Type());
   // The 16 rows' scales of this block, as one vector.
   Value scale = vector::ExtractOp::create(
-      b, loc, readLaneScales(scales, n0, firstBlock, 1), ArrayRef<int64_t>{0});
+      b, loc, readLaneScales(scales, n0, firstBlock, 1, plan.scaleType),
+      ArrayRef<int64_t>{0});
+  Value min;
+  if (plan.hasMins)
+    min = vector::ExtractOp::create(
+        b, loc, readLaneScales(parts[2], n0, firstBlock, 1, plan.zeroPointType),
+        ArrayRef<int64_t>{0});
+  if (plan.outerBlocks) {
+    // s_eff = f32(scale) * f32(outer), m_eff = f32(zero point) * f32(outer
+    // min), each rounded once (docs/Numerics.md).
+    scale = arith::MulFOp::create(
+        b, loc, scale,
+        outerLaneParameters(parts, /*min=*/false, n0, firstBlock));
+    if (plan.outerMins)
+      min = arith::MulFOp::create(
+          b, loc, min,
+          outerLaneParameters(parts, /*min=*/true, n0, firstBlock));
+  }
   if (Value outer = readOuterScale(parts))
     scale = arith::MulFOp::create(
         b, loc, scale, vector::BroadcastOp::create(b, loc, f32Vector, outer));
@@ -1598,8 +1758,10 @@ SmallVector<Value> KernelEmitter::emitOrderedKStep(Value lhs, ValueRange parts,
               b, loc, columns, ArrayRef<int64_t>{d * kLanes},
               ArrayRef<int64_t>{kLanes}, ArrayRef<int64_t>{1});
           for (int64_t j = 0; j < perWord; ++j) {
-            Value w = roundToExpressed(arith::MulFOp::create(
-                b, loc, decodeWordCodes(column, j, zeroPoint), scale));
+            Value code = decodeWordCodes(column, j, zeroPoint);
+            Value w = roundToExpressed(
+                min ? math::FmaOp::create(b, loc, code, scale, min).getResult()
+                    : arith::MulFOp::create(b, loc, code, scale).getResult());
             Value k = add(mul(chunk, kChunk), d * perWord + j);
             for (int64_t i = 0; i < plan.tileM; ++i) {
               Value x = vector::BroadcastOp::create(

@@ -161,6 +161,66 @@ SCALED_CASES = {
 }
 
 
+# Block parameters as GGUF stores them: Q4_K (4-bit codes, 8-bit scales and
+# zero points in blocks of 32 under an f16 outer scale and outer min per 8
+# blocks: s_eff = f32(sc) * f32(d), m_eff = f32(zp) * f32(outer min), each
+# rounded once, then w = fma(f32(q), s_eff, m_eff) rounded once), and Q4_1
+# (f16 scales and float zero points, mins: w = fma(f32(q), f32(s), f32(m))).
+MIN_CASES = {
+    # name: (M, N, K, two levels, reassoc, contract)
+    "q4k": (2, 8, 512, True, True, True),
+    "q4k_strict": (3, 16, 256, True, False, False),
+    "q4_1": (1, 8, 128, False, True, False),
+}
+
+
+def generate_mins(directory):
+    rng = np.random.default_rng(20261129)
+    for name, (m, n, k, two_level, _, _) in MIN_CASES.items():
+        codes = rng.integers(0, 16, (n, k))
+        np.save(f"{directory}/{name}_data.npy", pack(codes, 4))
+        np.save(f"{directory}/{name}_codes.npy", codes)
+        blocks = k // 32
+        if two_level:
+            np.save(f"{directory}/{name}_scales.npy",
+                    rng.integers(0, 64, (n, blocks)).astype(np.uint8))
+            np.save(f"{directory}/{name}_zp.npy",
+                    rng.integers(0, 64, (n, blocks)).astype(np.uint8))
+            np.save(f"{directory}/{name}_outer.npy",
+                    rng.uniform(1e-3, 4e-3, (n, blocks // 8))
+                    .astype(np.float16))
+            np.save(f"{directory}/{name}_outermin.npy",
+                    -rng.uniform(1e-3, 4e-3, (n, blocks // 8))
+                    .astype(np.float16))
+        else:
+            np.save(f"{directory}/{name}_scales.npy",
+                    rng.uniform(0.01, 0.2, (n, blocks)).astype(np.float16))
+            np.save(f"{directory}/{name}_zp.npy",
+                    rng.uniform(-1.5, 0, (n, blocks)).astype(np.float16))
+        np.save(f"{directory}/{name}_x.npy",
+                rng.standard_normal((m, k)).astype(np.float32))
+
+
+def expected_mins(directory, name):
+    m, n, k, two_level, reassoc, contract = MIN_CASES[name]
+    x = np.load(f"{directory}/{name}_x.npy")
+    codes = np.load(f"{directory}/{name}_codes.npy")
+    scales = np.load(f"{directory}/{name}_scales.npy").astype(np.float32)
+    mins = np.load(f"{directory}/{name}_zp.npy").astype(np.float32)
+    if two_level:
+        outer = np.load(f"{directory}/{name}_outer.npy").astype(np.float32)
+        outer_min = np.load(f"{directory}/{name}_outermin.npy").astype(
+            np.float32)
+        scales = scales * np.repeat(outer, 8, axis=1)
+        mins = mins * np.repeat(outer_min, 8, axis=1)
+    scales, mins = (np.repeat(p, 32, axis=1) for p in (scales, mins))
+    w = np.array([fused(q, s, b) for q, s, b in
+                  zip(codes.ravel().astype(np.float32), scales.ravel(),
+                      mins.ravel())], np.float32).reshape(codes.shape)
+    return ordered_sum(x, w, 4, contract) if reassoc else \
+        strict_sum(x, w, contract)
+
+
 def decode_e4m3(code):
     """The value of an f8E4M3FN code (no infinities; S.1111.111 is NaN)."""
     sign = -1.0 if code & 0x80 else 1.0
@@ -410,6 +470,8 @@ def expected(directory, name):
         return expected_mx(directory, name)
     if name in SCALED_CASES:
         return expected_scaled(directory, name)
+    if name in MIN_CASES:
+        return expected_mins(directory, name)
     m, n, k, block, bits, signed, zp, _, contract = CASES[name]
     x = np.load(f"{directory}/{name}_x.npy")
     codes, scales = load_weight(directory, name, block, bits, signed, zp)
@@ -423,6 +485,7 @@ def main():
         generate_mx(sys.argv[2])
         generate_scaled(sys.argv[2])
         generate_narrow(sys.argv[2])
+        generate_mins(sys.argv[2])
         return 0
     if sys.argv[1] == "same":
         # same DIR A B: the bits of A.npy and B.npy (two computations that

@@ -166,8 +166,15 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     does) and extended back, and the f32 results are rounded once to the
     expressed type. With a float lhs also: FP4 E2M1 weights (codes decoded
     with integer arithmetic) with E8M0 scales (MXFP4) or any of the scale
-    types below; f8E4M3FN scales and a per-tensor f32 outer scale (each
+    types below; f8E4M3FN scales and a per-tensor outer scale (each
     block's scale times the outer one, rounded once, as dequantize does);
+    8-bit integer, f32, f16 or bf16 scales under a blocked outer scale
+    `[1, B]` (GGUF's K-quants and IQ4_XS: a K step's blocks share one outer
+    scale, read once per row and step); mins (each weight `fma(f32(q),
+    s, m)`, as dequantize computes it): float zero points (Q4_1) or 8-bit
+    integer ones under an outer min (Q4_K: `m = f32(zp) * f32(outer
+    min)`, rounded once), read as one vector per row and step like the
+    scales;
     and 4-bit weights in blocks `[1, 16]` without zero points (NVFP4's
     blocks: the two blocks of a chunk of 32 fill lanes 0-7 and 8-15 of
     both of its halves), and 8-bit integer weights in blocks `[1, 16]`
