@@ -268,15 +268,18 @@ class _Emitter:
         yt = tensor_type((self.n, n_out), "f32")
         wt = self.arg_names[name]
         scheme = Scheme(tensor.scheme) if tensor.scheme else None
-        if (scheme and self.int8 and not scheme.zero_point
+        mins = scheme and scheme.zero_point and (
+            scheme.zero_point in ("f32", "f16", "bf16") or
+            (scheme.outer and scheme.outer["min"]))
+        if (scheme and self.int8 and (not scheme.zero_point or mins)
                 and scheme.block[-1] % 32 == 0):
             # llama.cpp's way: the activations quantized per block of the
-            # weight's block size (absmax, int8), exact i32 block sums.
-            # Weights with zero points or mins (Q4_1, Q4_K, Q5_K, Q2_K)
-            # keep f32 activations: the i32 products cannot apply float
-            # zero points; so do blocks of 16 (Q6_K widened to i8), which
-            # the int8 kernels do not take in 8-bit storage (the f32
-            # kernel does).
+            # weight's block size (absmax, int8), exact i32 block sums;
+            # a weight's mins (Q4_1, Q4_K, Q5_K) times the activations'
+            # block sums, as its Q4_K x Q8_K does. Integer zero points
+            # (2-bit TQ2_0, Q2_0) keep f32 activations, and so do blocks of
+            # 16 (Q2_K, Q6_K widened to i8), which the int8 kernels do not
+            # take in 8-bit storage (the f32 kernel does).
             block = scheme.block[-1]
             at = (f"!quant_block.tensor<{self.n}x{k}, #quant_block.scheme<"
                   f"i8 : f32, block = [1, {block}]>>")
@@ -684,18 +687,19 @@ class _WidenedTensor:
         self.mlir_type = ("!quant_block.tensor<" + "x".join(
             str(d) for d in tensor.shape) + f", {scheme}>")
         self.parts = [gguf.Part(role, array.dtype, array.shape)
-                      for role, array in zip(("data", "scales"), parts)]
+                      for role, array in zip(
+                          ("data", "scales", "outer_scales"), parts)]
         self.made_by_model = True
 
 
 def _widen_q6_k(tensor, parts):
-    """A Q6_K weight as `<i8 : f32, block = [16], scale = f32>`: its 6-bit
-    codes widened to bytes and each block's scale `d * sc` computed in f32
-    (exact: an 11-bit f16 times an 8-bit integer), so every element is
-    `q * (d * sc)` rounded once, ggml's value, bit for bit. The CPU kernels
-    take 8-bit codes in blocks of 16; they have none for 6-bit codes under
-    a second level of scales (about 5x faster for the output head of a
-    7B model, for 1.5x the bytes)."""
+    """A Q6_K weight with its 6-bit codes widened to bytes, its two levels
+    of scales kept: `<i8 : f32, block = [16], scale = i8, outer = <f16,
+    block = [16]>>`, each element `q * (f32(sc) * f32(d))` as the file's
+    scheme (and ggml) computes it, bit for bit. The CPU kernels take 8-bit
+    codes in blocks of 16 under a blocked outer scale; they have no form for
+    6-bit codes (about 5x faster for the output head of a 7B model, for 1.3x
+    the bytes: 8.56 bits per weight against 6.56)."""
     data, scales, outer = parts
     n, k = tensor.shape
     groups = data.view(np.uint8).reshape(n, k // 4, 3).astype(np.uint32)
@@ -703,10 +707,9 @@ def _widen_q6_k(tensor, parts):
     codes = np.stack([(words >> (6 * j)) & 63 for j in range(4)], axis=-1)
     codes = codes.reshape(n, k).astype(np.int8)
     codes = np.where(codes >= 32, codes - 64, codes).astype(np.int8)
-    outer32 = np.repeat(outer.astype(np.float32), 16, axis=1)
-    effective = scales.astype(np.float32) * outer32
-    scheme = "#quant_block.scheme<i8 : f32, block = [16], scale = f32>"
-    widened = [codes, effective.astype(np.float32)]
+    scheme = ("#quant_block.scheme<i8 : f32, block = [16], scale = i8, "
+              "outer = <f16, block = [16]>>")
+    widened = [codes, scales, outer]
     return _WidenedTensor(tensor, scheme, widened), widened
 
 

@@ -774,7 +774,10 @@ def matmul_integer(lhs_codes, lhs_scheme, lhs_params, rhs_codes, rhs_scheme,
     f32(sr))`; rounded once to the expressed type. Both sides need the same
     block size B along K (ragged last block allowed here). FP4 E2M1 weight
     codes (MXFP4, NVFP4) enter as twice their values, and each block sum is
-    halved (exactly) before its scale product."""
+    halved (exactly) before its scale product. A weight with mins (float
+    zero points, or integer ones under an outer min: m_eff) keeps its codes
+    uncentered, and each block then adds a second term after the first:
+    `acc += f32(asum) * (f32(sl) * m)`, `asum = sum (ql - zl)` exactly."""
     lq = np.asarray(lhs_codes, np.int64)
     twice = rhs_scheme.storage == "f4E2M1FN"
     if twice:
@@ -795,11 +798,22 @@ def matmul_integer(lhs_codes, lhs_scheme, lhs_params, rhs_codes, rhs_scheme,
                        rshape, rblock)
     lz = (expand_blocks(np.asarray(lhs_params.zero_points, np.int64), lshape,
                         lblock) if lhs_scheme.zero_point else 0)
+    mins = rhs_scheme.zero_point_domain == "float"
+    rm = None
+    if mins:
+        raw = rhs_params.zero_points
+        rm = expand_blocks(
+            effective_mins(raw, outer_mins=rhs_params.outer_mins,
+                           outer_block=rhs_scheme.outer_block)
+            if rhs_scheme.outer_min else np.asarray(raw, np.float32),
+            rshape, rblock)
     rz = (expand_blocks(np.asarray(rhs_params.zero_points, np.int64), rshape,
-                        rblock) if rhs_scheme.zero_point else 0)
+                        rblock) if rhs_scheme.zero_point and not mins else 0)
     lc, rc = lq - lz, rq - rz
     if transpose_rhs:
         rc, rs = np.swapaxes(rc, -1, -2), np.swapaxes(rs, -1, -2)
+        if mins:
+            rm = np.swapaxes(rm, -1, -2)
         k_block = rblock[-1]
     else:
         k_block = rblock[-2]
@@ -820,6 +834,13 @@ def matmul_integer(lhs_codes, lhs_scheme, lhs_params, rhs_codes, rhs_scheme,
             isum = (isum * np.float32(0.5)).astype(np.float32)
         term = (isum * scale).astype(np.float32)
         total = (total + term).astype(np.float32)
+        if mins:
+            asum = lc[..., :, k0:k1].sum(axis=-1, keepdims=True) \
+                .astype(np.float32)
+            min_scale = (ls[..., :, k0:k0 + 1] * rm[..., k0:k0 + 1, :]) \
+                .astype(np.float32)
+            total = (total + (asum * min_scale).astype(np.float32)) \
+                .astype(np.float32)
     return _to_expressed(total, rhs_scheme.expressed)
 
 

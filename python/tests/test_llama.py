@@ -69,14 +69,22 @@ def test_fast_math_and_int8_activations(files):
     want = lr.forward(weights, config, PROMPT)
     fast = llama.Llama(files["Q4_K_M"], capacity=16)
     assert _rel(run_in_steps(fast, PROMPT), want) < F32_BOUND
-    # Q4_0: every product takes int8 activations (Q4_K_M's have mins, or
-    # blocks of 16 once Q6_K is widened, and keep f32 ones).
-    _, weights, config = _load(files["Q4_0"])
-    want = lr.forward(weights, config, PROMPT)
-    int8 = llama.Llama(files["Q4_0"], capacity=16, activations="int8")
-    got = run_in_steps(int8, PROMPT)
-    assert 1e-5 < _rel(got, want) < 0.05
-    assert np.mean(got.argmax(1) == want.argmax(1)) >= 0.9
+    # Q4_0: every product takes int8 activations; Q4_K_M's Q4_K products
+    # too (their mins times the activation block sums), its Q6_K ones (in
+    # blocks of 16 once widened) keep f32 activations.
+    for mix in ("Q4_0", "Q4_K_M"):
+        _, weights, config = _load(files[mix])
+        want = lr.forward(weights, config, PROMPT)
+        int8 = llama.Llama(files[mix], capacity=16, activations="int8")
+        products = [line for line in int8.module_text(1).splitlines()
+                    if "quant_block.matmul" in line]
+        assert any("accumulate(i32)" in line for line in products)
+        with_mins = [line for line in products if "min = f16" in line]
+        assert bool(with_mins) == (mix == "Q4_K_M")
+        assert all("accumulate(i32)" in line for line in with_mins)
+        got = run_in_steps(int8, PROMPT)
+        assert 1e-5 < _rel(got, want) < 0.05
+        assert np.mean(got.argmax(1) == want.argmax(1)) >= 0.9
 
 
 def _host_lacks_amx():
@@ -94,7 +102,7 @@ def _host_lacks_amx():
 
 @pytest.mark.skipif(bool(_host_lacks_amx()),
                     reason=f"the host lacks {' '.join(_host_lacks_amx())}")
-@pytest.mark.parametrize("mix", ["Q4_0", "MXFP4"])
+@pytest.mark.parametrize("mix", ["Q4_0", "MXFP4", "Q4_K_M"])
 def test_int8_prefill_with_amx_tiles(files, mix):
     """A prefill of 20 tokens with int8 activations: its products' whole 16
     rows take AMX tiles on this host, the 4 left over and the decode steps
@@ -145,11 +153,12 @@ def test_module_uses_quant_block_ops_on_the_imported_weights(files):
     assert 'quant_block.gguf_tensor = "blk.1.ffn_down.weight"' in text
     assert "bufferization.materialize_in_destination" in text
     assert "dense<" not in text  # no weight in the IR
-    # The Q6_K head is widened to i8 codes with f32 block scales (the
-    # kernels' form; not the file's parts, so not marked as a GGUF tensor);
-    # widen_q6_k=False keeps the file's two-level Q6_K scheme.
+    # The Q6_K head's codes are widened to i8 under the file's two levels
+    # of scales (the kernels' form; not the file's parts, so not marked as
+    # a GGUF tensor); widen_q6_k=False keeps the file's 6-bit codes.
     head = model.tensors["output.weight"]
-    assert head.type == "Q6_K" and "i8 : f32, block = [16], scale = f32" \
+    assert head.type == "Q6_K" and ("i8 : f32, block = [16], scale = i8, "
+                                    "outer = <f16, block = [16]>") \
         in head.mlir_type
     assert 'quant_block.gguf_tensor = "output.weight"' not in text
     plain = llama.Llama(files["Q4_0"], capacity=16, widen_q6_k=False)

@@ -379,6 +379,36 @@ def test_matmul_integer_int8_dot():
     assert y.tolist() == [[5.625, 2, 32.75], [399.625, -1, 80.25]]
 
 
+def test_matmul_integer_with_weight_mins():
+    # Mins (Q4_1's float zero points; Q4_K's integer ones under an outer
+    # min): per block, acc += isum * (sl * s) with the codes uncentered, then
+    # acc += asum * (sl * m), asum the block's sum of activation codes.
+    # Block 0: isum 20, asum 10: 20 * 0.5 - 10 * 0.5 = 5; block 1: isum -13,
+    # asum 2: -13 * 0.5 + 2 * 0.125 = -6.25: -1.25, the product of the
+    # dequantized values (w = q * s + m) exactly.
+    lhs_scheme = Scheme("i8", block=(1, 4))
+    lq = np.array([[1, 2, 3, 4, -1, 0, 1, 2]])
+    lp = Params(np.array([[0.5, 0.25]], F32))
+    rq = np.array([[0, 1, 2, 3, 15, 0, 0, 1]])
+    q4_1 = Scheme("ui4", block=(1, 4), scale="f32", zero_point="f32")
+    rp = Params(np.array([[1.0, 2.0]], F32), np.array([[-1.0, 0.5]], F32))
+    y = ref.matmul_integer(lq, lhs_scheme, lp, rq, q4_1, rp,
+                           transpose_rhs=True)
+    assert y.tolist() == [[-1.25]]
+    x = ref.dequantize_scheme(lq, lhs_scheme, lp)
+    w = ref.dequantize_scheme(rq, q4_1, rp)
+    assert ref.matmul_float(x, w.T).tolist() == [[-1.25]]
+    # Q4_K's form: s_eff = [2, 4] * 0.5, m_eff = [4, 1] * -0.25; block 1's
+    # min term is 2 * (0.25 * -0.25).
+    q4_k = Scheme("ui4", block=(1, 4), scale="ui8", zero_point="ui8",
+                  outer="f32", outer_block=(2,), outer_min="f32")
+    rp = Params(np.array([[2, 4]], F32), np.array([[4, 1]]),
+                np.array([[0.5]], F32), np.array([[-0.25]], F32))
+    y = ref.matmul_integer(lq, lhs_scheme, lp, rq, q4_k, rp,
+                           transpose_rhs=True)
+    assert y.tolist() == [[-1.625]]
+
+
 def test_matmul_integer_rounds_per_block_not_per_product():
     # Codes [1, 6] with the lhs scale t = 1/3 in f32 (0.3333333432674408)
     # and unit weights, one block of 2. i32: isum = 7, 7 * t =

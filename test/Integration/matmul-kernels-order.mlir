@@ -17,7 +17,11 @@
 // f32 subnormal 2^-127) sums in the 4-bit order; so do NVFP4 (blocks of 16,
 // E4M3 scales with a subnormal, a zero and a negative one, the f32 outer
 // scale applied to each block scale), int4 with E4M3 and outer scales, and
-// uint4 in blocks of 16. Products without reassoc keep the strict order of
+// uint4 in blocks of 16. GGUF's parameters: Q4_K (8-bit scales and zero
+// points under an f16 outer scale and outer min per 8 blocks, each weight
+// fma(q, s_eff, m_eff)), also in the strict order, Q4_1 (float zero
+// points) and Q6_K with its codes widened to i8 (i8 scales in blocks of 16
+// under an f16 outer scale per 16 blocks). Products without reassoc keep the strict order of
 // the contract (k increasing for each output, in its own lane), checked
 // against that order: int4 with zero points, uint8 with contract (FMAs),
 // int8 with 9 activation rows. bf16 and f16 activations (weights
@@ -28,10 +32,18 @@
 // A dynamic M (the `_dyn` functions: the same products with the activation
 // rows unknown to the compiler, so whole tiles of rows and the rows left
 // over, or tiles of one row) gives the same bits.
-// Every function must have been given a kernel.
+// Every function must have been given a kernel. GGUF's Q4_K and Q4_1
+// weights times int8 activations (the mins' second block term) too, with
+// AMX tiles for 16 rows or more where the target has them.
 // REQUIRES: libomp
-// RUN: quant-opt %s --quant-block-cpu-matmul-kernels=report=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=COVERED --allow-empty
+// (Integer products with two-level scales or mins take the kernel with
+// one weight row per lane, which needs AVX512-VNNI.)
+// RUN: quant-opt %s --quant-block-cpu-matmul-kernels=report=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=COVERED
 // COVERED-NOT: no register-tiled kernel
+// COVERED-COUNT-3: no register-tiled kernel: integer products with two-level scales or mins need AVX512-VNNI
+// COVERED-NOT: no register-tiled kernel
+// RUN: quant-opt %s --quant-block-cpu-matmul-kernels="report=true x86-avx512-vnni=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=VNNI-COVERED --allow-empty
+// VNNI-COVERED-NOT: no register-tiled kernel
 // RUN: quant-opt %s --quant-block-cpu-pipeline --mlir-print-ir-after=quant-block-cpu-matmul-kernels --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNEL
 // KERNEL-NOT: quant_block.matmul
 // KERNEL-LABEL: func.func @i4_zp(
@@ -80,6 +92,9 @@
 // KERNEL: math.fma
 // KERNEL-LABEL: func.func @q4_1(
 // KERNEL: math.fma
+// KERNEL-LABEL: func.func @q6k_i8(
+// KERNEL: arith.sitofp {{.*}} : vector<16xi8> to vector<16xf32>
+// KERNEL: math.fma
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/Inputs/matmul_kernels_order.py gen %t
@@ -99,6 +114,10 @@
 // RUN: quant-run %s -e i8_b16 --quantized-as-parts -i %t/i8_b16_x.npy -i %t/i8_b16_data.npy -i %t/i8_b16_scales.npy -o %t/i8_b16.npy
 // RUN: quant-run %s -e q4k --quantized-as-parts -i %t/q4k_x.npy -i %t/q4k_data.npy -i %t/q4k_scales.npy -i %t/q4k_zp.npy -i %t/q4k_outer.npy -i %t/q4k_outermin.npy -o %t/q4k.npy
 // RUN: quant-run %s -e q4k_strict --quantized-as-parts -i %t/q4k_strict_x.npy -i %t/q4k_strict_data.npy -i %t/q4k_strict_scales.npy -i %t/q4k_strict_zp.npy -i %t/q4k_strict_outer.npy -i %t/q4k_strict_outermin.npy -o %t/q4k_strict.npy
+// RUN: quant-run %s -e q6k_i8 --quantized-as-parts -i %t/q6k_i8_x.npy -i %t/q6k_i8_data.npy -i %t/q6k_i8_scales.npy -i %t/q6k_i8_outer.npy -o %t/q6k_i8.npy
+// RUN: quant-run %s -e q4k_i8act --quantized-as-parts -i %t/q4k_i8act_xq.npy -i %t/q4k_i8act_xs.npy -i %t/q4k_i8act_data.npy -i %t/q4k_i8act_scales.npy -i %t/q4k_i8act_zp.npy -i %t/q4k_i8act_outer.npy -i %t/q4k_i8act_outermin.npy -o %t/q4k_i8act.npy
+// RUN: quant-run %s -e q4k_i8act_m20 --quantized-as-parts -i %t/q4k_i8act_m20_xq.npy -i %t/q4k_i8act_m20_xs.npy -i %t/q4k_i8act_m20_data.npy -i %t/q4k_i8act_m20_scales.npy -i %t/q4k_i8act_m20_zp.npy -i %t/q4k_i8act_m20_outer.npy -i %t/q4k_i8act_m20_outermin.npy -o %t/q4k_i8act_m20.npy
+// RUN: quant-run %s -e q4_1_i8act --quantized-as-parts -i %t/q4_1_i8act_xq.npy -i %t/q4_1_i8act_xs.npy -i %t/q4_1_i8act_data.npy -i %t/q4_1_i8act_scales.npy -i %t/q4_1_i8act_zp.npy -o %t/q4_1_i8act.npy
 // RUN: quant-run %s -e q4_1 --quantized-as-parts -i %t/q4_1_x.npy -i %t/q4_1_data.npy -i %t/q4_1_scales.npy -i %t/q4_1_zp.npy -o %t/q4_1.npy
 // RUN: quant-run %s -e i4_i8act_m8 --quantized-as-parts -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_data.npy -i %t/i4_i8act_m8_scales.npy -o %t/i4_i8act_m8.npy
 // RUN: quant-run %s -e u4zp_i8act_m4 -i %t/u4zp_i8act_m4_xq.npy -i %t/u4zp_i8act_m4_xs.npy -i %t/u4zp_i8act_m4_data.npy -i %t/u4zp_i8act_m4_scales.npy -i %t/u4zp_i8act_m4_zp.npy -o %t/u4zp_i8act_m4.npy
@@ -123,7 +142,7 @@
 // DYN-NEXT: i4_i8act_m8.dyn: bit-exact
 // DYN-NEXT: u4zp_i8act_m4.dyn: bit-exact
 // DYN-NEXT: i8zp_i8act.dyn: bit-exact
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i8_b512 i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i8_i8act_rows u8zp_i8act_rows i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 i8_b16 q4k q4k_strict q4_1 i4_i8act_m35 u4zp_i8act_m20 | FileCheck %s
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i8_b512 i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i8_i8act_rows u8zp_i8act_rows i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 i8_b16 q4k q4k_strict q4_1 q6k_i8 q4k_i8act q4k_i8act_m20 q4_1_i8act i4_i8act_m35 u4zp_i8act_m20 | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
 // CHECK-NEXT: u4: bit-exact
@@ -151,6 +170,10 @@
 // CHECK-NEXT: q4k: bit-exact
 // CHECK-NEXT: q4k_strict: bit-exact
 // CHECK-NEXT: q4_1: bit-exact
+// CHECK-NEXT: q6k_i8: bit-exact
+// CHECK-NEXT: q4k_i8act: bit-exact
+// CHECK-NEXT: q4k_i8act_m20: bit-exact
+// CHECK-NEXT: q4_1_i8act: bit-exact
 // CHECK-NEXT: i4_i8act_m35: bit-exact
 // CHECK-NEXT: u4zp_i8act_m20: bit-exact
 
@@ -346,6 +369,33 @@ func.func @q4k_strict(%x: tensor<3x256xf32>, %w: !wq4ks) -> tensor<3x16xf32> {
 func.func @q4_1(%x: tensor<1x128xf32>, %w: !wq41) -> tensor<1x8xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x128xf32>, !wq41 -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
+}
+
+!wq6k = !quant_block.tensor<8x512, #quant_block.scheme<i8 : f32, block = [1, 16], scale = i8, outer = <f16, block = [16]>>>
+func.func @q6k_i8(%x: tensor<2x512xf32>, %w: !wq6k) -> tensor<2x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<2x512xf32>, !wq6k -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+!a512 = !quant_block.tensor<2x512, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!wq4k16 = !quant_block.tensor<16x512, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, zero_point = ui8, outer = <f16, block = [8], min = f16>>>
+func.func @q4k_i8act(%x: !a512, %w: !wq4k16) -> tensor<2x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit fastmath<contract> : !a512, !wq4k16 -> tensor<2x16xf32>
+  return %y : tensor<2x16xf32>
+}
+
+!a20 = !quant_block.tensor<20x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!wq4k256 = !quant_block.tensor<16x256, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, zero_point = ui8, outer = <f16, block = [8], min = f16>>>
+func.func @q4k_i8act_m20(%x: !a20, %w: !wq4k256) -> tensor<20x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a20, !wq4k256 -> tensor<20x16xf32>
+  return %y : tensor<20x16xf32>
+}
+
+!a1 = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!wq41i = !quant_block.tensor<16x256, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = f16, zero_point = f16>>
+func.func @q4_1_i8act(%x: !a1, %w: !wq41i) -> tensor<1x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit fastmath<contract> : !a1, !wq41i -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
 }
 
 // The products above with a dynamic M.

@@ -211,9 +211,43 @@ func.func @q4_k(%x: tensor<1x512xf32>, %w: !w) -> tensor<1x8xf32> {
 !w = !quant_block.tensor<8x256, #quant_block.scheme<i4 : f32, block = [1, 32], scale = i8, outer = <f16, block = [8]>>>
 !a = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 func.func @outer_blocks_i32(%x: !a, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the outer scale is not one for the tensor and the product accumulates integers in i32}}
+  // expected-remark @below {{no register-tiled kernel: integer products with two-level scales or mins need AVX512-VNNI and N a multiple of 16 (one weight row per lane)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<16x256, #quant_block.scheme<f4E2M1FN : f32, block = [1, 32], scale = f16, outer = <f16, block = [8]>>>
+!a = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @e2m1_outer_blocks_i32(%x: !a, %w: !w) -> tensor<1x16xf32> {
+  // expected-remark @below {{no register-tiled kernel: the outer scale of E2M1 codes is not one for the tensor}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+// -----
+
+// Q4_K times int8 activations, with AVX512-VNNI: one weight row per lane; the
+// step's scales and mins as [blocks, rows] vectors, each row's outer scale
+// and outer min as one lane vector; per block, after the block sums'
+// term, the activation block sum times f32(activation scale) * m_eff.
+// VNNI-LABEL: func.func @q4_k_i32(
+// VNNI: arith.uitofp {{.*}} : vector<2x16xi8> to vector<2x16xf32>
+// VNNI: vector.transfer_read {{.*}} : tensor<16x2xf16>, vector<16x1xf16>
+// VNNI: vector.contract
+// VNNI: arith.mulf {{.*}} : vector<16xf32>
+// VNNI: %[[ASUMF:.*]] = arith.sitofp %{{.*}} : i32 to f32
+// VNNI: vector.broadcast %[[ASUMF]] : f32 to vector<16xf32>
+// VNNI-NOT: quant_block.matmul
+// VNNI: return
+!w = !quant_block.tensor<16x512, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, zero_point = ui8, outer = <f16, block = [8], min = f16>>>
+!a = !quant_block.tensor<1x512, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @q4_k_i32(%x: !a, %w: !w) -> tensor<1x16xf32> {
+  // (Without VNNI, the generic lowering.)
+  // expected-remark @below {{no register-tiled kernel: integer products with two-level scales or mins need AVX512-VNNI and N a multiple of 16 (one weight row per lane)}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
 }
 
 // -----

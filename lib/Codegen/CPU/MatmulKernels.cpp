@@ -39,6 +39,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <numeric>
+
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_CPUMATMULKERNELS
 #include "quant-block/Codegen/CPU/Passes.h.inc"
@@ -227,9 +229,9 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
     if (perTensor && (!plan.integer || plan.e2m1)) {
       plan.hasOuter = true;
     } else {
-      if (plan.integer)
-        return std::string("the outer scale is not one for the tensor and "
-                           "the product accumulates integers in i32");
+      if (plan.integer && plan.e2m1)
+        return std::string("the outer scale of E2M1 codes is not one for "
+                           "the tensor");
       // The parameters' shape [N, KB] (the blocks checked below).
       SmallVector<int64_t> outerBlock =
           ::quant_block::numerics::resolveBlockShape(
@@ -264,9 +266,8 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   // under an outer min. The integer products cannot apply them.
   plan.hasMins =
       plan.outerMins || (zeroPointType && !isa<IntegerType>(zeroPointType));
-  if (plan.hasMins && (plan.integer || plan.e2m1))
-    return std::string("the zero points are floats (mins) and the product "
-                       "accumulates integers in i32");
+  if (plan.hasMins && plan.e2m1)
+    return std::string("the E2M1 codes have zero points");
   if (plan.hasMins && !zeroPointType.isInteger(8) && !zeroPointType.isF32() &&
       !zeroPointType.isF16() && !zeroPointType.isBF16())
     return std::string("the mins are not f32, f16 or bf16 (or 8-bit integers "
@@ -335,6 +336,13 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
                        "and N a multiple of 16 (one weight row per lane)");
   if (plan.integer && plan.e2m1 && !plan.rowLanes)
     plan.vnni = false;
+  // Integer products with a second level of scales or with mins (the mins
+  // times the activation block sums, a second term per block): the kernel
+  // with one weight row per lane, which reads both as lane vectors.
+  if (plan.integer && (plan.outerBlocks || plan.hasMins) && !plan.rowLanes)
+    return std::string("integer products with two-level scales or mins need "
+                       "AVX512-VNNI and N a multiple of 16 (one weight row "
+                       "per lane)");
   // The other kernels (and other tile sizes) take the weight repacked
   // row-major at run time: the same kernel, so the same bits on every host.
   // (Not with a second level of parameters or mins, whose tiled parts the
@@ -356,6 +364,9 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
         plan.numBlocks, halfChunkBlocks       ? ArrayRef<int64_t>{4, 2}
                         : chunksPerBlock == 1 ? ArrayRef<int64_t>{2, 1}
                                               : ArrayRef<int64_t>{1});
+    // A step's blocks share one outer scale.
+    if (plan.outerBlocks && plan.outerBlocks % plan.blocksPerStep != 0)
+      return std::string("no K step of whole chunks shares one outer scale");
     return std::nullopt;
   }
   // Here the weight-row tile depends on tileM (16 accumulators in all): a
@@ -1498,6 +1509,19 @@ KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
                            : readLaneScales(scales, n0, firstBlock,
                                             plan.blocksPerStep, plan.scaleType);
   Value outer = readOuterScale(parts);
+  // Two-level scales (the AMX panel's are converted with it) and mins:
+  // the step's blocks share one outer scale and outer min.
+  Value outerScales =
+      plan.outerBlocks && !exact
+          ? outerLaneParameters(parts, /*min=*/false, n0, firstBlock)
+          : Value();
+  Value stepMins;
+  Value outerMins =
+      plan.outerMins ? outerLaneParameters(parts, /*min=*/true, n0, firstBlock)
+                     : Value();
+  if (plan.hasMins)
+    stepMins = readLaneScales(parts[2], n0, firstBlock, plan.blocksPerStep,
+                              plan.zeroPointType);
   SmallVector<Value> activationScales =
       readStepScales(lhsScales, m0, plan.tileM, firstBlock,
                      getElementTypeOrSelf(lhsScales.getType()));
@@ -1533,6 +1557,16 @@ KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
       rowScales = arith::MulFOp::create(
           b, loc, rowScales,
           vector::BroadcastOp::create(b, loc, rowF32, outer));
+    if (outerScales)
+      rowScales = arith::MulFOp::create(b, loc, rowScales, outerScales);
+    // m_eff = f32(zero point) * f32(outer min), rounded once.
+    Value rowMins;
+    if (stepMins) {
+      rowMins =
+          vector::ExtractOp::create(b, loc, stepMins, ArrayRef<int64_t>{j});
+      if (outerMins)
+        rowMins = arith::MulFOp::create(b, loc, rowMins, outerMins);
+    }
     for (int64_t i = 0; i < plan.tileM; ++i) {
       Value blockSums;
       if (exact) {
@@ -1554,6 +1588,19 @@ KernelEmitter::emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
                                     ArrayRef<int64_t>{j}));
       Value scale = arith::MulFOp::create(b, loc, activationScale, rowScales);
       acc[i] = multiplyAdd(blockSumsF32, scale, acc[i]);
+      // The mins' term: the activation codes' block sum times f32(activation
+      // scale) * m_eff, after the block's sum (docs/Numerics.md).
+      if (rowMins) {
+        Value activationSum = arith::SIToFPOp::create(
+            b, loc, b.getF32Type(),
+            tensor::ExtractOp::create(b, loc, lhsSums,
+                                      ValueRange{add(m0, i), block}));
+        Value minScale =
+            arith::MulFOp::create(b, loc, activationScale, rowMins);
+        acc[i] = multiplyAdd(
+            vector::BroadcastOp::create(b, loc, rowF32, activationSum),
+            minScale, acc[i]);
+      }
     }
   }
   return acc;
@@ -1611,6 +1658,11 @@ void KernelEmitter::decodeAmxPanel(ValueRange parts, Value n0, Value panel) {
         Value rowScales = vector::ShapeCastOp::create(
             b, loc, rowF32,
             readLaneScales(parts[1], n0, block, 1, plan.scaleType));
+        // s_eff = f32(scale) * f32(outer), rounded once.
+        if (plan.outerBlocks)
+          rowScales = arith::MulFOp::create(
+              b, loc, rowScales,
+              outerLaneParameters(parts, /*min=*/false, n0, block));
         vector::StoreOp::create(b, loc, rowScales, amxScales,
                                 ValueRange{block, index(0)});
         scf::YieldOp::create(b, loc);
@@ -1846,7 +1898,10 @@ Value KernelEmitter::emitAmxTile(ValueRange lhs, ValueRange parts, Value n0,
   // registers, with the two operands').
   int64_t tileM = plan.tileM, blocksPerStep = plan.blocksPerStep;
   plan.tileM = kAmxRows;
-  plan.blocksPerStep = largestDivisor(plan.numBlocks, {4, 2, 1});
+  plan.blocksPerStep = largestDivisor(
+      std::gcd(plan.numBlocks,
+               plan.outerBlocks ? plan.outerBlocks : plan.numBlocks),
+      {4, 2, 1});
   amxSums = allocate(
       MemRefType::get({plan.blocksPerStep * kAmxRows, kLanes}, b.getI32Type()));
   amxScales =
@@ -1940,11 +1995,11 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
   // The ordered kernel reads the activations in their own order.
   SmallVector<Value> activations = {
       plan.orderedRows ? lhs[0] : deinterleaveActivations(lhs[0])};
-  // The activation block sums correct the vpdpbusd kernel's biased sums;
-  // the AMX tiles' are exact, so with only whole AMX tiles nothing reads
-  // them.
-  bool onlyAmxRows =
-      plan.amx && !ShapedType::isDynamic(plan.m) && plan.m % kAmxRows == 0;
+  // The activation block sums correct the vpdpbusd kernel's biased sums
+  // and multiply the weight's mins; the AMX tiles' sums are exact, so with
+  // only whole AMX tiles and no mins nothing reads them.
+  bool onlyAmxRows = plan.amx && !ShapedType::isDynamic(plan.m) &&
+                     plan.m % kAmxRows == 0 && !plan.hasMins;
   if (plan.integer) {
     activations.push_back(lhs[1]);
     activations.push_back(onlyAmxRows ? Value() : sumActivationBlocks(lhs[0]));

@@ -36,6 +36,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -61,6 +62,17 @@ static Value emitMultiplyAdd(OpBuilder &b, Location loc, Value acc, Value l,
                              Value r, arith::FastMathFlags flags) {
   Value product = arith::MulFOp::create(b, loc, l, r, flags);
   return arith::AddFOp::create(b, loc, acc, product, flags);
+}
+
+/// `acc + l * r` for the f32 sum over the blocks of an i32 product: with
+/// `contract`, one math.fma (llvm.fma: rounded once on every host, as the
+/// CPU kernels compute it; a mulf and an addf with `contract` would be
+/// fused or not depending on the host's FMA), else as emitMultiplyAdd.
+static Value emitBlockTermAdd(OpBuilder &b, Location loc, Value acc, Value l,
+                              Value r, arith::FastMathFlags flags) {
+  if (arith::bitEnumContainsAll(flags, arith::FastMathFlags::contract))
+    return math::FmaOp::create(b, loc, l, r, acc);
+  return emitMultiplyAdd(b, loc, acc, l, r, flags);
 }
 
 static bool hasReassoc(arith::FastMathFlags flags) {
@@ -398,7 +410,24 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
   // block scales first, as dequantize computes them.
   SmallVector<Value> flatWeightParts = llvm::to_vector(weightParts);
   foldTwoLevelBlockParameters(b, loc, weightType, flatWeightParts);
-  BlockDequantizer weight(b, loc, weightType, space, flatWeightParts);
+  // Mins (float zero points once folded: Q4_1, Q4_K): the weight codes are
+  // summed as they are, and each block adds the activation codes' block sum
+  // times the min (docs/Numerics.md).
+  Value weightMins;
+  QuantizedTensorType codesType = weightType;
+  if (SchemeAttr flat = weightType.getScheme();
+      flat.getZeroPointDomain() == ZeroPointDomain::Float) {
+    weightMins = flatWeightParts[2];
+    flatWeightParts.erase(flatWeightParts.begin() + 2);
+    codesType = weightType.clone(
+        weightType.getShape(),
+        SchemeAttr::get(ctx, flat.getStorageType(), flat.getExpressedType(),
+                        flat.getBlockShape(), flat.getScaleType(), Type(),
+                        flat.getQmin(), flat.getQmax(), flat.getRounding(),
+                        flat.getSaturate(), flat.getScaleRounding(),
+                        flat.getOuter(), flat.getRowTile()));
+  }
+  BlockDequantizer weight(b, loc, codesType, space, flatWeightParts);
   SmallVector<Value> inputs = {lhsView};
   SmallVector<AffineMap> maps = {AffineMap::get(numDims, 0, lhsExprs, ctx)};
   AffineMap lhsParamMap = AffineMap::get(numDims, 0, paramExprs, ctx);
@@ -435,8 +464,53 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
           })
           .getResult(0);
 
+  // With mins: the activation codes' block sums [batch..., m, kb] (the
+  // lhs view's dimensions, reduced over those of k after kb).
+  Value activationSums;
+  if (weightMins) {
+    unsigned numLhsDims = lhsShape.size();
+    SmallVector<AffineExpr> lhsSumExprs;
+    for (unsigned d = 0; d <= m + 1; ++d)
+      lhsSumExprs.push_back(dimExpr(d));
+    AffineMap lhsSumMap = AffineMap::get(numLhsDims, 0, lhsSumExprs, ctx);
+    SmallVector<OpFoldResult> lhsSumSizes(sumSizes.begin(),
+                                          sumSizes.begin() + m + 1);
+    lhsSumSizes.push_back(b.getIndexAttr(space.iterShape[kGroup[0]]));
+    Value init = tensor::EmptyOp::create(b, loc, lhsSumSizes, i32);
+    init = linalg::FillOp::create(b, loc, zero32, init).getResult(0);
+    SmallVector<Value> lhsInputs = {lhsView};
+    SmallVector<AffineMap> lhsMaps = {
+        AffineMap::getMultiDimIdentityMap(numLhsDims, ctx)};
+    if (lhsHasZeroPoints) {
+      lhsInputs.push_back(lhsParts[2]);
+      lhsMaps.push_back(lhsSumMap);
+    }
+    lhsMaps.push_back(lhsSumMap);
+    SmallVector<utils::IteratorType> lhsIterators(
+        numLhsDims, utils::IteratorType::reduction);
+    for (unsigned d = 0; d <= m + 1; ++d)
+      lhsIterators[d] = utils::IteratorType::parallel;
+    activationSums =
+        linalg::GenericOp::create(
+            b, loc, init.getType(), lhsInputs, ValueRange{init}, lhsMaps,
+            lhsIterators,
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value l = extendInteger(nb, nloc, args[0], i32, lhsSigned);
+              if (lhsHasZeroPoints)
+                l = arith::SubIOp::create(
+                    nb, nloc, l,
+                    extendInteger(nb, nloc, args[1], i32,
+                                  !lhsUnsignedZeroPoints));
+              Value sum = arith::AddIOp::create(nb, nloc, args.back(), l);
+              linalg::YieldOp::create(nb, nloc, sum);
+            })
+            .getResult(0);
+  }
+
   // Scaling: out[batch..., m, n...] = sum over kb of
-  // f32(sums) * (f32(lhs scale) * f32(weight scale)), from +0.0.
+  // f32(sums) * (f32(lhs scale) * f32(weight scale)), from +0.0; with
+  // mins, each block then adds f32(activation sums) * (f32(lhs scale) *
+  // min).
   SmallVector<unsigned> scaleDims;
   SmallVector<AffineExpr> scaleDimExprs(numDims, getAffineConstantExpr(0, ctx));
   unsigned numScaleDims = 0;
@@ -457,16 +531,20 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
   AffineMap sumMap = toScaleSpace(AffineMap::get(numDims, 0, sumExprs, ctx));
   SmallVector<AffineMap> scaleMaps = {
       sumMap, toScaleSpace(lhsParamMap),
-      toScaleSpace(weight.getScaleMap(ctx, dimMap, numDims)),
-      sumMap.dropResult(sumMap.getNumResults() - 1)};
+      toScaleSpace(weight.getScaleMap(ctx, dimMap, numDims))};
+  SmallVector<Value> scaleInputs = {sums, lhsParts[1], flatWeightParts[1]};
+  if (weightMins) {
+    scaleInputs.append({activationSums, weightMins});
+    scaleMaps.append({toScaleSpace(lhsParamMap), scaleMaps.back()});
+  }
+  scaleMaps.push_back(sumMap.dropResult(sumMap.getNumResults() - 1));
   SmallVector<utils::IteratorType> scaleIterators(
       numScaleDims, utils::IteratorType::parallel);
   scaleIterators[kbScaleDim] = utils::IteratorType::reduction;
   Value product =
       linalg::GenericOp::create(
-          b, loc, outInit.getType(),
-          ValueRange{sums, lhsParts[1], flatWeightParts[1]},
-          ValueRange{outInit}, scaleMaps, scaleIterators,
+          b, loc, outInit.getType(), scaleInputs, ValueRange{outInit},
+          scaleMaps, scaleIterators,
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
             Value sum = quant_block::detail::emitBlockSumToF32(
                 nb, nloc, args[0], twiceWeightValues);
@@ -475,11 +553,21 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
             Value weightScale = emitScaleToF32(nb, nloc, args[2]);
             if (Value outer = weight.getOuterScale())
               weightScale = arith::MulFOp::create(nb, nloc, weightScale, outer);
-            Value scale = arith::MulFOp::create(
-                nb, nloc, emitScaleToF32(nb, nloc, args[1]), weightScale);
-            linalg::YieldOp::create(nb, nloc,
-                                    emitMultiplyAdd(nb, nloc, args[3], sum,
-                                                    scale, op.getFastmath()));
+            Value lhsScale = emitScaleToF32(nb, nloc, args[1]);
+            Value scale =
+                arith::MulFOp::create(nb, nloc, lhsScale, weightScale);
+            Value acc = emitBlockTermAdd(nb, nloc, args.back(), sum, scale,
+                                         op.getFastmath());
+            if (weightMins) {
+              Value activationSum =
+                  arith::SIToFPOp::create(nb, nloc, nb.getF32Type(), args[3]);
+              Value minScale = arith::MulFOp::create(
+                  nb, nloc, lhsScale,
+                  convertFloat(nb, nloc, args[4], nb.getF32Type()));
+              acc = emitBlockTermAdd(nb, nloc, acc, activationSum, minScale,
+                                     op.getFastmath());
+            }
+            linalg::YieldOp::create(nb, nloc, acc);
           })
           .getResult(0);
   SmallVector<int64_t> resultShape(lhsType.getShape().drop_back());

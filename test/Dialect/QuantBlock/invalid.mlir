@@ -583,9 +583,9 @@ func.func @matmul_i32_e2m1_lhs(%x: !quant_block.tensor<8x128, #a>, %w: !quant_bl
 // -----
 
 #w = #quant_block.scheme<ui4 : f32, block = [32], zero_point = f16>
-#a = #quant_block.scheme<i8 : f32, block = [1, 32]>
+#a = #quant_block.scheme<ui8 : f32, block = [1, 32], zero_point = f16>
 func.func @matmul_i32_float_zero_point(%x: !quant_block.tensor<8x128, #a>, %w: !quant_block.tensor<256x128, #w>) {
-  // expected-error @+1 {{'quant_block.matmul' op i32 accumulation cannot apply the float zero points of rhs}}
+  // expected-error @+1 {{'quant_block.matmul' op i32 accumulation cannot apply the float zero points of lhs (only the weight, rhs, may have mins)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !quant_block.tensor<8x128, #a>, !quant_block.tensor<256x128, #w> -> tensor<8x256xf32>
   return
 }

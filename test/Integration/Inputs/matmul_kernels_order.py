@@ -164,24 +164,61 @@ SCALED_CASES = {
 # Block parameters as GGUF stores them: Q4_K (4-bit codes, 8-bit scales and
 # zero points in blocks of 32 under an f16 outer scale and outer min per 8
 # blocks: s_eff = f32(sc) * f32(d), m_eff = f32(zp) * f32(outer min), each
-# rounded once, then w = fma(f32(q), s_eff, m_eff) rounded once), and Q4_1
-# (f16 scales and float zero points, mins: w = fma(f32(q), f32(s), f32(m))).
+# rounded once, then w = fma(f32(q), s_eff, m_eff) rounded once), Q4_1
+# (f16 scales and float zero points, mins: w = fma(f32(q), f32(s), f32(m)))
+# and Q6_K with its codes widened to i8 (blocks of 16, i8 scales under an
+# f16 outer scale per 16 blocks: w = q * (f32(sc) * f32(d))).
 MIN_CASES = {
-    # name: (M, N, K, two levels, reassoc, contract)
-    "q4k": (2, 8, 512, True, True, True),
-    "q4k_strict": (3, 16, 256, True, False, False),
-    "q4_1": (1, 8, 128, False, True, False),
+    # name: (M, N, K, kind, reassoc, contract)
+    "q4k": (2, 8, 512, "q4k", True, True),
+    "q4k_strict": (3, 16, 256, "q4k", False, False),
+    "q4_1": (1, 8, 128, "q4_1", True, False),
+    "q6k_i8": (2, 8, 512, "q6k", True, True),
+}
+
+# The same weights times int8 activations (accumulate(i32)): the weight
+# codes summed as they are (isum = sum xq * q, exact), and each block adds
+# a second term for the mins after the first: acc += f32(isum) * (f32(xs) *
+# s_eff), then acc += f32(asum) * (f32(xs) * m_eff), asum = sum xq (exact);
+# one FMA each with contract. 16 rows or more take AMX tiles where
+# quant-run's target has them.
+INT_MIN_CASES = {
+    # name: (M, N, K, kind, contract)
+    "q4k_i8act": (2, 16, 512, "q4k", True),
+    "q4k_i8act_m20": (20, 16, 256, "q4k", False),
+    "q4_1_i8act": (1, 16, 256, "q4_1", True),
 }
 
 
 def generate_mins(directory):
     rng = np.random.default_rng(20261129)
-    for name, (m, n, k, two_level, _, _) in MIN_CASES.items():
+    cases = [(name, m, n, k, kind) for name, (m, n, k, kind, _, _)
+             in MIN_CASES.items()]
+    cases += [(name, m, n, k, kind) for name, (m, n, k, kind, _)
+              in INT_MIN_CASES.items()]
+    for name, m, n, k, kind in cases:
+        if name in INT_MIN_CASES:
+            np.save(f"{directory}/{name}_xq.npy",
+                    rng.integers(-127, 128, (m, k)).astype(np.int8))
+            np.save(f"{directory}/{name}_xs.npy",
+                    rng.uniform(0.001, 0.05, (m, k // 32)).astype(np.float32))
+        else:
+            np.save(f"{directory}/{name}_x.npy",
+                    rng.standard_normal((m, k)).astype(np.float32))
+        if kind == "q6k":
+            codes = rng.integers(-32, 32, (n, k))
+            np.save(f"{directory}/{name}_data.npy", pack(codes, 8))
+            np.save(f"{directory}/{name}_codes.npy", codes)
+            np.save(f"{directory}/{name}_scales.npy",
+                    rng.integers(-128, 128, (n, k // 16)).astype(np.int8))
+            np.save(f"{directory}/{name}_outer.npy",
+                    rng.uniform(1e-4, 1e-3, (n, k // 256)).astype(np.float16))
+            continue
         codes = rng.integers(0, 16, (n, k))
         np.save(f"{directory}/{name}_data.npy", pack(codes, 4))
         np.save(f"{directory}/{name}_codes.npy", codes)
         blocks = k // 32
-        if two_level:
+        if kind == "q4k":
             np.save(f"{directory}/{name}_scales.npy",
                     rng.integers(0, 64, (n, blocks)).astype(np.uint8))
             np.save(f"{directory}/{name}_zp.npy",
@@ -197,17 +234,59 @@ def generate_mins(directory):
                     rng.uniform(0.01, 0.2, (n, blocks)).astype(np.float16))
             np.save(f"{directory}/{name}_zp.npy",
                     rng.uniform(-1.5, 0, (n, blocks)).astype(np.float16))
-        np.save(f"{directory}/{name}_x.npy",
-                rng.standard_normal((m, k)).astype(np.float32))
+
+
+def min_weight(directory, name, kind):
+    """The codes, effective f32 scales and mins of a Q4_K or Q4_1 case, per
+    block."""
+    codes = np.load(f"{directory}/{name}_codes.npy").astype(np.int64)
+    scales = np.load(f"{directory}/{name}_scales.npy").astype(np.float32)
+    mins = np.load(f"{directory}/{name}_zp.npy").astype(np.float32)
+    if kind == "q4k":
+        outer = np.load(f"{directory}/{name}_outer.npy").astype(np.float32)
+        outer_min = np.load(f"{directory}/{name}_outermin.npy").astype(
+            np.float32)
+        scales = scales * np.repeat(outer, 8, axis=1)
+        mins = mins * np.repeat(outer_min, 8, axis=1)
+    return codes, scales, mins
+
+
+def expected_integer_mins(directory, name):
+    m, n, k, kind, contract = INT_MIN_CASES[name]
+    xq = np.load(f"{directory}/{name}_xq.npy").astype(np.int64)
+    xs = np.load(f"{directory}/{name}_xs.npy").astype(np.float32)
+    codes, scales, mins = min_weight(directory, name, kind)
+
+    def add(acc, value, scale):
+        return (fused(value, scale, acc) if contract else
+                np.float32(acc + np.float32(value * scale)))
+
+    y = np.zeros((m, n), np.float32)
+    for i in range(m):
+        for j in range(n):
+            acc = np.float32(0)
+            for kb in range(k // 32):
+                part = slice(kb * 32, (kb + 1) * 32)
+                isum = np.float32(int(np.dot(xq[i, part], codes[j, part])))
+                asum = np.float32(int(xq[i, part].sum()))
+                acc = add(acc, isum, np.float32(xs[i, kb] * scales[j, kb]))
+                acc = add(acc, asum, np.float32(xs[i, kb] * mins[j, kb]))
+            y[i, j] = acc
+    return y
 
 
 def expected_mins(directory, name):
-    m, n, k, two_level, reassoc, contract = MIN_CASES[name]
+    m, n, k, kind, reassoc, contract = MIN_CASES[name]
     x = np.load(f"{directory}/{name}_x.npy")
     codes = np.load(f"{directory}/{name}_codes.npy")
     scales = np.load(f"{directory}/{name}_scales.npy").astype(np.float32)
+    if kind == "q6k":
+        outer = np.load(f"{directory}/{name}_outer.npy").astype(np.float32)
+        scales = scales * np.repeat(outer, 16, axis=1)
+        w = codes.astype(np.float32) * np.repeat(scales, 16, axis=1)
+        return ordered_sum(x, w, 8, contract)
     mins = np.load(f"{directory}/{name}_zp.npy").astype(np.float32)
-    if two_level:
+    if kind == "q4k":
         outer = np.load(f"{directory}/{name}_outer.npy").astype(np.float32)
         outer_min = np.load(f"{directory}/{name}_outermin.npy").astype(
             np.float32)
@@ -472,6 +551,8 @@ def expected(directory, name):
         return expected_scaled(directory, name)
     if name in MIN_CASES:
         return expected_mins(directory, name)
+    if name in INT_MIN_CASES:
+        return expected_integer_mins(directory, name)
     m, n, k, block, bits, signed, zp, _, contract = CASES[name]
     x = np.load(f"{directory}/{name}_x.npy")
     codes, scales = load_weight(directory, name, block, bits, signed, zp)

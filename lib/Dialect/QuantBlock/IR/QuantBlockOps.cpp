@@ -509,8 +509,13 @@ MatmulOp::getIntegerOperandError(QuantizedTensorType type, StringRef name) {
     os << "i32 accumulation needs integer storage of at most 8 bits (or FP4 "
           "E2M1 codes in rhs), but "
        << name << " stores '" << scheme.getStorageType() << "'";
-  } else if (scheme.getZeroPointDomain() == ZeroPointDomain::Float) {
-    os << "i32 accumulation cannot apply the float zero points of " << name;
+  } else if (scheme.getZeroPointDomain() == ZeroPointDomain::Float &&
+             name != "rhs") {
+    // The weight's mins enter as a second block term, the mins times the
+    // activation block sums (docs/Numerics.md); an activation with float
+    // zero points has no integer block sum.
+    os << "i32 accumulation cannot apply the float zero points of " << name
+       << " (only the weight, rhs, may have mins)";
   } else if (scheme.hasMXScale()) {
     os << "i32 accumulation of MX integers is not defined; " << name
        << " uses f8E8M0FNU scales";

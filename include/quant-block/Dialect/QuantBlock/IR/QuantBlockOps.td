@@ -259,11 +259,13 @@ def QuantBlock_MatmulOp : QuantBlock_Op<"matmul"> {
 
     `accumulate(T)` is the accumulation type: `f32`, `f16` or `bf16`, or
     `i32` when both operands are quantized with integer storage of at most 8
-    bits and no float zero point (or `rhs` holds FP4 E2M1 codes: MXFP4,
-    NVFP4; twice their values are the integers), in which case the products
-    of storage values are summed in i32 within each K-block and scaled per
-    block (llama.cpp style); both operands must then use the same block size
-    along K. The accumulation type must be at least as wide as the expressed type
+    bits and `lhs` has no float zero point (or `rhs` holds FP4 E2M1 codes:
+    MXFP4, NVFP4; twice their values are the integers), in which case the
+    products of storage values are summed in i32 within each K-block and
+    scaled per block (llama.cpp style); mins of `rhs` (float zero points,
+    or integer ones under an outer min: GGUF Q4_K) add each block's sum of
+    the activation codes times the min, as llama.cpp's Q4_K x Q8_K does;
+    both operands must then use the same block size along K. The accumulation type must be at least as wide as the expressed type
     when it is a float.
 
     `inhibit` returns a float tensor of the expressed type; `propagate`
