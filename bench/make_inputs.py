@@ -150,6 +150,7 @@ KERNELS["linear_q4_k_fast"] = (
      ("zp", lambda r: r.integers(0, 64, (4096, 128), dtype=np.uint8)),
      ("outer", lambda r: scales(r, (4096, 16)).astype(np.float16)),
      ("outermin", lambda r: -scales(r, (4096, 16)).astype(np.float16))])
+KERNELS["linear_q4_k_i8act"] = KERNELS["linear_q4_k_fast"]
 KERNELS["linear_int8_channel_fast"] = (
     ["--quantized-as-parts"],
     [("x", lambda r: normal(r, (1, 4096))),

@@ -538,9 +538,28 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
     scaleMaps.append({toScaleSpace(lhsParamMap), scaleMaps.back()});
   }
   scaleMaps.push_back(sumMap.dropResult(sumMap.getNumResults() - 1));
+  // With mins, a last reduction dimension of 2 picks the block's term (0)
+  // or its min term (1): one add of the accumulator per iteration, in the
+  // contract's order, which the vectorizer recognizes as a reduction (two
+  // chained adds it does not).
+  unsigned termDim = numScaleDims;
+  if (weightMins) {
+    for (AffineMap &map : scaleMaps)
+      map = AffineMap::get(numScaleDims + 1, 0, map.getResults(), ctx);
+    // Which term: [0, 1] along the term dimension (an operand, so that the
+    // dimension has a size; i32, as i1 tensors are bit-packed in vectors).
+    auto termType = RankedTensorType::get({2}, i32);
+    scaleInputs.push_back(arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(termType, ArrayRef<int32_t>{0, 1})));
+    scaleMaps.insert(scaleMaps.end() - 1,
+                     AffineMap::get(numScaleDims + 1, 0,
+                                    {getAffineDimExpr(termDim, ctx)}, ctx));
+  }
   SmallVector<utils::IteratorType> scaleIterators(
-      numScaleDims, utils::IteratorType::parallel);
+      numScaleDims + (weightMins ? 1 : 0), utils::IteratorType::parallel);
   scaleIterators[kbScaleDim] = utils::IteratorType::reduction;
+  if (weightMins)
+    scaleIterators[termDim] = utils::IteratorType::reduction;
   Value product =
       linalg::GenericOp::create(
           b, loc, outInit.getType(), scaleInputs, ValueRange{outInit},
@@ -556,17 +575,22 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
             Value lhsScale = emitScaleToF32(nb, nloc, args[1]);
             Value scale =
                 arith::MulFOp::create(nb, nloc, lhsScale, weightScale);
-            Value acc = emitBlockTermAdd(nb, nloc, args.back(), sum, scale,
-                                         op.getFastmath());
             if (weightMins) {
               Value activationSum =
                   arith::SIToFPOp::create(nb, nloc, nb.getF32Type(), args[3]);
               Value minScale = arith::MulFOp::create(
                   nb, nloc, lhsScale,
                   convertFloat(nb, nloc, args[4], nb.getF32Type()));
-              acc = emitBlockTermAdd(nb, nloc, acc, activationSum, minScale,
-                                     op.getFastmath());
+              Value isMinTerm = arith::CmpIOp::create(
+                  nb, nloc, arith::CmpIPredicate::ne, args[5],
+                  arith::ConstantOp::create(nb, nloc, nb.getI32IntegerAttr(0)));
+              sum = arith::SelectOp::create(nb, nloc, isMinTerm, activationSum,
+                                            sum);
+              scale =
+                  arith::SelectOp::create(nb, nloc, isMinTerm, minScale, scale);
             }
+            Value acc = emitBlockTermAdd(nb, nloc, args.back(), sum, scale,
+                                         op.getFastmath());
             linalg::YieldOp::create(nb, nloc, acc);
           })
           .getResult(0);
