@@ -272,14 +272,16 @@ class _Emitter:
             scheme.zero_point in ("f32", "f16", "bf16") or
             (scheme.outer and scheme.outer["min"]))
         if (scheme and self.int8 and (not scheme.zero_point or mins)
-                and scheme.block[-1] % 32 == 0):
+                and (scheme.block[-1] % 32 == 0 or
+                     (scheme.block[-1] == 16 and scheme.storage == "i8"))):
             # llama.cpp's way: the activations quantized per block of the
             # weight's block size (absmax, int8), exact i32 block sums;
             # a weight's mins (Q4_1, Q4_K, Q5_K) times the activations'
             # block sums, as its Q4_K x Q8_K does. Integer zero points
             # (2-bit TQ2_0, Q2_0) keep f32 activations, and so do blocks of
-            # 16 (Q2_K, Q6_K widened to i8), which the int8 kernels do not
-            # take in 8-bit storage (the f32 kernel does).
+            # 16 other than 8-bit codes (Q2_K, Q3_K); Q6_K widened to i8
+            # takes activations in blocks of 16 (llama.cpp: Q8_K's 256 with
+            # sums per 16).
             block = scheme.block[-1]
             at = (f"!quant_block.tensor<{self.n}x{k}, #quant_block.scheme<"
                   f"i8 : f32, block = [1, {block}]>>")

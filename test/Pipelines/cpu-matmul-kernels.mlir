@@ -129,7 +129,7 @@ func.func @not_transposed(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
 
 !w = !quant_block.tensor<8x96, #quant_block.scheme<i4 : f32, block = [1, 48]>>
 func.func @block48(%x: tensor<1x96xf32>, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K (or [1, 16] without zero points, K a multiple of 32, for 4-bit storage with f32 activations or E2M1 codes, or 8-bit integer storage with f32 activations)}}
+  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K (or [1, 16] without zero points, K a multiple of 32, for 4-bit storage with f32 activations or E2M1 codes, or 8-bit integer storage)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x96xf32>, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }
@@ -138,7 +138,7 @@ func.func @block48(%x: tensor<1x96xf32>, %w: !w) -> tensor<1x8xf32> {
 
 !w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 16], zero_point = i4>>
 func.func @block16_zero_points(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K (or [1, 16] without zero points, K a multiple of 32, for 4-bit storage with f32 activations or E2M1 codes, or 8-bit integer storage with f32 activations)}}
+  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K (or [1, 16] without zero points, K a multiple of 32, for 4-bit storage with f32 activations or E2M1 codes, or 8-bit integer storage)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }

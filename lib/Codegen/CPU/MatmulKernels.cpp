@@ -274,19 +274,18 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
                        "under an outer min)");
   // Blocks of 16 are half a chunk: 4-bit storage (NVFP4's), f32
   // activations (or E2M1 codes with int8 ones), or 8-bit integer storage
-  // with f32 activations (GGUF Q6_K widened to i8), no zero points, an
-  // even number of blocks.
+  // (GGUF Q6_K widened to i8), no zero points, an even number of blocks.
   bool halfChunkBlocks =
       block[1] == kChunk / 2 && !zeroPointType && k % kChunk == 0 &&
       ((scheme.getStorageBitWidth() == 4 && (!plan.integer || plan.e2m1)) ||
-       (scheme.getStorageBitWidth() == 8 && !plan.integer && !plan.e2m1));
+       (scheme.getStorageBitWidth() == 8 && !plan.e2m1));
   if (block[0] != 1 ||
       (!halfChunkBlocks && (block[1] % kChunk != 0 || k % block[1] != 0)))
     return std::string(
         "the blocks are not [1, B] with B a multiple of 32 "
         "that divides K (or [1, 16] without zero points, K a multiple of "
         "32, for 4-bit storage with f32 activations or E2M1 codes, or "
-        "8-bit integer storage with f32 activations)");
+        "8-bit integer storage)");
   if (plan.orderedRows && (n % kLanes != 0 || halfChunkBlocks))
     return std::string("the sum over k is ordered (no fastmath<reassoc>), "
                        "and N is not a multiple of 16 (or the blocks are "
@@ -1402,9 +1401,10 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
   // share the weight loads. With highInPlace, the first half of them takes
   // the low nibbles' products, the second half the high ones'.
   int64_t partials = std::max<int64_t>(4 / plan.tileM, highInPlace ? 2 : 1);
-  // Blocks of 16 (E2M1 codes only): a chunk holds two blocks, words 0-1 and
-  // 2-3, so the groups of 4 positions g and g + 4 (low and high nibbles of
-  // word g) add to block (g % 4) / 2: one partial sum per block.
+  // Blocks of 16: a chunk holds two blocks. E2M1 codes: words 0-1 and 2-3,
+  // so the groups of 4 positions g and g + 4 (low and high nibbles of word
+  // g) add to block (g % 4) / 2; 8-bit codes: words 0-3 and 4-7, group g to
+  // block g / 4. One partial sum per block.
   bool halfChunk = plan.blockSize < kChunk;
   if (halfChunk)
     partials = 2;
@@ -1426,7 +1426,7 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
         if (highInPlace)
           partial = g / 4 * (partials / 2) + g % (partials / 2);
         if (halfChunk)
-          partial = (g % 4) / 2;
+          partial = plan.storageBits == 8 ? g / 4 : (g % 4) / 2;
         Value &sum = sums[i * partials + partial];
         sum = buildUnsignedBySignedDot(b, loc, sum, codes[g], x);
       }

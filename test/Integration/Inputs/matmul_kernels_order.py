@@ -187,6 +187,9 @@ INT_MIN_CASES = {
     "q4k_i8act": (2, 16, 512, "q4k", True),
     "q4k_i8act_m20": (20, 16, 256, "q4k", False),
     "q4_1_i8act": (1, 16, 256, "q4_1", True),
+    # Q6_K widened (i8 codes in blocks of 16, two levels of scales, no
+    # mins) times activations quantized in blocks of 16.
+    "q6k_i8_i8act": (3, 16, 512, "q6k", True),
 }
 
 
@@ -200,8 +203,10 @@ def generate_mins(directory):
         if name in INT_MIN_CASES:
             np.save(f"{directory}/{name}_xq.npy",
                     rng.integers(-127, 128, (m, k)).astype(np.int8))
+            block = 16 if kind == "q6k" else 32
             np.save(f"{directory}/{name}_xs.npy",
-                    rng.uniform(0.001, 0.05, (m, k // 32)).astype(np.float32))
+                    rng.uniform(0.001, 0.05, (m, k // block))
+                    .astype(np.float32))
         else:
             np.save(f"{directory}/{name}_x.npy",
                     rng.standard_normal((m, k)).astype(np.float32))
@@ -255,7 +260,16 @@ def expected_integer_mins(directory, name):
     m, n, k, kind, contract = INT_MIN_CASES[name]
     xq = np.load(f"{directory}/{name}_xq.npy").astype(np.int64)
     xs = np.load(f"{directory}/{name}_xs.npy").astype(np.float32)
-    codes, scales, mins = min_weight(directory, name, kind)
+    block = 32
+    if kind == "q6k":
+        block = 16
+        codes = np.load(f"{directory}/{name}_codes.npy").astype(np.int64)
+        outer = np.load(f"{directory}/{name}_outer.npy").astype(np.float32)
+        scales = np.load(f"{directory}/{name}_scales.npy").astype(
+            np.float32) * np.repeat(outer, 16, axis=1)
+        mins = None
+    else:
+        codes, scales, mins = min_weight(directory, name, kind)
 
     def add(acc, value, scale):
         return (fused(value, scale, acc) if contract else
@@ -265,12 +279,13 @@ def expected_integer_mins(directory, name):
     for i in range(m):
         for j in range(n):
             acc = np.float32(0)
-            for kb in range(k // 32):
-                part = slice(kb * 32, (kb + 1) * 32)
+            for kb in range(k // block):
+                part = slice(kb * block, (kb + 1) * block)
                 isum = np.float32(int(np.dot(xq[i, part], codes[j, part])))
-                asum = np.float32(int(xq[i, part].sum()))
                 acc = add(acc, isum, np.float32(xs[i, kb] * scales[j, kb]))
-                acc = add(acc, asum, np.float32(xs[i, kb] * mins[j, kb]))
+                if mins is not None:
+                    asum = np.float32(int(xq[i, part].sum()))
+                    acc = add(acc, asum, np.float32(xs[i, kb] * mins[j, kb]))
             y[i, j] = acc
     return y
 

@@ -213,6 +213,12 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     amx.tile_store %sums[%c0, %c0], %t : memref<64x16xi32>, !amx.tile<16x16xi32>
     %row = vector.load %sums[%c0, %c0] : memref<64x16xi32>, vector<16xi32>
     ```
+    Integer products whose weight has two-level scales or mins (GGUF's
+    Q4_K, Q4_1, IQ4_XS) take only these one-row-per-lane kernels (VNNI,
+    AMX): the step's scales and mins are read as [blocks, rows] vectors,
+    each row's outer scale and outer min as one lane vector (the step's
+    blocks share them), and after each block's term the activation block
+    sum times f32(activation scale) * m_eff is added (docs/Numerics.md).
     Other products keep the generic lowering (--convert-quant-block-to-linalg,
     then --quant-block-cpu-vectorize); `report` says why for each.
   }];
