@@ -299,7 +299,7 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   plan.signedStorage = !plan.e2m1 && scheme.isSignedStorage();
   plan.hasZeroPoints = zeroPointType != nullptr && !plan.hasMins;
   plan.signedZeroPoints =
-      zeroPointType && !cast<IntegerType>(zeroPointType).isUnsigned();
+      plan.hasZeroPoints && !cast<IntegerType>(zeroPointType).isUnsigned();
   plan.contract =
       arith::bitEnumContainsAll(flags, arith::FastMathFlags::contract);
   // At most 16 accumulators: half the registers of AVX-512, leaving room
