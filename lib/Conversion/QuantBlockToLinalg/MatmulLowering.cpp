@@ -446,16 +446,23 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
   size_t numWeightInputs = weight.getInputs().size();
   bool lhsSigned = lhsScheme.isSignedStorage();
   bool lhsUnsignedZeroPoints = hasUnsignedZeroPoints(lhsScheme);
+  // An activation code minus its zero point (args[1] when it has them), in
+  // i32: the block sums' and the activation sums' left operand.
+  auto emitCenteredLhsCode = [&](OpBuilder &nb, Location nloc,
+                                 ValueRange args) -> Value {
+    Value l = extendInteger(nb, nloc, args[0], i32, lhsSigned);
+    if (!lhsHasZeroPoints)
+      return l;
+    return arith::SubIOp::create(
+        nb, nloc, l,
+        extendInteger(nb, nloc, args[1], i32, !lhsUnsignedZeroPoints));
+  };
   Value sums =
       linalg::GenericOp::create(
           b, loc, sumInit.getType(), inputs, ValueRange{sumInit}, maps,
           iterators,
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value l = extendInteger(nb, nloc, args[0], i32, lhsSigned);
-            if (lhsHasZeroPoints)
-              l = arith::SubIOp::create(nb, nloc, l,
-                                        extendInteger(nb, nloc, args[1], i32,
-                                                      !lhsUnsignedZeroPoints));
+            Value l = emitCenteredLhsCode(nb, nloc, args);
             Value r = weight.emitCenteredCode(
                 nb, nloc, args.slice(weightFirst, numWeightInputs), dimMap);
             Value sum = arith::AddIOp::create(
@@ -490,21 +497,16 @@ static Value buildIntegerContraction(OpBuilder &b, Location loc, MatmulOp op,
         numLhsDims, utils::IteratorType::reduction);
     for (unsigned d = 0; d <= m + 1; ++d)
       lhsIterators[d] = utils::IteratorType::parallel;
-    activationSums =
-        linalg::GenericOp::create(
-            b, loc, init.getType(), lhsInputs, ValueRange{init}, lhsMaps,
-            lhsIterators,
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              Value l = extendInteger(nb, nloc, args[0], i32, lhsSigned);
-              if (lhsHasZeroPoints)
-                l = arith::SubIOp::create(
-                    nb, nloc, l,
-                    extendInteger(nb, nloc, args[1], i32,
-                                  !lhsUnsignedZeroPoints));
-              Value sum = arith::AddIOp::create(nb, nloc, args.back(), l);
-              linalg::YieldOp::create(nb, nloc, sum);
-            })
-            .getResult(0);
+    activationSums = linalg::GenericOp::create(
+                         b, loc, init.getType(), lhsInputs, ValueRange{init},
+                         lhsMaps, lhsIterators,
+                         [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                           Value l = emitCenteredLhsCode(nb, nloc, args);
+                           Value sum =
+                               arith::AddIOp::create(nb, nloc, args.back(), l);
+                           linalg::YieldOp::create(nb, nloc, sum);
+                         })
+                         .getResult(0);
   }
 
   // Scaling: out[batch..., m, n...] = sum over kb of

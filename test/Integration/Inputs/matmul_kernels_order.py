@@ -300,13 +300,7 @@ def expected_mins(directory, name):
         scales = scales * np.repeat(outer, 16, axis=1)
         w = codes.astype(np.float32) * np.repeat(scales, 16, axis=1)
         return ordered_sum(x, w, 8, contract)
-    mins = np.load(f"{directory}/{name}_zp.npy").astype(np.float32)
-    if kind == "q4k":
-        outer = np.load(f"{directory}/{name}_outer.npy").astype(np.float32)
-        outer_min = np.load(f"{directory}/{name}_outermin.npy").astype(
-            np.float32)
-        scales = scales * np.repeat(outer, 8, axis=1)
-        mins = mins * np.repeat(outer_min, 8, axis=1)
+    codes, scales, mins = min_weight(directory, name, kind)
     scales, mins = (np.repeat(p, 32, axis=1) for p in (scales, mins))
     w = np.array([fused(q, s, b) for q, s, b in
                   zip(codes.ravel().astype(np.float32), scales.ravel(),
