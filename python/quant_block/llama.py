@@ -176,9 +176,22 @@ def _part_types(tensor):
     return types
 
 
+def cache_rows(capacity):
+    """The rows of each layer of the KV cache: the capacity rounded up to
+    whole blocks of key positions (_Emitter.KEY_BLOCK), so that a prefill's
+    attention can read whole blocks past the last position."""
+    block = _Emitter.KEY_BLOCK
+    return -(-capacity // block) * block
+
+
 class _Emitter:
     """The IR of one forward function: each helper emits the ops of one
     step of the graph and returns the SSA name of its result."""
+
+    # A prefill's attention takes the key positions in blocks of this many
+    # (4 AVX-512 vectors of f32): the static innermost dimension of its
+    # scores, which register-tiles (--quant-block-cpu-vectorize).
+    KEY_BLOCK = 64
 
     def __init__(self, config, n_tokens, capacity, weights, fast,
                  activations, whole_capacity=False):
@@ -361,7 +374,7 @@ class _Emitter:
         cache, and every kernel operand is the whole, identity-layout
         buffer, as the GPU pipelines need)."""
         width = self.c.n_head_kv * self.c.head_dim
-        whole = tensor_type((self.c.n_layer, self.capacity, width), "f32")
+        whole = tensor_type((self.c.n_layer, self.rows, width), "f32")
         all_rows, updated = self.fresh(), self.fresh()
         self.op(f"{all_rows} = bufferization.to_tensor {cache} restrict "
                 f"writable : {self.cache_type} to {whole}")
@@ -375,6 +388,8 @@ class _Emitter:
     def attention(self, q):
         """Causal grouped-query attention of the N new queries over the
         layer's cache (positions 0 .. pos + N - 1; later ones masked)."""
+        if self.n > 1 and not self.whole_capacity:
+            return self.prefill_attention(q)
         c = self.c
         n, cap, d = self.n, self.capacity, c.head_dim
         kv, g = c.n_head_kv, c.n_head // c.n_head_kv
@@ -390,7 +405,7 @@ class _Emitter:
             self.op(f"{count} = arith.constant {n} : index")
             self.op(f"{length} = arith.addi %pos, {count} : index")
         keys, values = [], []
-        whole = tensor_type((c.n_layer, cap, kv * d), "f32")
+        whole = tensor_type((c.n_layer, self.rows, kv * d), "f32")
         for cache, out in (("%kcache", keys), ("%vcache", values)):
             t, used = self.fresh(), self.fresh()
             self.op(f"{t} = bufferization.to_tensor {cache} restrict : "
@@ -469,6 +484,143 @@ class _Emitter:
             ["(t, k, g, j, i) -> (t, k, g, j)", "(t, k, g, j, i) -> (j, k, i)",
              "(t, k, g, j, i) -> (t, k, g, i)"],
             ["parallel"] * 3 + ["reduction", "parallel"],
+            [f"%p = arith.mulf %a0, %a1{self.reassoc} : f32",
+             f"%r = arith.addf %acc, %p{self.reassoc} : f32",
+             "linalg.yield %r : f32"],
+            init="0.0")
+        flat = self.fresh()
+        self.op(f"{flat} = tensor.collapse_shape {out} [[0], [1, 2, 3]] : "
+                f"{tensor_type((n, kv, g, d), 'f32')} into "
+                f"{tensor_type((n, c.n_head * d), 'f32')}")
+        return flat
+
+    def prefill_attention(self, q):
+        """attention() for a prefill: both products as sums of outer
+        products over packed operands, which --quant-block-cpu-vectorize
+        register-tiles (a few rows of queries times four vectors of
+        positions or of the head dimension, the accumulators in registers).
+
+        The key positions are taken in whole blocks of KEY_BLOCK, up to the
+        first block boundary after the last one (the cache has the rows:
+        cache_rows); the positions past the last are zero in the packed
+        operands and masked in the scores, so they add exact zeros. The
+        keys are packed transposed, [kv head, block, head dim, position in
+        block], and the values [kv head, position, head dim]: each register
+        tile then streams one contiguous panel (in the cache, a head's rows
+        are kv * head_dim floats apart, and a panel read with that stride
+        maps to a few cache sets and thrashes). The sums keep their order:
+        each output adds its terms in increasing head dim or position, as
+        attention() does; the padding adds +0."""
+        c = self.c
+        n, d, block = self.n, c.head_dim, self.KEY_BLOCK
+        kv, g = c.n_head_kv, c.n_head // c.n_head_kv
+        length, blocks, padded = self.fresh(), self.fresh(), self.fresh()
+        count, width = self.fresh(), self.fresh()
+        self.op(f"{count} = arith.constant {n} : index")
+        self.op(f"{length} = arith.addi %pos, {count} : index")
+        self.op(f"{width} = arith.constant {block} : index")
+        self.op(f"{blocks} = arith.ceildivui {length}, {width} : index")
+        self.op(f"{padded} = arith.muli {blocks}, {width} : index")
+        whole = tensor_type((c.n_layer, self.rows, kv * d), "f32")
+        rows = tensor_type(("?", block, kv, d), "f32")
+        packed = []
+        for cache, layout in (("%kcache", "(k, b, i, l)"),
+                              ("%vcache", "(k, b, l, i)")):
+            t, used, grouped = self.fresh(), self.fresh(), self.fresh()
+            self.op(f"{t} = bufferization.to_tensor {cache} restrict : "
+                    f"{self.cache_type} to {whole}")
+            self.op(f"{used} = tensor.extract_slice {t}[%layer, 0, 0] [1, "
+                    f"{padded}, {kv * d}] [1, 1, 1] : {whole} to "
+                    f"{tensor_type(('?', kv * d), 'f32')}")
+            self.op(f"{grouped} = tensor.expand_shape {used} [[0, 1], [2, 3]]"
+                    f" output_shape [{blocks}, {block}, {kv}, {d}] : "
+                    f"{tensor_type(('?', kv * d), 'f32')} into {rows}")
+            keys = layout == "(k, b, i, l)"
+            shape = (kv, "?", d, block) if keys else (kv, "?", block, d)
+            # Positions past the last: zero, whatever the cache holds there.
+            packed.append(self.generic(
+                [(grouped, rows)], shape,
+                [f"{layout} -> (b, l, k, i)", f"{layout} -> {layout}"],
+                ["parallel"] * 4, [
+                    "%b = linalg.index 1 : index",
+                    f"%l = linalg.index {3 if keys else 2} : index",
+                    f"%w = arith.constant {block} : index",
+                    "%bw = arith.muli %b, %w : index",
+                    "%j = arith.addi %bw, %l : index",
+                    f"%in = arith.cmpi ult, %j, {length} : index",
+                    "%zero = arith.constant 0.0 : f32",
+                    "%r = arith.select %in, %a0, %zero : f32",
+                    "linalg.yield %r : f32"], dynamic=[blocks]))
+        keys = packed[0]
+        values = self.fresh()
+        self.op(f"{values} = tensor.collapse_shape {packed[1]} [[0], [1, 2], "
+                f"[3]] : {tensor_type((kv, '?', block, d), 'f32')} into "
+                f"{tensor_type((kv, '?', d), 'f32')}")
+        qt = tensor_type((n, kv, g, d), "f32")
+        qg = self.fresh()
+        self.op(f"{qg} = tensor.expand_shape {q} [[0], [1, 2, 3]] output_shape "
+                f"[{n}, {kv}, {g}, {d}] : {tensor_type((n, c.n_head * d), 'f32')}"
+                f" into {qt}")
+        scores_shape = (n, kv, g, "?", block)
+        scores = self.generic(
+            [(qg, qt), (keys, tensor_type((kv, "?", d, block), "f32"))],
+            scores_shape,
+            ["(t, k, g, b, l, i) -> (t, k, g, i)",
+             "(t, k, g, b, l, i) -> (k, b, i, l)",
+             "(t, k, g, b, l, i) -> (t, k, g, b, l)"],
+            ["parallel"] * 5 + ["reduction"],
+            [f"%p = arith.mulf %a0, %a1{self.reassoc} : f32",
+             f"%r = arith.addf %acc, %p{self.reassoc} : f32",
+             "linalg.yield %r : f32"],
+            init="0.0", dynamic=[blocks])
+        st = tensor_type(scores_shape, "f32")
+        rt = tensor_type((n, kv, g), "f32")
+        row = ["(t, k, g, b, l) -> (t, k, g, b, l)",
+               "(t, k, g, b, l) -> (t, k, g)"]
+        masked = self.generic(
+            [(scores, st)], scores_shape, [row[0], row[0]],
+            ["parallel"] * 5, dynamic=[blocks], body=[
+             f"%scale = arith.constant {1.0 / math.sqrt(d)!r} : f32",
+             "%ninf = arith.constant 0xFF800000 : f32",
+             f"%w = arith.constant {block} : index",
+             "%t = linalg.index 0 : index", "%b = linalg.index 3 : index",
+             "%l = linalg.index 4 : index",
+             "%bw = arith.muli %b, %w : index",
+             "%j = arith.addi %bw, %l : index",
+             "%last = arith.addi %pos, %t : index",
+             "%visible = arith.cmpi ule, %j, %last : index",
+             "%s = arith.mulf %a0, %scale : f32",
+             "%m = arith.select %visible, %s, %ninf : f32",
+             "linalg.yield %m : f32"])
+        sums = ["parallel"] * 3 + ["reduction"] * 2
+        maximum = self.generic(
+            [(masked, st)], (n, kv, g), row, sums,
+            ["%m = arith.maximumf %acc, %a0 : f32", "linalg.yield %m : f32"],
+            init="0xFF800000")
+        exps = self.generic(
+            [(masked, st), (maximum, rt)], scores_shape,
+            [row[0], row[1], row[0]], ["parallel"] * 5,
+            ["%s = arith.subf %a0, %a1 : f32", "%e = math.exp %s : f32",
+             "linalg.yield %e : f32"], dynamic=[blocks])
+        total = self.generic(
+            [(exps, st)], (n, kv, g), row, sums,
+            ["%s = arith.addf %acc, %a0 : f32", "linalg.yield %s : f32"],
+            init="0.0")
+        weights = self.generic(
+            [(exps, st), (total, rt)], scores_shape,
+            [row[0], row[1], row[0]], ["parallel"] * 5,
+            ["%p = arith.divf %a0, %a1 : f32", "linalg.yield %p : f32"],
+            dynamic=[blocks])
+        flat_weights = self.fresh()
+        self.op(f"{flat_weights} = tensor.collapse_shape {weights} [[0], [1], "
+                f"[2], [3, 4]] : {st} into "
+                f"{tensor_type((n, kv, g, '?'), 'f32')}")
+        out = self.generic(
+            [(flat_weights, tensor_type((n, kv, g, "?"), "f32")),
+             (values, tensor_type((kv, "?", d), "f32"))], (n, kv, g, d),
+            ["(t, k, g, i, j) -> (t, k, g, j)", "(t, k, g, i, j) -> (k, j, i)",
+             "(t, k, g, i, j) -> (t, k, g, i)"],
+            ["parallel"] * 4 + ["reduction"],
             [f"%p = arith.mulf %a0, %a1{self.reassoc} : f32",
              f"%r = arith.addf %acc, %p{self.reassoc} : f32",
              "linalg.yield %r : f32"],
@@ -598,7 +750,8 @@ class _Emitter:
         c, n = self.c, self.n
         e, kvw = c.n_embd, c.n_head_kv * c.head_dim
         half = c.head_dim // 2
-        self.cache_type = f"memref<{c.n_layer}x{self.capacity}x{kvw}xf32>"
+        self.rows = cache_rows(self.capacity)
+        self.cache_type = f"memref<{c.n_layer}x{self.rows}x{kvw}xf32>"
         # One layer function per distinct tuple of weight types.
         signatures, layer_functions, calls = {}, [], []
         for layer in range(c.n_layer):
@@ -762,7 +915,8 @@ class Llama:
                                                         parts)
             self.parts += parts
         width = c.n_head_kv * c.head_dim
-        self.kcache = np.zeros((c.n_layer, self.capacity, width), np.float32)
+        self.kcache = np.zeros((c.n_layer, cache_rows(self.capacity), width),
+                                np.float32)
         self.vcache = np.zeros_like(self.kcache)
         self.rope_cos, self.rope_sin = rope_tables(c, self.capacity)
         self.position = 0

@@ -138,4 +138,107 @@ TEST(TileSizeSelection, SmallNestsStaySequential) {
             std::nullopt);
 }
 
+// Outer product contractions: rows x vectors of accumulators.
+
+OuterProductProblem outerProduct(llvm::ArrayRef<int64_t> ranges, size_t row,
+                                 size_t vector,
+                                 llvm::ArrayRef<size_t> reductions,
+                                 int64_t lanes = 16,
+                                 int64_t accumulators = 24) {
+  OuterProductProblem problem;
+  problem.loopRanges = ranges;
+  problem.rowLoop = row;
+  problem.vectorLoop = vector;
+  problem.reductionLoops.assign(reductions.begin(), reductions.end());
+  problem.lanes = lanes;
+  problem.accumulators = accumulators;
+  return problem;
+}
+
+TEST(OuterProductTiles, MatrixProduct) {
+  // C[m, n] += A[m, k] B[k, n], AVX-512: 4 vectors of 16 columns, and of
+  // the 6 rows that 24 accumulators allow, 4 divide 512.
+  llvm::SmallVector<int64_t> ranges = {512, 1024, 4096};
+  OuterProductProblem problem = outerProduct(ranges, 0, 1, {2});
+  EXPECT_EQ(chooseCPUOuterProductTileSizes(problem), (Sizes{4, 64, 1}));
+  // AVX2: 8 lanes, 12 accumulators: 4 vectors of 8, 3 rows allowed, 2
+  // divide 512.
+  problem.lanes = 8;
+  problem.accumulators = 12;
+  EXPECT_EQ(chooseCPUOuterProductTileSizes(problem), (Sizes{2, 32, 1}));
+  // The reduction runs innermost, the rows inside the columns.
+  EXPECT_EQ(getOuterProductLoopOrder(problem), (Sizes{1, 0, 2}));
+}
+
+TEST(OuterProductTiles, AttentionScores) {
+  // scores[t, k, g, b, l] += q[t, k, g, i] * keys[k, b, i, l]: 64 positions
+  // per block (kept whole: 4 vectors), 4 of 512 tokens, one head and one
+  // block at a time; a loop of one iteration (g) needs no tile loop.
+  llvm::SmallVector<int64_t> ranges = {512, 32, 1, kDynamic, 64, 128};
+  OuterProductProblem problem = outerProduct(ranges, 0, 4, {5});
+  EXPECT_EQ(chooseCPUOuterProductTileSizes(problem), (Sizes{4, 1, 0, 1, 0, 1}));
+  EXPECT_EQ(getOuterProductLoopOrder(problem), (Sizes{1, 2, 3, 4, 0, 5}));
+}
+
+TEST(OuterProductTiles, SeveralReductionLoopsRunInnermostInOrder) {
+  // out[t, h, i] += p[t, h, b, l] * v[h, b, l, i].
+  llvm::SmallVector<int64_t> ranges = {512, 32, 128, kDynamic, 64};
+  OuterProductProblem problem = outerProduct(ranges, 0, 2, {3, 4});
+  EXPECT_EQ(chooseCPUOuterProductTileSizes(problem), (Sizes{4, 1, 64, 1, 1}));
+  EXPECT_EQ(getOuterProductLoopOrder(problem), (Sizes{1, 2, 0, 3, 4}));
+}
+
+TEST(OuterProductTiles, RowsThatDoNotDivide) {
+  // 7 rows: only tiles of one row fit the 6 allowed.
+  llvm::SmallVector<int64_t> ranges = {7, 64, 256};
+  EXPECT_EQ(chooseCPUOuterProductTileSizes(outerProduct(ranges, 0, 1, {2})),
+            (Sizes{1, 0, 1}));
+}
+
+TEST(OuterProductTiles, NoTileWithoutWholeStaticVectors) {
+  // Columns that are not whole vectors, a dynamic vector or row loop.
+  llvm::SmallVector<int64_t> partial = {64, 40, 256};
+  EXPECT_EQ(chooseCPUOuterProductTileSizes(outerProduct(partial, 0, 1, {2})),
+            std::nullopt);
+  llvm::SmallVector<int64_t> dynamicColumns = {64, kDynamic, 256};
+  EXPECT_EQ(
+      chooseCPUOuterProductTileSizes(outerProduct(dynamicColumns, 0, 1, {2})),
+      std::nullopt);
+  llvm::SmallVector<int64_t> dynamicRows = {kDynamic, 64, 256};
+  EXPECT_EQ(
+      chooseCPUOuterProductTileSizes(outerProduct(dynamicRows, 0, 1, {2})),
+      std::nullopt);
+}
+
+TEST(OuterProductTiles, ThreadsTakeTheOutermostLoop) {
+  // Attention: whole heads per thread, so that each thread keeps the rows
+  // of a panel of keys together.
+  llvm::SmallVector<int64_t> ranges = {512, 32, 1, kDynamic, 64, 128};
+  OuterProductProblem problem = outerProduct(ranges, 0, 4, {5});
+  Sizes sizes = *chooseCPUOuterProductTileSizes(problem);
+  Sizes order = getOuterProductLoopOrder(problem);
+  EXPECT_EQ(chooseCPUOuterProductParallelLoop(problem, sizes, order, 65536),
+            std::optional<size_t>(1));
+  // A matrix product: panels of columns.
+  llvm::SmallVector<int64_t> matmul = {512, 1024, 4096};
+  OuterProductProblem product = outerProduct(matmul, 0, 1, {2});
+  EXPECT_EQ(chooseCPUOuterProductParallelLoop(
+                product, *chooseCPUOuterProductTileSizes(product),
+                getOuterProductLoopOrder(product), 65536),
+            std::optional<size_t>(1));
+  // Small nests stay on one thread; the reduction is never split.
+  llvm::SmallVector<int64_t> small = {8, 64, 64};
+  OuterProductProblem tiny = outerProduct(small, 0, 1, {2});
+  EXPECT_EQ(chooseCPUOuterProductParallelLoop(
+                tiny, *chooseCPUOuterProductTileSizes(tiny),
+                getOuterProductLoopOrder(tiny), 65536),
+            std::nullopt);
+  llvm::SmallVector<int64_t> onlyReduction = {4, 16, 1 << 20};
+  OuterProductProblem deep = outerProduct(onlyReduction, 0, 1, {2});
+  EXPECT_EQ(chooseCPUOuterProductParallelLoop(
+                deep, *chooseCPUOuterProductTileSizes(deep),
+                getOuterProductLoopOrder(deep), 1),
+            std::nullopt);
+}
+
 } // namespace

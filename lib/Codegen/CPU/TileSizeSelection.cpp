@@ -7,6 +7,8 @@
 
 #include "quant-block/Codegen/CPU/TileSizeSelection.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <cassert>
 #include <optional>
@@ -90,4 +92,64 @@ mlir::quant_block::chooseCPUParallelLoop(const TileSizeProblem &problem,
       chosen = d;
   }
   return chosen;
+}
+
+std::optional<llvm::SmallVector<int64_t>>
+mlir::quant_block::chooseCPUOuterProductTileSizes(
+    const OuterProductProblem &problem) {
+  llvm::ArrayRef<int64_t> ranges = problem.loopRanges;
+  int64_t lanes = std::max<int64_t>(problem.lanes, 1);
+  int64_t columns = ranges[problem.vectorLoop];
+  int64_t rows = ranges[problem.rowLoop];
+  if (columns <= 0 || rows <= 0 || columns % lanes != 0)
+    return std::nullopt;
+  // Whole vectors only: the largest divisor of the vector count.
+  int64_t vectors = getLargestDivisorAtMost(
+      columns / lanes, std::min<int64_t>(4, problem.accumulators));
+  int64_t rowTile = getLargestDivisorAtMost(
+      rows, std::max<int64_t>(problem.accumulators / vectors, 1));
+  llvm::SmallVector<int64_t> sizes(ranges.size(), 1);
+  auto wholeOr = [](int64_t tile, int64_t range) {
+    return tile == range ? 0 : tile;
+  };
+  sizes[problem.vectorLoop] = wholeOr(vectors * lanes, columns);
+  sizes[problem.rowLoop] = wholeOr(rowTile, rows);
+  // Loops of one iteration need no tile loop.
+  for (auto [size, range] : llvm::zip(sizes, ranges))
+    if (range == 1)
+      size = 0;
+  return sizes;
+}
+
+llvm::SmallVector<int64_t> mlir::quant_block::getOuterProductLoopOrder(
+    const OuterProductProblem &problem) {
+  llvm::SmallVector<int64_t> order;
+  for (size_t d = 0, e = problem.loopRanges.size(); d < e; ++d)
+    if (d != problem.vectorLoop && d != problem.rowLoop &&
+        !llvm::is_contained(problem.reductionLoops, d))
+      order.push_back(d);
+  order.push_back(problem.vectorLoop);
+  order.push_back(problem.rowLoop);
+  order.append(problem.reductionLoops.begin(), problem.reductionLoops.end());
+  return order;
+}
+
+std::optional<size_t> mlir::quant_block::chooseCPUOuterProductParallelLoop(
+    const OuterProductProblem &problem, llvm::ArrayRef<int64_t> tileSizes,
+    llvm::ArrayRef<int64_t> order, int64_t minIterations) {
+  llvm::ArrayRef<int64_t> ranges = problem.loopRanges;
+  int64_t iterations = 1;
+  for (int64_t range : ranges)
+    if (range > 0)
+      iterations =
+          iterations > INT64_MAX / range ? INT64_MAX : iterations * range;
+  if (iterations < minIterations)
+    return std::nullopt;
+  for (int64_t d : order) {
+    if (llvm::is_contained(problem.reductionLoops, static_cast<size_t>(d)) ||
+        ranges[d] <= 0 || tileSizes[d] <= 0 || ranges[d] / tileSizes[d] < 2)
+      continue;
+    return static_cast<size_t>(d);
+  }
+  return std::nullopt;
 }

@@ -40,6 +40,42 @@ def CPUVectorize : Pass<"quant-block-cpu-vectorize", "func::FuncOp"> {
 
     Ops the vectorizer refuses stay as they are (they become loops later).
 
+    Float products that are sums of outer products (the body is
+    `acc + a * b`; the innermost output dimension is the innermost one of
+    `b` and absent from `a`; a static parallel loop of `a` and the output
+    that `b` lacks gives the rows) take a register tile instead
+    (chooseCPUOuterProductTileSizes): up to 4 vectors of columns times as
+    many rows as the accumulator registers allow (24 with 512-bit vectors,
+    12 below), the reduction loops innermost, the row tiles inside the
+    column tiles (so they reuse one panel of `b` from the cache), and the
+    threads on the outermost loop. The accumulators become vector iter_args
+    of the reduction loops. Each output still adds its terms in increasing
+    reduction index; with `contract` in the body each term is a `math.fma`
+    (one rounding on every host). A matrix product:
+
+    ```mlir
+    %c = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x256xf32>)
+                       outs(%init : tensor<64x256xf32>) -> tensor<64x256xf32>
+    ```
+
+    becomes, with `vector-bits=512`:
+
+    ```mlir
+    scf.for %n = %c0 to %c256 step %c64 ... {
+      scf.for %m = %c0 to %c64 step %c4 ... {
+        %init = vector.transfer_read %out[%m, %n] ... : vector<4x64xf32>
+        %sum = scf.for %k = %c0 to %c128 step %c1
+            iter_args(%acc = %init) -> (vector<4x64xf32>) {
+          // 4 elements of a broadcast, 4 vectors of b, 16 multiply-adds
+          %t = arith.mulf %a_k, %b_k : vector<4x64xf32>
+          %s = arith.addf %acc, %t : vector<4x64xf32>
+          scf.yield %s : vector<4x64xf32>
+        }
+        vector.transfer_write %sum, %out[%m, %n] ...
+      }
+    }
+    ```
+
     With `parallel`, the tiles of one parallel loop of each large op (at
     least `parallel-min-iterations` iterations) become the iterations of an
     `scf.forall` around the `scf.for` nest of the other loops; the CPU
@@ -51,6 +87,7 @@ def CPUVectorize : Pass<"quant-block-cpu-vectorize", "func::FuncOp"> {
     sizes stay those of the sequential code.
   }];
   let dependentDialects = [
+    "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",

@@ -59,6 +59,59 @@ std::optional<size_t> chooseCPUParallelLoop(const TileSizeProblem &problem,
                                             llvm::ArrayRef<int64_t> tileSizes,
                                             int64_t minIterations);
 
+/// A float contraction that is a sum of outer products: `out += a * b`, where
+/// the innermost dimension of `out` (the vector loop) is also the innermost
+/// one of `b` and absent from `a`, and a parallel loop of `a` and `out` that
+/// `b` lacks (the row loop) reuses each vector of `b`: a matrix product
+/// `C[m, n] += A[m, k] * B[k, n]` with m the rows, n the vectors and k the
+/// reduction, and the two products of an attention.
+struct OuterProductProblem {
+  /// The static size of each loop, outermost first (negative: dynamic).
+  llvm::ArrayRef<int64_t> loopRanges;
+  size_t rowLoop = 0;
+  size_t vectorLoop = 0;
+  /// The reduction loops, outermost first (a sum over positions taken in
+  /// blocks has two).
+  llvm::SmallVector<size_t, 2> reductionLoops;
+  /// How many elements one vector register holds.
+  int64_t lanes = 1;
+  /// How many vector registers the accumulator tile may hold.
+  int64_t accumulators = 1;
+};
+
+/// Tile sizes (0: the loop is kept whole) for a register tile of an outer
+/// product contraction: the vector loop by its largest divisor that is a
+/// multiple of `lanes` and at most 4 vectors, the row loop by its largest
+/// divisor that keeps the tile within `accumulators` vector registers, the
+/// reductions and every other loop by 1. The reduction loops, run innermost,
+/// then add one outer product per iteration to accumulators that stay in
+/// registers: each vector of `b` is loaded once per row tile and each element
+/// of `a` broadcast once per vector tile, and every output still adds its
+/// terms in reduction order. None when the vector loop is dynamic or has no
+/// such divisor, or when the row loop is dynamic.
+std::optional<llvm::SmallVector<int64_t>>
+chooseCPUOuterProductTileSizes(const OuterProductProblem &problem);
+
+/// The order of the tile loops of an outer product contraction, outermost
+/// first: the other loops in their order, then the vector loop, the row loop
+/// and the reduction loops innermost, in their order. The row tiles inside a
+/// vector tile reuse its panel of `b` (every reduction step of a few vectors)
+/// from the cache.
+llvm::SmallVector<int64_t>
+getOuterProductLoopOrder(const OuterProductProblem &problem);
+
+/// The loop whose tiles run on different threads for an outer product
+/// contraction tiled by `tileSizes` with its loops nested in `order`
+/// (getOuterProductLoopOrder): the outermost static loop of at least two
+/// tiles, never the reduction, in a nest of at least `minIterations` static
+/// iterations. Outermost, so that each thread keeps the loop order inside
+/// its share: the row tiles of a panel of `b` still follow one another (for
+/// an attention, each thread takes whole heads; for a matrix product, whole
+/// panels of columns).
+std::optional<size_t> chooseCPUOuterProductParallelLoop(
+    const OuterProductProblem &problem, llvm::ArrayRef<int64_t> tileSizes,
+    llvm::ArrayRef<int64_t> order, int64_t minIterations);
+
 /// The largest divisor of `range` that is at most `limit` (at least 1).
 int64_t getLargestDivisorAtMost(int64_t range, int64_t limit);
 
