@@ -96,6 +96,9 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
     pm.addNestedPass<func::FuncOp>(createCPUReportUnvectorized());
 
   buildBufferizationStage(pm);
+  // Temporaries are freed after their last use, not when the function
+  // returns: a layer's peak memory is then its largest live set.
+  pm.addNestedPass<func::FuncOp>(createDeallocateAfterLastUse());
 
   // After bufferization: buffer deallocation refuses the intrinsic calls.
   if (options.vectorize && options.matmulKernels && target.x86Vnni)

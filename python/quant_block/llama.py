@@ -857,11 +857,22 @@ def _widen_q6_k(tensor, parts):
     the bytes: 8.56 bits per weight against 6.56)."""
     data, scales, outer = parts
     n, k = tensor.shape
-    groups = data.view(np.uint8).reshape(n, k // 4, 3).astype(np.uint32)
-    words = groups[..., 0] | groups[..., 1] << 8 | groups[..., 2] << 16
-    codes = np.stack([(words >> (6 * j)) & 63 for j in range(4)], axis=-1)
-    codes = codes.reshape(n, k).astype(np.int8)
-    codes = np.where(codes >= 32, codes - 64, codes).astype(np.int8)
+    groups = data.view(np.uint8).reshape(n, k // 4, 3)
+    codes = np.empty((n, k // 4, 4), np.uint8)
+    # Rows in chunks, in bytes: the temporaries stay a few MiB (widening the
+    # whole 32000 x 4096 head at once took 1.3 GB above the parts).
+    for row in range(0, n, 256):
+        b0, b1, b2 = (groups[row:row + 256, :, j] for j in range(3))
+        out = codes[row:row + 256]
+        out[..., 0] = b0 & 63
+        out[..., 1] = (b0 >> 6) | ((b1 & 15) << 2)
+        out[..., 2] = (b1 >> 4) | ((b2 & 3) << 4)
+        out[..., 3] = b2 >> 2
+        # Sign-extend the 6-bit two's complement codes in place.
+        signed = out.view(np.int8)
+        np.left_shift(out, 2, out=out)
+        np.right_shift(signed, 2, out=signed)
+    codes = codes.reshape(n, k).view(np.int8)
     scheme = ("#quant_block.scheme<i8 : f32, block = [16], scale = i8, "
               "outer = <f16, block = [16]>>")
     widened = [codes, scales, outer]
@@ -917,7 +928,9 @@ class Llama:
         width = c.n_head_kv * c.head_dim
         self.kcache = np.zeros((c.n_layer, cache_rows(self.capacity), width),
                                 np.float32)
-        self.vcache = np.zeros_like(self.kcache)
+        # np.zeros, not zeros_like (which writes the zeros): the pages of
+        # the positions not yet used stay unallocated.
+        self.vcache = np.zeros(self.kcache.shape, np.float32)
         self.rope_cos, self.rope_sin = rope_tables(c, self.capacity)
         self.position = 0
         self._functions = {}

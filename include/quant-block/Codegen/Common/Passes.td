@@ -104,6 +104,52 @@ def ExpandFloatConversions : Pass<"quant-block-expand-float-conversions",
   ];
 }
 
+def DeallocateAfterLastUse : Pass<"quant-block-deallocate-after-last-use",
+                                   "func::FuncOp"> {
+  let summary = "Move each memref.dealloc up to the last use of its buffer";
+  let description = [{
+    Upstream's ownership-based buffer deallocation frees the buffers a block
+    allocates at the end of that block, so every temporary of a function
+    lives until it returns: in a transformer layer the attention's score
+    tensors (32 MiB each for 512 tokens) were still allocated during the
+    feed-forward products, and each layer's output until the model's
+    function returned. This pass moves each `memref.dealloc` of a
+    `memref.alloc` or of a `func.call` result (the caller owns those) of the
+    same block to just after the last op of that block
+    that uses the buffer or anything derived from it (views, casts, pointers
+    taken from it, and the results of any op that takes it, except the
+    values loaded from it), uses in nested regions counting as uses by the
+    op that holds them:
+
+    ```mlir
+    %a = memref.alloc() : memref<512x512xf32>
+    linalg.fill ins(%zero : f32) outs(%a : memref<512x512xf32>)
+    %v = memref.expand_shape %a [[0], [1, 2]] output_shape [512, 8, 64] ...
+    "use"(%v) : (memref<512x8x64xf32>) -> ()
+    "other work"() : () -> ()
+    memref.dealloc %a : memref<512x512xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %a = memref.alloc() : memref<512x512xf32>
+    linalg.fill ins(%zero : f32) outs(%a : memref<512x512xf32>)
+    %v = memref.expand_shape %a [[0], [1, 2]] output_shape [512, 8, 64] ...
+    "use"(%v) : (memref<512x8x64xf32>) -> ()
+    memref.dealloc %a : memref<512x512xf32>
+    "other work"() : () -> ()
+    ```
+
+    A buffer that a block terminator, a return or a store passes on, or
+    that has a use outside the block, keeps its dealloc where it is. Run
+    after the deallocations are lowered to `memref.dealloc`, on code whose
+    uses of a buffer are done when the using op returns (the CPU pipeline:
+    OpenMP regions join before the next op; not for asynchronous GPU
+    launches).
+  }];
+}
+
 def MarkRunnerUtilsReadOnly : Pass<"quant-block-mark-runner-utils-read-only",
                                    "ModuleOp"> {
   let summary = "Tell bufferization that the runner utilities only read";
