@@ -16,6 +16,7 @@
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -111,6 +112,30 @@ mlirQuantBlockExecutableFreeDevice(MlirQuantBlockExecutable executable,
 MLIR_CAPI_EXPORTED bool
 mlirQuantBlockExecutableGetCopyStats(MlirQuantBlockExecutable executable,
                                      uint64_t stats[6]);
+
+/// What the kernels of --quant-block-cpu-pipeline may use on a CPU (the
+/// pipeline's x86 options that its `target-cpu` / `target-features`
+/// resolve to, docs/CPU.md).
+typedef struct MlirQuantBlockCPUTarget {
+  bool avx512f;
+  /// AVX512-VNNI with AVX512BW (vpdpbusd on 512-bit vectors).
+  bool avx512Vnni;
+  /// AMX-TILE and AMX-INT8 with AVX512-VNNI.
+  bool amxInt8;
+  bool f16c;
+  /// The widest vector registers, in bits.
+  int64_t vectorBits;
+} MlirQuantBlockCPUTarget;
+
+/// Resolves `cpu` ("host": the CPU the executables of this runner are
+/// compiled for; an LLVM processor name such as "x86-64-v3"; empty: the
+/// generic one) with `features` ("+avx512vnni,-avx512f", may be empty)
+/// into `target`. Returns false (and `onError` told why) for an unknown
+/// processor or feature name.
+MLIR_CAPI_EXPORTED bool
+mlirQuantBlockResolveCPUTarget(MlirStringRef cpu, MlirStringRef features,
+                               MlirQuantBlockCPUTarget *target,
+                               MlirStringCallback onError, void *userData);
 
 static inline bool
 mlirQuantBlockExecutableIsNull(MlirQuantBlockExecutable executable) {

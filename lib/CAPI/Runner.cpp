@@ -11,6 +11,7 @@
 
 #include "quant-block-c/Runner.h"
 #include "quant-block-c/Passes.h"
+#include "quant-block/Codegen/CPU/CPUTarget.h"
 #include "quant-block/Runner/DeviceBuffers.h"
 #include "quant-block/Runner/EntrySignature.h"
 #include "quant-block/Runner/JitCompiler.h"
@@ -110,10 +111,8 @@ mlirQuantBlockExecutableCreate(MlirModule cModule, MlirStringRef pipeline,
       cModule, pipeline, quantizedAsParts, 0, nullptr, onError, userData);
 }
 
-MlirQuantBlockExecutable mlirQuantBlockExecutableCreateWithLibraries(
-    MlirModule cModule, MlirStringRef pipeline, bool quantizedAsParts,
-    intptr_t numLibraries, const MlirStringRef *libraries,
-    MlirStringCallback onError, void *userData) {
+/// The native target, the passes and the pass manager options, once.
+static void initializeRunner() {
   static std::once_flag initialized;
   std::call_once(initialized, [] {
     llvm::InitializeNativeTarget();
@@ -124,6 +123,32 @@ MlirQuantBlockExecutable mlirQuantBlockExecutableCreateWithLibraries(
     // quant-run has them); a C host has none, so they take their defaults.
     registerPassManagerCLOptions();
   });
+}
+
+bool mlirQuantBlockResolveCPUTarget(MlirStringRef cpu, MlirStringRef features,
+                                    MlirQuantBlockCPUTarget *target,
+                                    MlirStringCallback onError,
+                                    void *userData) {
+  initializeRunner();
+  llvm::Expected<quant_block::CPUTarget> resolved =
+      quant_block::resolveCPUTarget(unwrap(cpu), unwrap(features));
+  if (!resolved) {
+    report(onError, userData, llvm::toString(resolved.takeError()));
+    return false;
+  }
+  target->avx512f = resolved->avx512f;
+  target->avx512Vnni = resolved->avx512Vnni;
+  target->amxInt8 = resolved->amxInt8;
+  target->f16c = resolved->f16c;
+  target->vectorBits = resolved->vectorBits;
+  return true;
+}
+
+MlirQuantBlockExecutable mlirQuantBlockExecutableCreateWithLibraries(
+    MlirModule cModule, MlirStringRef pipeline, bool quantizedAsParts,
+    intptr_t numLibraries, const MlirStringRef *libraries,
+    MlirStringCallback onError, void *userData) {
+  initializeRunner();
 
   OwningOpRef<ModuleOp> module = unwrap(cModule).clone();
   std::string diagnostics;

@@ -5,7 +5,8 @@ The Python side of the project:
 * `Context`, `Module` (parse / print / verify / run_passes) and `MLIRError`:
   MLIR through quant-block's C API (ctypes over libQuantBlockCAPI.so);
 * `compile(module)`: JIT-compiled functions that take and return numpy
-  arrays (quantized values as their parts);
+  arrays (quantized values as their parts); `cpu_target()`: what the CPU
+  pipeline's kernels may use on the host (or a named CPU);
 * `Scheme`, `quantize(array, scheme)`, `dequantize(parts, scheme)`: the
   compiled kernels on numpy arrays;
 * `reference`: the numpy reference of the numerics contract, independent of
@@ -30,13 +31,13 @@ The library is loaded on first use (see `_capi.candidate_paths`).
 
 from .ir import Context, Diagnostic, MLIRError, Module
 from .quantization import QuantizedParts, dequantize, quantize
-from .runner import (DeviceArray, Executable, Function, compile,
+from .runner import (DeviceArray, Executable, Function, compile, cpu_target,
                      gpu_runtime_library)
 from .scheme import Scheme
 
 __all__ = [
     "Context", "DeviceArray", "Diagnostic", "Executable", "Function",
-    "MLIRError", "Module", "gpu_runtime_library",
+    "MLIRError", "Module", "cpu_target", "gpu_runtime_library",
     "QuantizedParts", "Scheme", "compile", "dequantize", "quantize",
     "builder", "gguf", "gguf_writer", "llama", "llama_reference", "onnx",
     "reference", "webnn",

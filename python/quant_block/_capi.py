@@ -80,6 +80,12 @@ class Buffer(ctypes.Structure):
                 ("element_type", ElementType)]
 
 
+class CPUTarget(ctypes.Structure):
+    _fields_ = [("avx512f", ctypes.c_bool), ("avx512_vnni", ctypes.c_bool),
+                ("amx_int8", ctypes.c_bool), ("f16c", ctypes.c_bool),
+                ("vector_bits", ctypes.c_int64)]
+
+
 # void (*)(MlirStringRef, void *)
 StringCallback = ctypes.CFUNCTYPE(None, StringRef, ctypes.c_void_p)
 # MlirLogicalResult (*)(MlirDiagnostic, void *): a one-byte struct comes back
@@ -164,6 +170,9 @@ _SIGNATURES = {
           ctypes.POINTER(StringRef), StringCallback, ctypes.c_void_p],
          Executable),
     "mlirQuantBlockExecutableDestroy": ([Executable], None),
+    "mlirQuantBlockResolveCPUTarget":
+        ([StringRef, StringRef, ctypes.POINTER(CPUTarget), StringCallback,
+          ctypes.c_void_p], ctypes.c_bool),
     "mlirQuantBlockExecutableUpload":
         ([Executable, ctypes.POINTER(Buffer), StringCallback, ctypes.c_void_p],
          ctypes.c_void_p),

@@ -251,6 +251,21 @@ _GPU_RUNTIMES = {"vulkan": "libQuantBlockVulkanRuntime.so",
                  "cuda": "libQuantBlockCudaRuntime.so"}
 
 
+def cpu_target(cpu="host", features=""):
+    """What the CPU pipeline's kernels may use on `cpu` ("host": the CPU
+    that compile() compiles for; or an LLVM processor name) with `features`
+    ("+avx512vnni,-avx512f"): a CPUTarget with avx512f, avx512_vnni,
+    amx_int8, f16c and vector_bits. Raises MLIRError for unknown names."""
+    lib = _capi.library()
+    target = _capi.CPUTarget()
+    errors = _capi.TextCollector()
+    if not lib.mlirQuantBlockResolveCPUTarget(
+            _capi.StringRef.of(cpu), _capi.StringRef.of(features),
+            ctypes.byref(target), errors.callback, None):
+        raise MLIRError(errors.text.strip())
+    return target
+
+
 def gpu_runtime_library(kind):
     """The path of the project's GPU runtime library for `kind` ("vulkan"
     for the SPIR-V pipeline, "cuda" for the NVVM one), beside

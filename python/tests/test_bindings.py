@@ -12,7 +12,7 @@ import pytest
 
 import quant_block
 from quant_block import (Context, MLIRError, Module, Scheme, compile,
-                         dequantize, quantize, reference)
+                         cpu_target, dequantize, quantize, reference)
 
 DCAST = """
 func.func @dcast(%q: tensor<2x4xi8>) -> tensor<2x4xf32> {
@@ -117,6 +117,29 @@ def test_compile_for_a_target_cpu():
         compile(DCAST, "quant-block-cpu-pipeline{target-cpu=bogus}")
     assert any("'bogus' is not a processor LLVM knows" in d.message
                for d in error.value.diagnostics)
+
+
+def test_cpu_target():
+    """What the CPU kernels may use, from LLVM's tables: none of the x86
+    options on x86-64-v2, AVX-512 (and what is added) on x86-64-v4; the
+    host's as the JIT resolves it; unknown names are errors."""
+    v2 = cpu_target("x86-64-v2")
+    assert (v2.avx512f, v2.avx512_vnni, v2.amx_int8, v2.f16c,
+            v2.vector_bits) == (False, False, False, False, 128)
+    assert cpu_target("x86-64-v3").vector_bits == 256
+    v4 = cpu_target("x86-64-v4")
+    assert v4.avx512f and not v4.avx512_vnni and v4.vector_bits == 512
+    assert cpu_target("x86-64-v4", "+avx512vnni").avx512_vnni
+    amx = cpu_target("x86-64-v4", "+avx512vnni,+amx-tile,+amx-int8")
+    assert amx.amx_int8
+    # AMX without VNNI (the kernels' rows left over need it) is not usable.
+    assert not cpu_target("x86-64-v3", "+amx-tile,+amx-int8").amx_int8
+    host = cpu_target()
+    assert host.vector_bits in (128, 256, 512)
+    with pytest.raises(MLIRError, match="'bogus' is not a processor"):
+        cpu_target("bogus")
+    with pytest.raises(MLIRError, match="bogus"):
+        cpu_target("x86-64-v3", "+bogus")
 
 
 def test_quantized_arguments_as_parts():

@@ -121,6 +121,36 @@ def test_int8_prefill_with_amx_tiles(files, mix):
     assert np.isfinite(got).all() and np.abs(got).max() > 0
 
 
+@pytest.mark.parametrize("mix", ["Q4_0", "Q8_0"])
+def test_row_tiled_weights(files, mix):
+    """row_tiles (by default with int8 activations where the host has
+    AVX512-VNNI): every product's Q4_0 / Q8_0 weight in tiles of 16 rows,
+    the embedding table (gathered by rows) row-major; the logits of a
+    prefill of 20 tokens (AMX tiles for 16 of them where the host has
+    them) and of decode steps are the same bits as with row-major
+    weights."""
+    tokens = np.random.default_rng(9).integers(3, TINY["n_vocab"], 24).tolist()
+    tiled = llama.Llama(files[mix], capacity=32, activations="int8",
+                        row_tiles=True)
+    plain = llama.Llama(files[mix], capacity=32, activations="int8",
+                        row_tiles=False)
+    for model, want_tiles in ((tiled, True), (plain, False)):
+        lines = model.module_text(1).splitlines()
+        products = [line for line in lines if "quant_block.matmul" in line
+                    and (mix == "Q8_0" or "block = [32], scale = f16" in line)]
+        assert len(products) >= 7  # a layer function (shared) and the head
+        assert all(("row_tile = 16" in line) == want_tiles
+                   for line in products)
+        assert not any("row_tile" in line for line in lines
+                       if "quant_block.dequantize" in line)
+    got = np.concatenate([tiled.prefill(tokens[:20])] +
+                         [tiled.decode(t)[None] for t in tokens[20:]])
+    want = np.concatenate([plain.prefill(tokens[:20])] +
+                          [plain.decode(t)[None] for t in tokens[20:]])
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert np.isfinite(got).all() and np.abs(got).max() > 0
+
+
 @pytest.mark.parametrize("activations", ["f32", "int8"])
 def test_prefill_of_the_last_logits(files, activations):
     """last_logits (llama-bench's prompt test, and generate's prompt): the

@@ -206,6 +206,33 @@ static void testDiagnostics(MlirContext ctx) {
   mlirModuleDestroy(module);
 }
 
+/// What the CPU pipeline's kernels may use on a named CPU, from LLVM's
+/// tables; an unknown name is an error that says which.
+static void testCPUTarget(void) {
+  // CHECK-LABEL: testCPUTarget
+  printf("testCPUTarget\n");
+  MlirQuantBlockCPUTarget target;
+  bool resolved = mlirQuantBlockResolveCPUTarget(str("x86-64-v2"), str(""),
+                                                 &target, printToStdout, NULL);
+  // CHECK: x86-64-v2: 1 avx512f 0 vnni 0 amx 0 f16c 0 vector bits 128
+  printf("x86-64-v2: %d avx512f %d vnni %d amx %d f16c %d vector bits %d\n",
+         resolved, target.avx512f, target.avx512Vnni, target.amxInt8,
+         target.f16c, (int)target.vectorBits);
+  resolved = mlirQuantBlockResolveCPUTarget(
+      str("x86-64-v4"), str("+avx512vnni,+amx-tile,+amx-int8"), &target,
+      printToStdout, NULL);
+  // CHECK: x86-64-v4 with AMX: 1 avx512f 1 vnni 1 amx 1 f16c 1 vector bits 512
+  printf("x86-64-v4 with AMX: %d avx512f %d vnni %d amx %d f16c %d vector "
+         "bits %d\n",
+         resolved, target.avx512f, target.avx512Vnni, target.amxInt8,
+         target.f16c, (int)target.vectorBits);
+  // CHECK: 'bogus' is not a processor
+  // CHECK: bogus resolved: 0
+  resolved = mlirQuantBlockResolveCPUTarget(str("bogus"), str(""), &target,
+                                            printToStdout, NULL);
+  printf("\nbogus resolved: %d\n", resolved);
+}
+
 static const char *kResidentDequant =
     "!q = !quant_block.tensor<2x4, #quant_block.scheme<i8 : f32, "
     "block = [2]>>\n"
@@ -340,6 +367,7 @@ int main(int argc, char **argv) {
   testCompileAndCall(ctx);
   testQuantizedParts(ctx);
   testDiagnostics(ctx);
+  testCPUTarget();
   if (argc > 1)
     testDeviceResident(ctx, argv[1]);
   mlirContextDestroy(ctx);
