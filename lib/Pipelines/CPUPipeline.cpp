@@ -123,6 +123,9 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
   halfWidth.targetTypeStr = "f32";
   pm.addNestedPass<func::FuncOp>(
       arith::createArithEmulateUnsupportedFloats(halfWidth));
+  // Vectorizable, host-independent exp (softmax, SiLU) instead of a libm
+  // call per lane.
+  pm.addNestedPass<func::FuncOp>(createCPUPolynomialExp());
   ExpandFloatConversionsOptions conversions;
   conversions.nativeF16Extension = target.x86F16c;
   pm.addNestedPass<func::FuncOp>(createExpandFloatConversions(conversions));
