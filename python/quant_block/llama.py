@@ -718,7 +718,14 @@ class _Emitter:
                           for i, t in enumerate(self.LAYER_TENSORS)}
         xt = tensor_type((n, e), "f32")
         half = tensor_type((n, c.head_dim // 2), "f32")
-        arguments = [f"%x: {xt}", "%pos: index", "%layer: index",
+        # The activations come in and go out through buffers the caller
+        # owns (two, used in turn): a returned tensor would be a fresh
+        # buffer per block, which ownership-based deallocation frees only
+        # when the model's function returns (it decides their ownership at
+        # run time), all of them live at once.
+        arguments = [f"%xin: {self.activation_type}",
+                     f"%xout: {self.activation_type}", "%pos: index",
+                     "%layer: index",
                      f"%kcache: {self.cache_type}",
                      f"%vcache: {self.cache_type}",
                      f"%cos: {half}", f"%sin: {half}"]
@@ -726,6 +733,8 @@ class _Emitter:
                       f"{self.weights[p + t + '.weight'].mlir_type}"
                       for t in self.LAYER_TENSORS]
         self.cos, self.sin = "%cos", "%sin"
+        self.op(f"%x = bufferization.to_tensor %xin restrict : "
+                f"{self.activation_type} to {xt}")
         h = self.rms_norm("%x", self.arg_names[p + "attn_norm.weight"])
         q = self.rope(self.linear(h, p + "attn_q.weight", e, qw), c.n_head)
         k = self.rope(self.linear(h, p + "attn_k.weight", e, kvw), c.n_head_kv)
@@ -741,8 +750,10 @@ class _Emitter:
                           self.linear(h, p + "ffn_up.weight", e, c.n_ff))
         x = self.add(x, self.linear(act, p + "ffn_down.weight", c.n_ff, e),
                      (n, e))
-        self.op(f"return {x} : {xt}")
-        return self.b.function(name, arguments, [xt])
+        self.op(f"bufferization.materialize_in_destination {x} in restrict "
+                f"writable %xout : ({xt}, {self.activation_type}) -> ()")
+        self.op("return")
+        return self.b.function(name, arguments, [])
 
     def build(self, name, order, last_logits=False):
         """The module: `@forward` (embedding, a call of a layer function per
@@ -753,6 +764,7 @@ class _Emitter:
         half = c.head_dim // 2
         self.rows = cache_rows(self.capacity)
         self.cache_type = f"memref<{c.n_layer}x{self.rows}x{kvw}xf32>"
+        self.activation_type = f"memref<{n}x{e}xf32>"
         # One layer function per distinct tuple of weight types.
         signatures, layer_functions, calls = {}, [], []
         for layer in range(c.n_layer):
@@ -787,6 +799,12 @@ class _Emitter:
         self.b.location = "token_embd"
         x = self.embed()
         xt = tensor_type((n, e), "f32")
+        buffers = [self.fresh(), self.fresh()]
+        for buffer in buffers:
+            self.op(f"{buffer} = memref.alloc() : {self.activation_type}")
+        self.op(f"bufferization.materialize_in_destination {x} in restrict "
+                f"writable {buffers[0]} : ({xt}, {self.activation_type}) "
+                f"-> ()")
         for layer, function in enumerate(calls):
             p = f"blk.{layer}."
             self.b.location = p.rstrip(".")
@@ -796,13 +814,16 @@ class _Emitter:
                        for t in self.LAYER_TENSORS]
             weight_types = [self.weights[p + t + ".weight"].mlir_type
                             for t in self.LAYER_TENSORS]
-            y = self.fresh()
-            self.op(f"{y} = func.call @{function}({x}, %pos, {index}, "
-                    f"%kcache, %vcache, {cos}, {sin}, {', '.join(weights)}) "
-                    f": ({xt}, index, index, {self.cache_type}, "
-                    f"{self.cache_type}, {rows}, {rows}, "
-                    f"{', '.join(weight_types)}) -> {xt}")
-            x = y
+            source, target = buffers[layer % 2], buffers[1 - layer % 2]
+            self.op(f"func.call @{function}({source}, {target}, %pos, "
+                    f"{index}, %kcache, %vcache, {cos}, {sin}, "
+                    f"{', '.join(weights)}) : ({self.activation_type}, "
+                    f"{self.activation_type}, index, index, "
+                    f"{self.cache_type}, {self.cache_type}, {rows}, {rows}, "
+                    f"{', '.join(weight_types)}) -> ()")
+        x = self.fresh()
+        self.op(f"{x} = bufferization.to_tensor {buffers[c.n_layer % 2]} "
+                f"restrict : {self.activation_type} to {xt}")
         self.b.location = "output"
         if last_logits and n > 1:
             last = self.fresh()
