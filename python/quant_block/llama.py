@@ -439,42 +439,12 @@ class _Emitter:
             ["(t, k, g, j, i) -> (t, k, g, i)", "(t, k, g, j, i) -> (j, k, i)",
              "(t, k, g, j, i) -> (t, k, g, j)"],
             ["parallel"] * 4 + ["reduction"],
-            [f"%p = arith.mulf %a0, %a1{self.reassoc} : f32",
-             f"%r = arith.addf %acc, %p{self.reassoc} : f32",
-             "linalg.yield %r : f32"],
+            self.sum_of_products(),
             init="0.0", dynamic=dyn)
+        weights = self.attention_weights(
+            scores, (n, kv, g, cap), "(t, k, g, j)",
+            ["%j = linalg.index 3 : index"], dyn)
         st = tensor_type((n, kv, g, cap), "f32")
-        rt = tensor_type((n, kv, g), "f32")
-        row = ["(t, k, g, j) -> (t, k, g, j)", "(t, k, g, j) -> (t, k, g)"]
-        masked = self.generic(
-            [(scores, st)], (n, kv, g, cap), [row[0], row[0]],
-            ["parallel"] * 4, dynamic=dyn, body=[
-             f"%scale = arith.constant {1.0 / math.sqrt(d)!r} : f32",
-             "%ninf = arith.constant 0xFF800000 : f32",
-             "%t = linalg.index 0 : index", "%j = linalg.index 3 : index",
-             "%last = arith.addi %pos, %t : index",
-             "%visible = arith.cmpi ule, %j, %last : index",
-             "%s = arith.mulf %a0, %scale : f32",
-             "%m = arith.select %visible, %s, %ninf : f32",
-             "linalg.yield %m : f32"])
-        maximum = self.generic(
-            [(masked, st)], (n, kv, g), row, ["parallel"] * 3 + ["reduction"],
-            ["%m = arith.maximumf %acc, %a0 : f32", "linalg.yield %m : f32"],
-            init="0xFF800000")
-        exps = self.generic(
-            [(masked, st), (maximum, rt)], (n, kv, g, cap),
-            [row[0], row[1], row[0]], ["parallel"] * 4,
-            ["%s = arith.subf %a0, %a1 : f32", "%e = math.exp %s : f32",
-             "linalg.yield %e : f32"], dynamic=dyn)
-        total = self.generic(
-            [(exps, st)], (n, kv, g), row, ["parallel"] * 3 + ["reduction"],
-            ["%s = arith.addf %acc, %a0 : f32", "linalg.yield %s : f32"],
-            init="0.0")
-        weights = self.generic(
-            [(exps, st), (total, rt)], (n, kv, g, cap),
-            [row[0], row[1], row[0]], ["parallel"] * 4,
-            ["%p = arith.divf %a0, %a1 : f32", "linalg.yield %p : f32"],
-            dynamic=dyn)
         # The positions (j, a dynamic count) summed in an outer loop, the
         # head dimension (static, contiguous in the values) innermost: the
         # vectorizer keeps 16 outputs per vector instead of reading the
@@ -485,14 +455,69 @@ class _Emitter:
             ["(t, k, g, j, i) -> (t, k, g, j)", "(t, k, g, j, i) -> (j, k, i)",
              "(t, k, g, j, i) -> (t, k, g, i)"],
             ["parallel"] * 3 + ["reduction", "parallel"],
-            [f"%p = arith.mulf %a0, %a1{self.reassoc} : f32",
-             f"%r = arith.addf %acc, %p{self.reassoc} : f32",
-             "linalg.yield %r : f32"],
+            self.sum_of_products(),
             init="0.0")
+        return self.merge_heads(out)
+
+    def sum_of_products(self):
+        """The body of an attention product: acc + a0 * a1, reassociable
+        with the products' fast-math option."""
+        return [f"%p = arith.mulf %a0, %a1{self.reassoc} : f32",
+                f"%r = arith.addf %acc, %p{self.reassoc} : f32",
+                "linalg.yield %r : f32"]
+
+    def attention_weights(self, scores, shape, dims, position, dynamic):
+        """The softmax weights of `scores` ([N, kv, g, positions...], loops
+        named `dims`, e.g. "(t, k, g, j)"): scaled by 1 / sqrt(head_dim),
+        the positions after pos + t masked, normalized over the position
+        dimensions. `position`: the body lines that compute %j, the
+        position, from the loop indices; `dynamic`: the sizes of the `?`
+        dimensions of `shape`."""
+        n, kv, g = shape[:3]
+        rank = len(shape)
+        st = tensor_type(shape, "f32")
+        rt = tensor_type((n, kv, g), "f32")
+        row = [f"{dims} -> {dims}", f"{dims} -> (t, k, g)"]
+        masked = self.generic(
+            [(scores, st)], shape, [row[0], row[0]], ["parallel"] * rank,
+            dynamic=dynamic, body=[
+                f"%scale = arith.constant "
+                f"{1.0 / math.sqrt(self.c.head_dim)!r} : f32",
+                "%ninf = arith.constant 0xFF800000 : f32",
+                "%t = linalg.index 0 : index", *position,
+                "%last = arith.addi %pos, %t : index",
+                "%visible = arith.cmpi ule, %j, %last : index",
+                "%s = arith.mulf %a0, %scale : f32",
+                "%m = arith.select %visible, %s, %ninf : f32",
+                "linalg.yield %m : f32"])
+        sums = ["parallel"] * 3 + ["reduction"] * (rank - 3)
+        maximum = self.generic(
+            [(masked, st)], (n, kv, g), row, sums,
+            ["%m = arith.maximumf %acc, %a0 : f32", "linalg.yield %m : f32"],
+            init="0xFF800000")
+        exps = self.generic(
+            [(masked, st), (maximum, rt)], shape, [row[0], row[1], row[0]],
+            ["parallel"] * rank,
+            ["%s = arith.subf %a0, %a1 : f32", "%e = math.exp %s : f32",
+             "linalg.yield %e : f32"], dynamic=dynamic)
+        total = self.generic(
+            [(exps, st)], (n, kv, g), row, sums,
+            ["%s = arith.addf %acc, %a0 : f32", "linalg.yield %s : f32"],
+            init="0.0")
+        return self.generic(
+            [(exps, st), (total, rt)], shape, [row[0], row[1], row[0]],
+            ["parallel"] * rank,
+            ["%p = arith.divf %a0, %a1 : f32", "linalg.yield %p : f32"],
+            dynamic=dynamic)
+
+    def merge_heads(self, out):
+        """[N, kv, g, head_dim] attention outputs as [N, n_head * head_dim]."""
+        c, n = self.c, self.n
+        grouped = (n, c.n_head_kv, c.n_head // c.n_head_kv, c.head_dim)
         flat = self.fresh()
         self.op(f"{flat} = tensor.collapse_shape {out} [[0], [1, 2, 3]] : "
-                f"{tensor_type((n, kv, g, d), 'f32')} into "
-                f"{tensor_type((n, c.n_head * d), 'f32')}")
+                f"{tensor_type(grouped, 'f32')} into "
+                f"{tensor_type((n, c.n_head * c.head_dim), 'f32')}")
         return flat
 
     def prefill_attention(self, q):
@@ -570,48 +595,15 @@ class _Emitter:
              "(t, k, g, b, l, i) -> (k, b, i, l)",
              "(t, k, g, b, l, i) -> (t, k, g, b, l)"],
             ["parallel"] * 5 + ["reduction"],
-            [f"%p = arith.mulf %a0, %a1{self.reassoc} : f32",
-             f"%r = arith.addf %acc, %p{self.reassoc} : f32",
-             "linalg.yield %r : f32"],
+            self.sum_of_products(),
             init="0.0", dynamic=[blocks])
-        st = tensor_type(scores_shape, "f32")
-        rt = tensor_type((n, kv, g), "f32")
-        row = ["(t, k, g, b, l) -> (t, k, g, b, l)",
-               "(t, k, g, b, l) -> (t, k, g)"]
-        masked = self.generic(
-            [(scores, st)], scores_shape, [row[0], row[0]],
-            ["parallel"] * 5, dynamic=[blocks], body=[
-             f"%scale = arith.constant {1.0 / math.sqrt(d)!r} : f32",
-             "%ninf = arith.constant 0xFF800000 : f32",
-             f"%w = arith.constant {block} : index",
-             "%t = linalg.index 0 : index", "%b = linalg.index 3 : index",
-             "%l = linalg.index 4 : index",
+        weights = self.attention_weights(
+            scores, scores_shape, "(t, k, g, b, l)",
+            [f"%w = arith.constant {block} : index",
+             "%b = linalg.index 3 : index", "%l = linalg.index 4 : index",
              "%bw = arith.muli %b, %w : index",
-             "%j = arith.addi %bw, %l : index",
-             "%last = arith.addi %pos, %t : index",
-             "%visible = arith.cmpi ule, %j, %last : index",
-             "%s = arith.mulf %a0, %scale : f32",
-             "%m = arith.select %visible, %s, %ninf : f32",
-             "linalg.yield %m : f32"])
-        sums = ["parallel"] * 3 + ["reduction"] * 2
-        maximum = self.generic(
-            [(masked, st)], (n, kv, g), row, sums,
-            ["%m = arith.maximumf %acc, %a0 : f32", "linalg.yield %m : f32"],
-            init="0xFF800000")
-        exps = self.generic(
-            [(masked, st), (maximum, rt)], scores_shape,
-            [row[0], row[1], row[0]], ["parallel"] * 5,
-            ["%s = arith.subf %a0, %a1 : f32", "%e = math.exp %s : f32",
-             "linalg.yield %e : f32"], dynamic=[blocks])
-        total = self.generic(
-            [(exps, st)], (n, kv, g), row, sums,
-            ["%s = arith.addf %acc, %a0 : f32", "linalg.yield %s : f32"],
-            init="0.0")
-        weights = self.generic(
-            [(exps, st), (total, rt)], scores_shape,
-            [row[0], row[1], row[0]], ["parallel"] * 5,
-            ["%p = arith.divf %a0, %a1 : f32", "linalg.yield %p : f32"],
-            dynamic=[blocks])
+             "%j = arith.addi %bw, %l : index"], [blocks])
+        st = tensor_type(scores_shape, "f32")
         flat_weights = self.fresh()
         self.op(f"{flat_weights} = tensor.collapse_shape {weights} [[0], [1], "
                 f"[2], [3, 4]] : {st} into "
@@ -622,15 +614,9 @@ class _Emitter:
             ["(t, k, g, i, j) -> (t, k, g, j)", "(t, k, g, i, j) -> (k, j, i)",
              "(t, k, g, i, j) -> (t, k, g, i)"],
             ["parallel"] * 4 + ["reduction"],
-            [f"%p = arith.mulf %a0, %a1{self.reassoc} : f32",
-             f"%r = arith.addf %acc, %p{self.reassoc} : f32",
-             "linalg.yield %r : f32"],
+            self.sum_of_products(),
             init="0.0")
-        flat = self.fresh()
-        self.op(f"{flat} = tensor.collapse_shape {out} [[0], [1, 2, 3]] : "
-                f"{tensor_type((n, kv, g, d), 'f32')} into "
-                f"{tensor_type((n, c.n_head * d), 'f32')}")
-        return flat
+        return self.merge_heads(out)
 
     def swiglu(self, gate, up):
         shape = (self.n, self.c.n_ff)
