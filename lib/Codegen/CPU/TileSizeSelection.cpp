@@ -63,25 +63,30 @@ mlir::quant_block::chooseCPUTileSizes(const TileSizeProblem &problem) {
   return sizes;
 }
 
+/// The iterations of a nest of loops of `ranges` for the threads'
+/// threshold. A dynamic loop counts as one iteration: the static ones must
+/// make the nest large enough on their own (a decode step's attention over a
+/// dynamic context stays on one thread, a prefill's is split by tokens).
+/// Saturates: only the comparison with the threshold matters.
+static int64_t countStaticIterations(llvm::ArrayRef<int64_t> ranges) {
+  int64_t iterations = 1;
+  for (int64_t range : ranges) {
+    if (range < 0)
+      continue;
+    iterations = range != 0 && iterations > INT64_MAX / range
+                     ? INT64_MAX
+                     : iterations * range;
+  }
+  return iterations;
+}
+
 std::optional<size_t>
 mlir::quant_block::chooseCPUParallelLoop(const TileSizeProblem &problem,
                                          llvm::ArrayRef<int64_t> tileSizes,
                                          int64_t minIterations) {
   llvm::ArrayRef<int64_t> ranges = problem.loopRanges;
   assert(tileSizes.size() == ranges.size() && "one tile size per loop");
-  // A dynamic loop counts as one iteration: the static ones must make the
-  // nest large enough on their own (a decode step's attention over a
-  // dynamic context stays on one thread, a prefill's is split by tokens).
-  int64_t iterations = 1;
-  for (int64_t range : ranges) {
-    if (range < 0)
-      continue;
-    // Saturate: only the comparison with minIterations matters.
-    iterations = range != 0 && iterations > INT64_MAX / range
-                     ? INT64_MAX
-                     : iterations * range;
-  }
-  if (iterations < minIterations)
+  if (countStaticIterations(ranges) < minIterations)
     return std::nullopt;
   std::optional<size_t> chosen;
   for (size_t d = 0, e = ranges.size(); d < e; ++d) {
@@ -138,12 +143,7 @@ std::optional<size_t> mlir::quant_block::chooseCPUOuterProductParallelLoop(
     const OuterProductProblem &problem, llvm::ArrayRef<int64_t> tileSizes,
     llvm::ArrayRef<int64_t> order, int64_t minIterations) {
   llvm::ArrayRef<int64_t> ranges = problem.loopRanges;
-  int64_t iterations = 1;
-  for (int64_t range : ranges)
-    if (range > 0)
-      iterations =
-          iterations > INT64_MAX / range ? INT64_MAX : iterations * range;
-  if (iterations < minIterations)
+  if (countStaticIterations(ranges) < minIterations)
     return std::nullopt;
   for (int64_t d : order) {
     if (llvm::is_contained(problem.reductionLoops, static_cast<size_t>(d)) ||
