@@ -151,6 +151,33 @@ KERNELS["linear_q4_k_fast"] = (
      ("outer", lambda r: scales(r, (4096, 16)).astype(np.float16)),
      ("outermin", lambda r: -scales(r, (4096, 16)).astype(np.float16))])
 KERNELS["linear_q4_k_i8act"] = KERNELS["linear_q4_k_fast"]
+# The same Q4_K layer row-tiled: every part in tiles of 16 rows.
+KERNELS["linear_q4_k_i8act_tiled"] = (
+    ["--quantized-as-parts"],
+    [("x", lambda r: normal(r, (1, 4096))),
+     ("data", lambda r: random_bytes(r, (256, 512, 16, 4), np.int8)),
+     ("scales", lambda r: r.integers(0, 64, (256, 128, 16), dtype=np.uint8)),
+     ("zp", lambda r: r.integers(0, 64, (256, 128, 16), dtype=np.uint8)),
+     ("outer", lambda r: scales(r, (256, 16, 16)).astype(np.float16)),
+     ("outermin",
+      lambda r: -scales(r, (256, 16, 16)).astype(np.float16))])
+# GGUF Q6_K widened to 8-bit codes (-32..31) in blocks of 16 under f16
+# outer scales per 16 blocks (what quant_block.llama runs), row-major and
+# row-tiled.
+KERNELS["linear_q6_k_i8_i8act"] = (
+    ["--quantized-as-parts"],
+    [("x", lambda r: normal(r, (1, 4096))),
+     ("data", lambda r: r.integers(-32, 32, (4096, 4096), dtype=np.int8)),
+     ("scales", lambda r: r.integers(-128, 128, (4096, 256), dtype=np.int8)),
+     ("outer", lambda r: scales(r, (4096, 16)).astype(np.float16))])
+KERNELS["linear_q6_k_i8_i8act_tiled"] = (
+    ["--quantized-as-parts"],
+    [("x", lambda r: normal(r, (1, 4096))),
+     ("data", lambda r: r.integers(-32, 32, (256, 1024, 16, 4),
+                                   dtype=np.int8)),
+     ("scales", lambda r: r.integers(-128, 128, (256, 256, 16),
+                                     dtype=np.int8)),
+     ("outer", lambda r: scales(r, (256, 16, 16)).astype(np.float16))])
 KERNELS["linear_int8_channel_fast"] = (
     ["--quantized-as-parts"],
     [("x", lambda r: normal(r, (1, 4096))),

@@ -850,9 +850,8 @@ class _ModelTensor:
         self.scheme = scheme
         self.mlir_type = ("!quant_block.tensor<" + "x".join(
             str(d) for d in tensor.shape) + f", {scheme}>")
-        self.parts = [gguf.Part(role, array.dtype, array.shape)
-                      for role, array in zip(
-                          ("data", "scales", "outer_scales"), parts)]
+        self.parts = [gguf.Part(part.role, array.dtype, array.shape)
+                      for part, array in zip(tensor.parts, parts)]
         self.made_by_model = True
 
 
@@ -888,8 +887,10 @@ def _widen_q6_k(tensor, parts):
     return _ModelTensor(tensor, scheme, widened), widened
 
 
-# The types row_tiles stores row-tiled: blocks along K, one level of scales.
-_ROW_TILED_TYPES = ("Q4_0", "Q8_0")
+# The types row_tiles stores row-tiled: those whose int8 kernel reads the
+# tiles (blocks along K of whole 32-bit words; Q4_K's blocked outer scales
+# and mins, and the widened Q6_K's outer scales, are tiled as its scales).
+_ROW_TILED_TYPES = ("Q4_0", "Q8_0", "Q4_1", "Q4_K", "Q6_K")
 _ROW_TILE = 16
 
 
@@ -897,7 +898,10 @@ def _can_tile_rows(name, tensor):
     """Whether `tensor` may be stored row-tiled: a product's weight (not the
     embedding table, whose rows the model gathers) of a type the tiled
     layout has, with whole tiles of rows."""
+    # Q6_K only widened to 8-bit codes (the tiles hold whole 32-bit words).
+    widened = getattr(tensor, "made_by_model", False)
     return (tensor.type in _ROW_TILED_TYPES and name != "token_embd.weight"
+            and (tensor.type != "Q6_K" or widened)
             and len(tensor.shape) == 2 and tensor.shape[0] % _ROW_TILE == 0)
 
 
@@ -905,11 +909,14 @@ def _tile_rows(tensor, parts):
     """The weight in the row-tiled layout (`row_tile = 16`, docs/Packing.md):
     each tile of 16 rows one contiguous stream, the layout of the int8
     kernel's vectors (one row per lane). The same values and the same
-    products' bits; a copy of each tensor at load."""
-    data, scales = parts
+    products' bits; a copy of each tensor at load. Every part with a row
+    per weight row is tiled (data, scales, mins, blocked outer scales and
+    outer mins); a per-tensor one stays."""
+    n = tensor.shape[0]
     scheme = tensor.scheme[:-1] + f", row_tile = {_ROW_TILE}>"
-    tiled = [tile_rows(data, _ROW_TILE, data=True),
-             tile_rows(scales, _ROW_TILE, data=False)]
+    tiled = [tile_rows(part, _ROW_TILE, data=index == 0)
+             if index == 0 or (part.ndim == 2 and part.shape[0] == n)
+             else part for index, part in enumerate(parts)]
     return _ModelTensor(tensor, scheme, tiled), tiled
 
 
@@ -919,10 +926,11 @@ class Llama:
     def __init__(self, path, capacity=None, threads=None, fast=True,
                  activations="f32", widen_q6_k=True,
                  pipeline="quant-block-cpu-pipeline", row_tiles=None):
-        """`row_tiles`: store the Q4_0 / Q8_0 weights of the products
-        row-tiled (docs/Packing.md). By default, with int8 activations on
-        the CPU pipeline where the host has AVX512-VNNI: that int8 kernel
-        reads a tile's 16 rows with one load (tg128 of a 19-layer Q4_0
+        """`row_tiles`: store the Q4_0 / Q8_0 / Q4_1 / Q4_K (and widened
+        Q6_K) weights of the products row-tiled (docs/Packing.md). By
+        default, with int8 activations on the CPU pipeline where the host
+        has AVX512-VNNI: that int8 kernel reads a tile's 16 rows with one
+        load (tg128 of a 19-layer Q4_0
         model 12 % faster, bench/README.md), where the other kernels would
         untile the weight on every call. The logits are the same bits
         either way."""

@@ -87,6 +87,13 @@ def test_fast_math_and_int8_activations(files):
         assert np.mean(got.argmax(1) == want.argmax(1)) >= 0.9
 
 
+def prefill_then_decode(model, tokens, prompt):
+    """The logits of a prefill of the first `prompt` tokens, then of a
+    decode step for each token after them."""
+    return np.concatenate([model.prefill(tokens[:prompt])] +
+                          [model.decode(t)[None] for t in tokens[prompt:]])
+
+
 def _host_lacks_amx():
     """The CPU flags AMX tiles need that this host lacks (the JIT uses the
     tiles where it has them all and Linux grants their state)."""
@@ -113,20 +120,19 @@ def test_int8_prefill_with_amx_tiles(files, mix):
     amx = llama.Llama(files[mix], capacity=32, activations="int8")
     plain = llama.Llama(files[mix], capacity=32, activations="int8",
                         pipeline="quant-block-cpu-pipeline{x86-amx=false}")
-    got = np.concatenate([amx.prefill(tokens[:20])] +
-                         [amx.decode(t)[None] for t in tokens[20:]])
-    want = np.concatenate([plain.prefill(tokens[:20])] +
-                          [plain.decode(t)[None] for t in tokens[20:]])
+    got = prefill_then_decode(amx, tokens, 20)
+    want = prefill_then_decode(plain, tokens, 20)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
     assert np.isfinite(got).all() and np.abs(got).max() > 0
 
 
-@pytest.mark.parametrize("mix", ["Q4_0", "Q8_0"])
+@pytest.mark.parametrize("mix", ["Q4_0", "Q8_0", "Q4_K_M"])
 def test_row_tiled_weights(files, mix):
     """row_tiles (by default with int8 activations where the host has
-    AVX512-VNNI): every product's Q4_0 / Q8_0 weight in tiles of 16 rows,
-    the embedding table (gathered by rows) row-major; the logits of a
-    prefill of 20 tokens (AMX tiles for 16 of them where the host has
+    AVX512-VNNI): every product's weight in tiles of 16 rows (Q4_0, Q8_0,
+    Q4_K with its outer scales and mins, the widened Q6_K with its outer
+    scales), the embedding table (gathered by rows) row-major; the logits
+    of a prefill of 20 tokens (AMX tiles for 16 of them where the host has
     them) and of decode steps are the same bits as with row-major
     weights."""
     tokens = np.random.default_rng(9).integers(3, TINY["n_vocab"], 24).tolist()
@@ -136,17 +142,17 @@ def test_row_tiled_weights(files, mix):
                         row_tiles=False)
     for model, want_tiles in ((tiled, True), (plain, False)):
         lines = model.module_text(1).splitlines()
-        products = [line for line in lines if "quant_block.matmul" in line
-                    and (mix == "Q8_0" or "block = [32], scale = f16" in line)]
-        assert len(products) >= 7  # a layer function (shared) and the head
+        products = [line for line in lines if "quant_block.matmul" in line]
+        assert len(products) >= 8  # a layer function (shared) and the head
+        if mix == "Q4_K_M":
+            assert any("min = f16" in line for line in products)
+            assert any("i8 : f32, block = [16]" in line for line in products)
         assert all(("row_tile = 16" in line) == want_tiles
                    for line in products)
         assert not any("row_tile" in line for line in lines
                        if "quant_block.dequantize" in line)
-    got = np.concatenate([tiled.prefill(tokens[:20])] +
-                         [tiled.decode(t)[None] for t in tokens[20:]])
-    want = np.concatenate([plain.prefill(tokens[:20])] +
-                          [plain.decode(t)[None] for t in tokens[20:]])
+    got = prefill_then_decode(tiled, tokens, 20)
+    want = prefill_then_decode(plain, tokens, 20)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
     assert np.isfinite(got).all() and np.abs(got).max() > 0
 

@@ -42,7 +42,7 @@
 // RUN: quant-opt %s --quant-block-cpu-matmul-kernels=report=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=COVERED
 // COVERED-NOT: no register-tiled kernel
 // COVERED-COUNT-3: no register-tiled kernel: integer products with two-level scales or mins need AVX512-VNNI
-// COVERED: no register-tiled kernel: integer products in blocks of 16 need AVX512-VNNI
+// COVERED-COUNT-2: no register-tiled kernel: integer products in blocks of 16 need AVX512-VNNI
 // COVERED-NOT: no register-tiled kernel
 // RUN: quant-opt %s --quant-block-cpu-matmul-kernels="report=true x86-avx512-vnni=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=VNNI-COVERED --allow-empty
 // VNNI-COVERED-NOT: no register-tiled kernel
@@ -121,6 +121,7 @@
 // RUN: quant-run %s -e q4k_i8act_m20 --quantized-as-parts -i %t/q4k_i8act_m20_xq.npy -i %t/q4k_i8act_m20_xs.npy -i %t/q4k_i8act_m20_data.npy -i %t/q4k_i8act_m20_scales.npy -i %t/q4k_i8act_m20_zp.npy -i %t/q4k_i8act_m20_outer.npy -i %t/q4k_i8act_m20_outermin.npy -o %t/q4k_i8act_m20.npy
 // RUN: quant-run %s -e q4_1_i8act --quantized-as-parts -i %t/q4_1_i8act_xq.npy -i %t/q4_1_i8act_xs.npy -i %t/q4_1_i8act_data.npy -i %t/q4_1_i8act_scales.npy -i %t/q4_1_i8act_zp.npy -o %t/q4_1_i8act.npy
 // RUN: quant-run %s -e q6k_i8_i8act --quantized-as-parts -i %t/q6k_i8_i8act_xq.npy -i %t/q6k_i8_i8act_xs.npy -i %t/q6k_i8_i8act_data.npy -i %t/q6k_i8_i8act_scales.npy -i %t/q6k_i8_i8act_outer.npy -o %t/q6k_i8_i8act.npy
+// RUN: quant-run %s -e q6k_i8_i8act_m20 --quantized-as-parts -i %t/q6k_i8_i8act_m20_xq.npy -i %t/q6k_i8_i8act_m20_xs.npy -i %t/q6k_i8_i8act_m20_data.npy -i %t/q6k_i8_i8act_m20_scales.npy -i %t/q6k_i8_i8act_m20_outer.npy -o %t/q6k_i8_i8act_m20.npy
 // RUN: quant-run %s -e q4_1 --quantized-as-parts -i %t/q4_1_x.npy -i %t/q4_1_data.npy -i %t/q4_1_scales.npy -i %t/q4_1_zp.npy -o %t/q4_1.npy
 // RUN: quant-run %s -e i4_i8act_m8 --quantized-as-parts -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_data.npy -i %t/i4_i8act_m8_scales.npy -o %t/i4_i8act_m8.npy
 // RUN: quant-run %s -e u4zp_i8act_m4 -i %t/u4zp_i8act_m4_xq.npy -i %t/u4zp_i8act_m4_xs.npy -i %t/u4zp_i8act_m4_data.npy -i %t/u4zp_i8act_m4_scales.npy -i %t/u4zp_i8act_m4_zp.npy -o %t/u4zp_i8act_m4.npy
@@ -145,7 +146,7 @@
 // DYN-NEXT: i4_i8act_m8.dyn: bit-exact
 // DYN-NEXT: u4zp_i8act_m4.dyn: bit-exact
 // DYN-NEXT: i8zp_i8act.dyn: bit-exact
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i8_b512 i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i8_i8act_rows u8zp_i8act_rows i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 i8_b16 q4k q4k_strict q4_1 q6k_i8 q4k_i8act q4k_i8act_m20 q4_1_i8act q6k_i8_i8act i4_i8act_m35 u4zp_i8act_m20 | FileCheck %s
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_zp i4_zp.t3 u4 i8 u8_zp i8_b512 i4_i8act i8zp_i8act u4_i8act i4_i8act_m8 u4zp_i8act_m4 i4_i8act_b128 i8_i8act_rows u8zp_i8act_rows i4zp_strict u8_strict i8_strict bf16_fast f16_strict mxfp4 nvfp4 i4_e4m3 u4_b16 i8_b16 q4k q4k_strict q4_1 q6k_i8 q4k_i8act q4k_i8act_m20 q4_1_i8act q6k_i8_i8act q6k_i8_i8act_m20 i4_i8act_m35 u4zp_i8act_m20 | FileCheck %s
 // CHECK: i4_zp: bit-exact
 // CHECK-NEXT: i4_zp.t3: bit-exact
 // CHECK-NEXT: u4: bit-exact
@@ -178,6 +179,7 @@
 // CHECK-NEXT: q4k_i8act_m20: bit-exact
 // CHECK-NEXT: q4_1_i8act: bit-exact
 // CHECK-NEXT: q6k_i8_i8act: bit-exact
+// CHECK-NEXT: q6k_i8_i8act_m20: bit-exact
 // CHECK-NEXT: i4_i8act_m35: bit-exact
 // CHECK-NEXT: u4zp_i8act_m20: bit-exact
 
@@ -443,4 +445,11 @@ func.func @i8zp_i8act_dyn(%xq: tensor<?x192xi8>, %xs: tensor<?x3xf32>, %w: !w8zp
   %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<?x192xi8>, tensor<?x3xf32> to !ad192
   %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<fast> : !ad192, !w8zp -> tensor<?x12xf32>
   return %y : tensor<?x12xf32>
+}
+
+!a20b16 = !quant_block.tensor<20x256, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+!wq6k20 = !quant_block.tensor<16x256, #quant_block.scheme<i8 : f32, block = [1, 16], scale = i8, outer = <f16, block = [16]>>>
+func.func @q6k_i8_i8act_m20(%x: !a20b16, %w: !wq6k20) -> tensor<20x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a20b16, !wq6k20 -> tensor<20x16xf32>
+  return %y : tensor<20x16xf32>
 }

@@ -28,6 +28,25 @@
 // KERNEL-NOT: vector.shuffle
 // KERNEL: memref.prefetch {{.*}} : memref<4x32x16x4xi8
 // KERNEL-LABEL: func.func @i4zp_strict_tiled(
+// Q4_K: the step's scales, outer scale, outer min and mins of the tile's
+// 16 rows, one read each, then its codes; nothing transposed.
+// KERNEL-LABEL: func.func @q4k_i8act_tiled(
+// KERNEL: vector.transfer_read {{.*}} : tensor<1x16x16xi8>, vector<2x16xi8>
+// KERNEL-NEXT: arith.uitofp
+// KERNEL-NOT: vector.transpose
+// KERNEL: vector.transfer_read {{.*}} : tensor<1x2x16xf16>, vector<1x16xf16>
+// KERNEL: vector.transfer_read {{.*}} : tensor<1x2x16xf16>, vector<1x16xf16>
+// KERNEL: vector.transfer_read {{.*}} : tensor<1x16x16xi8>, vector<2x16xi8>
+// KERNEL-NOT: vector.shuffle
+// KERNEL: vector.transfer_read {{.*}} : tensor<1x64x16x4xi8>, vector<4x16x4xi8>
+// KERNEL-NOT: vector.shuffle
+// KERNEL: memref.prefetch {{.*}} : memref<1x64x16x4xi8
+// KERNEL-LABEL: func.func @q6k_i8_i8act_tiled(
+// KERNEL: vector.transfer_read {{.*}} : tensor<1x32x16xi8>, vector<4x16xi8>
+// KERNEL-NOT: vector.transpose
+// KERNEL: vector.transfer_read {{.*}} : tensor<1x2x16xf16>, vector<1x16xf16>
+// KERNEL-NOT: vector.shuffle
+// KERNEL: vector.transfer_read {{.*}} : tensor<1x128x16x4xi8>, vector<8x16x4xi8>
 // The constant weight's tiled parts are constants of the compiled module.
 // RUN: quant-opt %s --quant-block-cpu-pipeline=x86-avx512-vnni=true | FileCheck %s --check-prefix=GLOBAL
 // GLOBAL-DAG: llvm.mlir.global private constant @__constant_1x8x16x4xi8(dense<"0x{{[0-9A-F]+}}"> : tensor<1x8x16x4xi8>)
@@ -48,10 +67,17 @@
 // RUN: quant-run %s -e i4_i8act_m8_repack --quantized-as-parts -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_data.npy -i %t/i4_i8act_m8_scales.npy -o %t/i4_i8act_m8.repack.npy
 // RUN: quant-run %s -e i4_i8act_m8_tiled --quantized-as-parts --pipeline="quant-block-cpu-pipeline{matmul-kernels=false}" -i %t/i4_i8act_m8_xq.npy -i %t/i4_i8act_m8_xs.npy -i %t/i4_i8act_m8_tdata.npy -i %t/i4_i8act_m8_tscales.npy -o %t/i4_i8act_m8.generic.npy
 // RUN: quant-run %s -e i4zp_strict_tiled --quantized-as-parts --pipeline="quant-block-cpu-pipeline{matmul-kernels=false}" -i %t/i4zp_strict_x.npy -i %t/i4zp_strict_tdata.npy -i %t/i4zp_strict_tscales.npy -i %t/i4zp_strict_tzp.npy -o %t/i4zp_strict.generic.npy
+// RUN: quant-run %s -e q4k_strict_tiled --quantized-as-parts -i %t/q4k_strict_x.npy -i %t/q4k_strict_tdata.npy -i %t/q4k_strict_tscales.npy -i %t/q4k_strict_tzp.npy -i %t/q4k_strict_touter.npy -i %t/q4k_strict_toutermin.npy -o %t/q4k_strict.tiled.npy
+// RUN: quant-run %s -e q4k_i8act_tiled --quantized-as-parts -i %t/q4k_i8act_xq.npy -i %t/q4k_i8act_xs.npy -i %t/q4k_i8act_tdata.npy -i %t/q4k_i8act_tscales.npy -i %t/q4k_i8act_tzp.npy -i %t/q4k_i8act_touter.npy -i %t/q4k_i8act_toutermin.npy -o %t/q4k_i8act.tiled.npy
+// RUN: quant-run %s -e q4k_i8act_m20_tiled --quantized-as-parts -i %t/q4k_i8act_m20_xq.npy -i %t/q4k_i8act_m20_xs.npy -i %t/q4k_i8act_m20_tdata.npy -i %t/q4k_i8act_m20_tscales.npy -i %t/q4k_i8act_m20_tzp.npy -i %t/q4k_i8act_m20_touter.npy -i %t/q4k_i8act_m20_toutermin.npy -o %t/q4k_i8act_m20.tiled.npy
+// RUN: quant-run %s -e q4_1_i8act_tiled --quantized-as-parts -i %t/q4_1_i8act_xq.npy -i %t/q4_1_i8act_xs.npy -i %t/q4_1_i8act_tdata.npy -i %t/q4_1_i8act_tscales.npy -i %t/q4_1_i8act_tzp.npy -o %t/q4_1_i8act.tiled.npy
+// RUN: quant-run %s -e q6k_i8_i8act_tiled --quantized-as-parts -i %t/q6k_i8_i8act_xq.npy -i %t/q6k_i8_i8act_xs.npy -i %t/q6k_i8_i8act_tdata.npy -i %t/q6k_i8_i8act_tscales.npy -i %t/q6k_i8_i8act_touter.npy -o %t/q6k_i8_i8act.tiled.npy
+// RUN: quant-run %s -e q6k_i8_i8act_m20_tiled --quantized-as-parts -i %t/q6k_i8_i8act_m20_xq.npy -i %t/q6k_i8_i8act_m20_xs.npy -i %t/q6k_i8_i8act_m20_tdata.npy -i %t/q6k_i8_i8act_m20_tscales.npy -i %t/q6k_i8_i8act_m20_touter.npy -o %t/q6k_i8_i8act_m20.tiled.npy
+// RUN: quant-run %s -e q4k_i8act_tiled --quantized-as-parts --pipeline="quant-block-cpu-pipeline{matmul-kernels=false}" -i %t/q4k_i8act_xq.npy -i %t/q4k_i8act_xs.npy -i %t/q4k_i8act_tdata.npy -i %t/q4k_i8act_tscales.npy -i %t/q4k_i8act_tzp.npy -i %t/q4k_i8act_touter.npy -i %t/q4k_i8act_toutermin.npy -o %t/q4k_i8act.generic.npy
 // RUN: quant-run %s -e constant_weight -i %t/i4_i8act_xq.npy -i %t/i4_i8act_xs.npy -o %t/constant.row.npy -o %t/constant.tiled.npy
 // RUN: %python %S/Inputs/matmul_kernels_order.py same %t constant.row constant.tiled | FileCheck %s --check-prefix=CONSTANT
 // CONSTANT: constant.row constant.tiled: bit-exact
-// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_i8act.tiled i4_i8act_m8.tiled u4zp_i8act_m4.tiled i4_i8act_b128.tiled i8_i8act_rows.tiled u8zp_i8act_rows.tiled i4zp_strict.tiled u8_strict.tiled i8_strict.tiled i4_i8act_m8.dyntiled i4_i8act_m8.repack i4_i8act_m8.generic i4zp_strict.generic | FileCheck %s
+// RUN: %python %S/Inputs/matmul_kernels_order.py check %t i4_i8act.tiled i4_i8act_m8.tiled u4zp_i8act_m4.tiled i4_i8act_b128.tiled i8_i8act_rows.tiled u8zp_i8act_rows.tiled i4zp_strict.tiled u8_strict.tiled i8_strict.tiled i4_i8act_m8.dyntiled i4_i8act_m8.repack i4_i8act_m8.generic i4zp_strict.generic q4k_strict.tiled q4k_i8act.tiled q4k_i8act_m20.tiled q4_1_i8act.tiled q6k_i8_i8act.tiled q6k_i8_i8act_m20.tiled q4k_i8act.generic | FileCheck %s
 // CHECK: i4_i8act.tiled: bit-exact
 // CHECK-NEXT: i4_i8act_m8.tiled: bit-exact
 // CHECK-NEXT: u4zp_i8act_m4.tiled: bit-exact
@@ -65,6 +91,13 @@
 // CHECK-NEXT: i4_i8act_m8.repack: bit-exact
 // CHECK-NEXT: i4_i8act_m8.generic: bit-exact
 // CHECK-NEXT: i4zp_strict.generic: bit-exact
+// CHECK-NEXT: q4k_strict.tiled: bit-exact
+// CHECK-NEXT: q4k_i8act.tiled: bit-exact
+// CHECK-NEXT: q4k_i8act_m20.tiled: bit-exact
+// CHECK-NEXT: q4_1_i8act.tiled: bit-exact
+// CHECK-NEXT: q6k_i8_i8act.tiled: bit-exact
+// CHECK-NEXT: q6k_i8_i8act_m20.tiled: bit-exact
+// CHECK-NEXT: q4k_i8act.generic: bit-exact
 
 !a256 = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 !t4a = !quant_block.tensor<64x256, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, row_tile = 16>>
@@ -184,4 +217,50 @@ func.func @constant_weight(%xq256: tensor<1x256xi8>, %xs8: tensor<1x8xf32>) -> (
   %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a64, !wc -> tensor<1x16xf32>
   %z = quant_block.matmul %a, %t transpose_rhs accumulate(i32) inhibit : !a64, !tc -> tensor<1x16xf32>
   return %y, %z : tensor<1x16xf32>, tensor<1x16xf32>
+}
+
+// K-quants and Q4_1: two levels of scales and mins, every part tiled.
+!tq4ks = !quant_block.tensor<16x256, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, zero_point = ui8, outer = <f16, block = [8], min = f16>, row_tile = 16>>
+func.func @q4k_strict_tiled(%x: tensor<3x256xf32>, %w: !tq4ks) -> tensor<3x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<3x256xf32>, !tq4ks -> tensor<3x16xf32>
+  return %y : tensor<3x16xf32>
+}
+
+!a2x512 = !quant_block.tensor<2x512, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!tq4k = !quant_block.tensor<16x512, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, zero_point = ui8, outer = <f16, block = [8], min = f16>, row_tile = 16>>
+func.func @q4k_i8act_tiled(%xq: tensor<2x512xi8>, %xs: tensor<2x16xf32>, %w: !tq4k) -> tensor<2x16xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<2x512xi8>, tensor<2x16xf32> to !a2x512
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<contract> : !a2x512, !tq4k -> tensor<2x16xf32>
+  return %y : tensor<2x16xf32>
+}
+
+!a20x256 = !quant_block.tensor<20x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!tq4k20 = !quant_block.tensor<16x256, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, zero_point = ui8, outer = <f16, block = [8], min = f16>, row_tile = 16>>
+func.func @q4k_i8act_m20_tiled(%xq: tensor<20x256xi8>, %xs: tensor<20x8xf32>, %w: !tq4k20) -> tensor<20x16xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<20x256xi8>, tensor<20x8xf32> to !a20x256
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a20x256, !tq4k20 -> tensor<20x16xf32>
+  return %y : tensor<20x16xf32>
+}
+
+!tq41 = !quant_block.tensor<16x256, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = f16, zero_point = f16, row_tile = 16>>
+func.func @q4_1_i8act_tiled(%xq: tensor<1x256xi8>, %xs: tensor<1x8xf32>, %w: !tq41) -> tensor<1x16xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<1x256xi8>, tensor<1x8xf32> to !a256
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<contract> : !a256, !tq41 -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+!a3x512b16 = !quant_block.tensor<3x512, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+!tq6k = !quant_block.tensor<16x512, #quant_block.scheme<i8 : f32, block = [1, 16], scale = i8, outer = <f16, block = [16]>, row_tile = 16>>
+func.func @q6k_i8_i8act_tiled(%xq: tensor<3x512xi8>, %xs: tensor<3x32xf32>, %w: !tq6k) -> tensor<3x16xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<3x512xi8>, tensor<3x32xf32> to !a3x512b16
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit fastmath<contract> : !a3x512b16, !tq6k -> tensor<3x16xf32>
+  return %y : tensor<3x16xf32>
+}
+
+!a20x256b16 = !quant_block.tensor<20x256, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+!tq6k20 = !quant_block.tensor<16x256, #quant_block.scheme<i8 : f32, block = [1, 16], scale = i8, outer = <f16, block = [16]>, row_tile = 16>>
+func.func @q6k_i8_i8act_m20_tiled(%xq: tensor<20x256xi8>, %xs: tensor<20x16xf32>, %w: !tq6k20) -> tensor<20x16xf32> {
+  %a = builtin.unrealized_conversion_cast %xq, %xs : tensor<20x256xi8>, tensor<20x16xf32> to !a20x256b16
+  %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a20x256b16, !tq6k20 -> tensor<20x16xf32>
+  return %y : tensor<20x16xf32>
 }

@@ -104,7 +104,7 @@ struct KernelPlan {
   /// 16 x 16 block sums per tdpbssd against the tile's weight rows decoded
   /// once per chunk of activation rows into an AMX operand
   /// (decodeAmxPanel); the rows left over take the vpdpbusd tiles. Blocks
-  /// of 32 to 256 codes.
+  /// of 32 to 256 codes, or of 16 8-bit codes.
   bool amx = false;
   /// f32 activations in the strict order (no reassoc): one weight row per
   /// lane as well, each output summed over k in increasing order in its
@@ -321,12 +321,14 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
   // 0.93 -> 0.83 ms, M = 8 2.84 -> 1.34 ms, M = 32 10.8 -> 4.5 ms).
   plan.rowLanes = plan.vnni && n % kLanes == 0;
   // AMX: one tile instruction per block (two for blocks of 128, four of
-  // 256), K = 32 or 64 bytes each; the centered codes fit a signed byte
-  // except 8-bit codes with zero points.
-  plan.amx = amx && plan.rowLanes && !halfChunkBlocks &&
-             plan.blockSize <= 256 &&
-             !(plan.storageBits == 8 && plan.hasZeroPoints) &&
-             (ShapedType::isDynamic(plan.m) || plan.m >= kAmxRows);
+  // 256), K = 16, 32 or 64 bytes each; the centered codes fit a signed byte
+  // except 8-bit codes with zero points. Blocks of 16 with 8-bit codes
+  // (the widened Q6_K) only: 4-bit codes are de-interleaved per chunk of
+  // 32, where a block of 16 is not 16 consecutive activation bytes.
+  plan.amx =
+      amx && plan.rowLanes && (!halfChunkBlocks || plan.storageBits == 8) &&
+      plan.blockSize <= 256 && !(plan.storageBits == 8 && plan.hasZeroPoints) &&
+      (ShapedType::isDynamic(plan.m) || plan.m >= kAmxRows);
   // E2M1 codes in an integer product: the kernel with one weight row per
   // lane looks them up as bytes, the generic tiles decode them in i32
   // lanes; the VNNI tiles below do not decode them.
@@ -344,11 +346,10 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t rows, bool vnni,
                        "per lane)");
   // The other kernels (and other tile sizes) take the weight repacked
   // row-major at run time: the same kernel, so the same bits on every host.
-  // (Not with a second level of parameters or mins, whose tiled parts the
-  // kernels do not read.)
-  plan.rowTiled = scheme.getRowTile() == kLanes &&
-                  (plan.rowLanes || plan.orderedRows) && !plan.outerBlocks &&
-                  !plan.hasMins;
+  // Both read every block parameter (scales, zero points, mins, blocked
+  // outer scales and mins) as one vector of the tile's rows.
+  plan.rowTiled =
+      scheme.getRowTile() == kLanes && (plan.rowLanes || plan.orderedRows);
   if (plan.orderedRows) {
     plan.tileM = chooseTileRows(plan, {8, 4, 2, 1});
     plan.tileN = kLanes;
@@ -525,6 +526,9 @@ private:
   /// Row-tiled weights: the scales and zero points as read-only buffers,
   /// for prefetching.
   SmallVector<Value> blockPartBuffers;
+  /// Row-tiled weights: the blocked outer scales (and outer mins) as
+  /// read-only buffers, for prefetching.
+  SmallVector<Value> outerPartBuffers;
   /// M (the activation rows), a constant unless dynamic.
   Value numRows;
   /// With AMX: the activation codes as a buffer (tile loads read memory),
@@ -906,6 +910,15 @@ void KernelEmitter::prefetchNextTile(Value n0, Value firstBlock) {
         memref::PrefetchOp::create(
             b, loc, buffer,
             ValueRange{nextTile, add(firstBlock, block), index(0)},
+            /*isWrite=*/false, /*localityHint=*/2, /*isDataCache=*/true);
+    }
+    // The next tile's blocked outer scales (and outer mins) of the step.
+    if (!outerPartBuffers.empty()) {
+      Value outerBlock =
+          arith::DivUIOp::create(b, loc, firstBlock, index(plan.outerBlocks));
+      for (Value buffer : outerPartBuffers)
+        memref::PrefetchOp::create(
+            b, loc, buffer, ValueRange{nextTile, outerBlock, index(0)},
             /*isWrite=*/false, /*localityHint=*/2, /*isDataCache=*/true);
     }
     return;
@@ -1672,14 +1685,16 @@ void KernelEmitter::decodeAmxPanel(ValueRange parts, Value n0, Value panel) {
 /// One iteration of the K loop with AMX tiles, for the kAmxRows activation
 /// rows from `m0`: each block's 16 x 16 exact i32 sums by tdpbssd (tdpbsud
 /// for unsigned 8-bit codes) of the activation codes (read in place, a row
-/// stride of K) and the decoded panel (amxPanel), K = 32 or 64 per
+/// stride of K) and the decoded panel (amxPanel), K = 16, 32 or 64 per
 /// instruction, stored to amxSums and read back a row of 16 weight rows at a
 /// time; then the f32 accumulation of emitIntegerKStep, in the same order.
 SmallVector<Value> KernelEmitter::emitAmxKStep(ValueRange lhs, ValueRange parts,
                                                Value n0, Value m0,
                                                Value firstBlock,
                                                ValueRange accumulators) {
-  int64_t depth = plan.blockSize % 64 == 0 ? 64 : 32;
+  int64_t depth = plan.blockSize % 64 == 0   ? 64
+                  : plan.blockSize % 32 == 0 ? 32
+                                             : 16;
   auto lhsTile = amx::TileType::get({kAmxRows, depth}, b.getI8Type());
   auto rhsTile = amx::TileType::get({depth / 4, 4 * kLanes}, b.getI8Type());
   auto sumTile = amx::TileType::get({kAmxRows, kLanes}, b.getI32Type());
@@ -1988,8 +2003,15 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
     weightBuffer = toReadOnlyBuffer(weightParts[0]);
     if (plan.rowTiled) {
       blockPartBuffers.push_back(toReadOnlyBuffer(weightParts[1]));
-      if (plan.hasZeroPoints)
+      if (plan.hasZeroPoints || plan.hasMins)
         blockPartBuffers.push_back(toReadOnlyBuffer(weightParts[2]));
+      if (plan.outerBlocks) {
+        outerPartBuffers.push_back(
+            toReadOnlyBuffer(weightParts[outerScalesIndex()]));
+        if (plan.outerMins)
+          outerPartBuffers.push_back(
+              toReadOnlyBuffer(weightParts[outerScalesIndex() + 1]));
+      }
     }
   }
   // The ordered kernel reads the activations in their own order.

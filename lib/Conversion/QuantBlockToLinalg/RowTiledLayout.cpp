@@ -3,7 +3,8 @@
 // `row_tile = R` (docs/Packing.md, "The row-tiled layout") changes only how
 // the lowered parts of an [N, K] weight are stored: the data as [N / R,
 // W, R, 4] (word d of each of the tile's R rows, in row order, W = bytes
-// per row / 4), the scales and zero points as [N / R, K / B, R]. Both are
+// per row / 4), the scales and zero points as [N / R, K / B, R] (blocked
+// outer scales and mins likewise, [N / R, K / (B O), R]). All are
 // transposes of the row-major parts after splitting the rows into tiles,
 // so tiling and untiling are tensor.expand_shape / linalg.transpose /
 // tensor.collapse_shape, which bufferize to one copy each. Constant parts
@@ -28,10 +29,17 @@ using namespace mlir::quant_block;
 /// Bytes per word of the tiled data: what one vpdpbusd lane takes.
 static constexpr int64_t kWordBytes = 4;
 
-/// How many of the leading parts the layout changes: data, scales and zero
-/// points (a per-tensor outer scale, the only one allowed, is unchanged).
-static size_t getNumTiledParts(QuantizedTensorType type) {
-  return type.getScheme().getZeroPointType() ? 3 : 2;
+/// Whether the layout changes lowered part `index`: the data, the block
+/// scales and zero points, and blocked outer scales and outer mins ([N, X]
+/// each, one row of blocks per weight row, which the scheme verifier
+/// requires); a per-tensor outer scale ([1, 1]) is unchanged.
+static bool isTiledPart(QuantizedTensorType type, size_t index) {
+  SchemeAttr scheme = type.getScheme();
+  size_t blockParts = scheme.getZeroPointType() ? 3 : 2;
+  if (index < blockParts)
+    return true;
+  OuterScaleAttr outer = scheme.getOuter();
+  return outer && !outer.getBlockShape().empty();
 }
 
 /// The tiled shape of row-major lowered part `index` ([N, X]).
@@ -45,7 +53,7 @@ static SmallVector<int64_t> getTiledShape(ArrayRef<int64_t> rowMajor,
 
 Type mlir::quant_block::getRowTiledPartType(QuantizedTensorType type,
                                             size_t index, Type rowMajor) {
-  if (!type.getScheme().isRowTiled() || index >= getNumTiledParts(type))
+  if (!type.getScheme().isRowTiled() || !isTiledPart(type, index))
     return rowMajor;
   auto tensor = cast<RankedTensorType>(rowMajor);
   return RankedTensorType::get(
@@ -135,7 +143,9 @@ SmallVector<Value> mlir::quant_block::tileLoweredParts(OpBuilder &b,
                                                        ValueRange rowMajor) {
   SmallVector<Value> result(rowMajor.begin(), rowMajor.end());
   int64_t rowTile = type.getScheme().getRowTile();
-  for (size_t index = 0, e = getNumTiledParts(type); index < e; ++index) {
+  for (size_t index = 0, e = rowMajor.size(); index < e; ++index) {
+    if (!isTiledPart(type, index))
+      continue;
     auto partType = cast<RankedTensorType>(rowMajor[index].getType());
     if (DenseElementsAttr constant = tileConstant(
             rowMajor[index],
@@ -162,7 +172,9 @@ SmallVector<Value> mlir::quant_block::tileLoweredParts(OpBuilder &b,
 SmallVector<Value> mlir::quant_block::untileLoweredParts(
     OpBuilder &b, Location loc, QuantizedTensorType type, ValueRange tiled) {
   SmallVector<Value> result(tiled.begin(), tiled.end());
-  for (size_t index = 0, e = getNumTiledParts(type); index < e; ++index) {
+  for (size_t index = 0, e = tiled.size(); index < e; ++index) {
+    if (!isTiledPart(type, index))
+      continue;
     Value rows = transpose(b, loc, tiled[index], getTilePermutation(index));
     result[index] =
         tensor::CollapseShapeOp::create(b, loc, rows, getRowSplit(index));

@@ -91,6 +91,39 @@ func.func @int4_blocks_of_128(%x: !a, %w: !w) -> tensor<16x16xf32> {
 
 // -----
 
+// 8-bit codes in blocks of 16 under a blocked outer scale (GGUF Q6_K
+// widened at load): one tile instruction of K = 16 per block, four blocks
+// per K step; each block's scale times its outer scale is converted once
+// with the panel. 4-bit codes in blocks of 16 (NVFP4) stay on vpdpbusd:
+// their activations are de-interleaved per 32, so a block is not 16
+// consecutive bytes.
+// CHECK-LABEL: func.func @int8_blocks_of_16
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<64x64xi8>
+// CHECK: amx.tile_load %{{.*}} into !amx.tile<16x16xi8>
+// CHECK: amx.tile_load %{{.*}} : memref<64x64xi8> into !amx.tile<4x64xi8>
+// CHECK: amx.tile_muli %{{.*}}, %{{.*}}, %{{.*}} : !amx.tile<16x16xi8>, !amx.tile<4x64xi8>, !amx.tile<16x16xi32>
+// CHECK-COUNT-3: amx.tile_muli
+// CHECK-NOT: amx.tile_muli
+// CHECK: return
+// CHECK-LABEL: func.func @nvfp4_blocks_of_16
+// CHECK-NOT: amx.
+// CHECK: return
+// LLVM-LABEL: llvm.func @int8_blocks_of_16
+// LLVM: llvm.call_intrinsic "llvm.x86.tdpbssd.internal"
+!w = !quant_block.tensor<16x256, #quant_block.scheme<i8 : f32, block = [1, 16], scale = i8, outer = <f16, block = [16]>>>
+!a = !quant_block.tensor<16x256, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+func.func @int8_blocks_of_16(%x: !a, %w: !w) -> tensor<16x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<16x16xf32>
+  return %y : tensor<16x16xf32>
+}
+!w4 = !quant_block.tensor<16x256, #quant_block.scheme<nvfp4>>
+func.func @nvfp4_blocks_of_16(%x: !a, %w: !w4) -> tensor<16x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w4 -> tensor<16x16xf32>
+  return %y : tensor<16x16xf32>
+}
+
+// -----
+
 // A dynamic M: its whole 16-row tiles with AMX, the rest one row at a
 // time.
 // CHECK-LABEL: func.func @dynamic_rows

@@ -67,6 +67,24 @@ func.func @nvfp4(%t: !n) -> !quant_block.tensor<16x64, #quant_block.scheme<nvfp4
 
 // -----
 
+// Q4_K's blocked outer scales and outer mins (one row of blocks per weight
+// row) are tiled as the block scales and mins are: [N / R, K / (B O), R].
+!k = !quant_block.tensor<32x512, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, zero_point = ui8, outer = <f16, block = [8], min = f16>, row_tile = 16>>
+!kr = !quant_block.tensor<32x512, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, zero_point = ui8, outer = <f16, block = [8], min = f16>>>
+// CHECK-LABEL: func.func @q4_k
+// CHECK-SAME: (%{{.*}}: tensor<32x256xi8>, %{{.*}}: tensor<32x16xi8>, %{{.*}}: tensor<32x16xi8>, %[[O:.*]]: tensor<32x2xf16>, %[[OM:.*]]: tensor<32x2xf16>) -> (tensor<2x64x16x4xi8>, tensor<2x16x16xi8>, tensor<2x16x16xi8>, tensor<2x2x16xf16>, tensor<2x2x16xf16>)
+// CHECK: %[[OE:.*]] = tensor.expand_shape %[[O]] {{\[\[}}0, 1], [2]] output_shape [2, 16, 2]
+// CHECK: %[[OT:.*]] = linalg.transpose ins(%[[OE]] : tensor<2x16x2xf16>) outs(%{{.*}} : tensor<2x2x16xf16>) permutation = [0, 2, 1]
+// CHECK: %[[OME:.*]] = tensor.expand_shape %[[OM]] {{\[\[}}0, 1], [2]] output_shape [2, 16, 2]
+// CHECK: %[[OMT:.*]] = linalg.transpose ins(%[[OME]] : tensor<2x16x2xf16>) outs(%{{.*}} : tensor<2x2x16xf16>) permutation = [0, 2, 1]
+// CHECK: return {{.*}}, %[[OT]], %[[OMT]]
+func.func @q4_k(%w: !kr) -> !k {
+  %t = quant_block.repack %w : !kr -> !k
+  return %t : !k
+}
+
+// -----
+
 // No kernel took this product: the lowering repacks the weight row-major
 // and contracts as for a row-major weight.
 !t = !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, row_tile = 16>>

@@ -924,8 +924,8 @@ func.func private @f(!quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, bl
 
 // -----
 
-// expected-error @+1 {{row_tile allows only a per-tensor outer scale, but the outer scale has blocks}}
-func.func private @f(!quant_block.tensor<32x256, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui6, outer = <f16, block = [8]>, row_tile = 16>>)
+// expected-error @+1 {{row_tile allows a per-tensor outer scale or outer blocks along the last dimension only ([1, B] or [B]), but the outer scale's blocks are [2, 8]}}
+func.func private @f(!quant_block.tensor<32x256, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, outer = <f16, block = [2, 8]>, row_tile = 16>>)
 
 // -----
 

@@ -29,6 +29,11 @@ from quant_block.reference import tile_rows  # noqa: E402
 ROW_TILED_CASES = ["i4_i8act", "i4_i8act_m8", "u4zp_i8act_m4",
                    "i4_i8act_b128", "i8_i8act_rows", "u8zp_i8act_rows",
                    "i4zp_strict", "u8_strict", "i8_strict"]
+# K-quant and Q4_1 cases (two levels of scales, mins) passed tiled too:
+# every part whose rows are the weight's (data, scales, mins, outer scales
+# and outer mins) as <name>_t<part>.
+ROW_TILED_MIN_CASES = ["q4k_strict", "q4k_i8act", "q4k_i8act_m20",
+                       "q4_1_i8act", "q6k_i8_i8act", "q6k_i8_i8act_m20"]
 
 # accumulate(i32) products: int8 activation codes and f32 scales per block
 # (as quantize_dynamic gives them) times the weight; exact i32 block sums,
@@ -190,6 +195,8 @@ INT_MIN_CASES = {
     # Q6_K widened (i8 codes in blocks of 16, two levels of scales, no
     # mins) times activations quantized in blocks of 16.
     "q6k_i8_i8act": (3, 16, 512, "q6k", True),
+    # 20 rows: 16 on AMX tiles of K = 16 where the host has them.
+    "q6k_i8_i8act_m20": (20, 16, 256, "q6k", False),
 }
 
 
@@ -239,6 +246,12 @@ def generate_mins(directory):
                     rng.uniform(0.01, 0.2, (n, blocks)).astype(np.float16))
             np.save(f"{directory}/{name}_zp.npy",
                     rng.uniform(-1.5, 0, (n, blocks)).astype(np.float16))
+    for name in ROW_TILED_MIN_CASES:
+        for part in ("data", "scales", "zp", "outer", "outermin"):
+            path = f"{directory}/{name}_{part}.npy"
+            if os.path.exists(path):
+                np.save(f"{directory}/{name}_t{part}.npy",
+                        tile_rows(np.load(path), 16, data=part == "data"))
 
 
 def min_weight(directory, name, kind):

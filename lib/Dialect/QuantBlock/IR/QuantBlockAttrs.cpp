@@ -664,9 +664,19 @@ LogicalResult SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
         (blockShape.size() == 2 && blockShape[0] != 1))
       return emitError() << "row_tile needs blocks along the last dimension "
                             "only ([1, B] or [B])";
-    if (outer && !outer.getBlockShape().empty())
-      return emitError() << "row_tile allows only a per-tensor outer scale, "
-                            "but the outer scale has blocks";
+    // The outer parameters are tiled as the block scales are: one row of
+    // blocks each, so that a tile's R rows share each outer block's index.
+    ArrayRef<int64_t> outerBlock =
+        outer ? outer.getBlockShape() : ArrayRef<int64_t>();
+    if (outerBlock.size() > 2 ||
+        (outerBlock.size() == 2 && outerBlock[0] != 1)) {
+      InFlightDiagnostic diag =
+          emitError() << "row_tile allows a per-tensor outer scale or outer "
+                         "blocks along the last dimension only ([1, B] or "
+                         "[B]), but the outer scale's blocks are [";
+      llvm::interleaveComma(outerBlock, diag);
+      return diag << "]";
+    }
   }
   (void)rounding;
   return success();

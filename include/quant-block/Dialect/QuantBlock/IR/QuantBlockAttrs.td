@@ -164,7 +164,9 @@ def QuantBlock_SchemeAttr : QuantBlock_Attr<"Scheme", "scheme"> {
       kernels of the CPU pipeline stream it with no transposition
       (docs/Packing.md, "The row-tiled layout"). Needs 4- or 8-bit storage,
       R >= 2, a static N that R divides, a static K that B divides, B * bits
-      a multiple of 32, and at most a per-tensor outer scale.
+      a multiple of 32, and an outer scale per tensor or in blocks along
+      the last dimension only (blocked outer scales and outer mins are
+      tiled as the scales are).
 
     Named schemes (all expressed `f32` unless `: type` follows the name):
 
