@@ -15,9 +15,10 @@ on a 480 MiB L3). Files go to $LLAMA_BENCH_DIR (default
 /tmp/quant-block-llama) and are reused.
 
 Each measurement runs in a fresh process (its own peak RSS, its own
-threads). Ours: one untimed call of each width compiles it, then one
-timed pp run (a prefill of `pp` tokens from an empty cache) and one timed
-tg run (`tg` decode steps from an empty cache), as llama-bench times them.
+threads). Ours: compiling each width, then, as llama-bench times them, an
+untimed warm-up and one timed run of each test: pp (a prefill of `pp`
+tokens from an empty cache) and tg (`tg` decode steps from an empty
+cache; its warm-up one step).
 The read pass streams every weight part once, split over the same number
 of threads (numpy, GIL released), right after the tg run; "read ratio" is
 (weight bytes per token x tg tokens/s) / read pass GB/s.
@@ -101,10 +102,16 @@ def ours(path, threads, pp, tg, activations):
     model._function(pp, last_logits=True)
     model._function(1)
     compile_s = time.perf_counter() - compile_start
+    # A warm-up run of each test first, as llama-bench (and the peer's
+    # bench()) does: the whole prompt, then one token.
+    model.reset()
+    model.prefill(rng.integers(0, n_vocab, pp), last_logits=True)
     model.reset()
     start = time.perf_counter()
     model.prefill(rng.integers(0, n_vocab, pp), last_logits=True)
     pp_rate = pp / (time.perf_counter() - start)
+    model.reset()
+    model.decode(int(rng.integers(0, n_vocab)))
     model.reset()
     tokens = rng.integers(0, n_vocab, tg)
     start = time.perf_counter()

@@ -86,6 +86,29 @@ mlirQuantBlockExecutableCreateWithLibraries(
     intptr_t numLibraries, const MlirStringRef *libraries,
     MlirStringCallback onError, void *userData);
 
+/// How mlirQuantBlockExecutableCreateWithOptions compiles and calls.
+typedef struct MlirQuantBlockCompileOptions {
+  /// !quant_block.tensor arguments and results passed as their parts.
+  bool quantizedAsParts;
+  /// Shared libraries (paths) the compiled code calls (a GPU runtime).
+  intptr_t numLibraries;
+  const MlirStringRef *libraries;
+  /// The compiled code's malloc hands out again, pages already mapped, the
+  /// blocks of the same size that the same call freed (an inference step's
+  /// layers ask for the same temporaries layer after layer; glibc maps a
+  /// block of 32 MiB or more afresh each time, and touching fresh pages
+  /// costs page faults). What a call freed is released when it returns, so
+  /// nothing stays resident between calls.
+  bool reuseBuffers;
+} MlirQuantBlockCompileOptions;
+
+/// As mlirQuantBlockExecutableCreate, with `options`.
+MLIR_CAPI_EXPORTED MlirQuantBlockExecutable
+mlirQuantBlockExecutableCreateWithOptions(
+    MlirModule module, MlirStringRef pipeline,
+    const MlirQuantBlockCompileOptions *options, MlirStringCallback onError,
+    void *userData);
+
 MLIR_CAPI_EXPORTED void
 mlirQuantBlockExecutableDestroy(MlirQuantBlockExecutable executable);
 

@@ -10,8 +10,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "quant-block-c/Runner.h"
+
 #include "quant-block-c/Passes.h"
 #include "quant-block/Codegen/CPU/CPUTarget.h"
+#include "quant-block/Runner/CachingAllocator.h"
 #include "quant-block/Runner/DeviceBuffers.h"
 #include "quant-block/Runner/EntrySignature.h"
 #include "quant-block/Runner/JitCompiler.h"
@@ -56,6 +58,9 @@ struct Executable {
   /// device buffers made for its device-resident arguments (-> bytes).
   std::optional<GpuRuntime> gpu;
   llvm::DenseMap<void *, uint64_t> deviceBuffers;
+  /// The compiled code allocates with the caching allocator; each call
+  /// releases what it cached when it returns.
+  bool reuseBuffers = false;
 
   ~Executable() {
     for (auto &[buffer, bytes] : deviceBuffers)
@@ -148,7 +153,20 @@ MlirQuantBlockExecutable mlirQuantBlockExecutableCreateWithLibraries(
     MlirModule cModule, MlirStringRef pipeline, bool quantizedAsParts,
     intptr_t numLibraries, const MlirStringRef *libraries,
     MlirStringCallback onError, void *userData) {
+  MlirQuantBlockCompileOptions options = {quantizedAsParts, numLibraries,
+                                          libraries, /*reuseBuffers=*/false};
+  return mlirQuantBlockExecutableCreateWithOptions(cModule, pipeline, &options,
+                                                   onError, userData);
+}
+
+MlirQuantBlockExecutable mlirQuantBlockExecutableCreateWithOptions(
+    MlirModule cModule, MlirStringRef pipeline,
+    const MlirQuantBlockCompileOptions *compileOptions,
+    MlirStringCallback onError, void *userData) {
   initializeRunner();
+  bool quantizedAsParts = compileOptions->quantizedAsParts;
+  intptr_t numLibraries = compileOptions->numLibraries;
+  const MlirStringRef *libraries = compileOptions->libraries;
 
   OwningOpRef<ModuleOp> module = unwrap(cModule).clone();
   std::string diagnostics;
@@ -177,6 +195,8 @@ MlirQuantBlockExecutable mlirQuantBlockExecutableCreateWithLibraries(
   options.pipeline = unwrap(pipeline).str();
   for (intptr_t index = 0; index < numLibraries; ++index)
     options.sharedLibPaths.push_back(unwrap(libraries[index]).str());
+  options.cachingAllocator = compileOptions->reuseBuffers;
+  executable->reuseBuffers = compileOptions->reuseBuffers;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
       lowerAndCompile(*module, signatures, options);
   if (!engine) {
@@ -453,6 +473,10 @@ mlirQuantBlockFunctionCall(MlirQuantBlockFunction cFunction,
     results->strides.push_back(std::move(strides));
   }
   call.freeResults();
+  // Nothing stays cached between calls: the blocks cached during this one
+  // (and its results, copied above) go back to the system.
+  if (function.executable->reuseBuffers)
+    releaseCachedBlocks();
   return {results.release()};
 }
 

@@ -86,6 +86,13 @@ class CPUTarget(ctypes.Structure):
                 ("vector_bits", ctypes.c_int64)]
 
 
+class CompileOptions(ctypes.Structure):
+    _fields_ = [("quantized_as_parts", ctypes.c_bool),
+                ("num_libraries", ctypes.c_ssize_t),
+                ("libraries", ctypes.POINTER(StringRef)),
+                ("reuse_buffers", ctypes.c_bool)]
+
+
 # void (*)(MlirStringRef, void *)
 StringCallback = ctypes.CFUNCTYPE(None, StringRef, ctypes.c_void_p)
 # MlirLogicalResult (*)(MlirDiagnostic, void *): a one-byte struct comes back
@@ -169,6 +176,9 @@ _SIGNATURES = {
         ([Module, StringRef, ctypes.c_bool, ctypes.c_ssize_t,
           ctypes.POINTER(StringRef), StringCallback, ctypes.c_void_p],
          Executable),
+    "mlirQuantBlockExecutableCreateWithOptions":
+        ([Module, StringRef, ctypes.POINTER(CompileOptions), StringCallback,
+          ctypes.c_void_p], Executable),
     "mlirQuantBlockExecutableDestroy": ([Executable], None),
     "mlirQuantBlockResolveCPUTarget":
         ([StringRef, StringRef, ctypes.POINTER(CPUTarget), StringCallback,

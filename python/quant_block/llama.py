@@ -1005,8 +1005,13 @@ class Llama:
         key = (n_tokens, last_logits and n_tokens > 1)
         if key not in self._functions:
             from .runner import compile
+            # A layer's temporaries are the same sizes in every layer: each
+            # is reused within the call instead of mapped afresh (a prefill
+            # of 512 tokens on two threads spent about 8 % of its time in
+            # page faults; bench/README.md).
             self._functions[key] = compile(
-                self.module_text(*key), self.pipeline).forward
+                self.module_text(*key), self.pipeline,
+                reuse_buffers=True).forward
         return self._functions[key]
 
     def prefill(self, tokens, last_logits=False):

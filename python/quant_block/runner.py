@@ -149,15 +149,18 @@ class Function:
 class Executable:
     """A JIT-compiled module; its functions are attributes or items."""
 
-    def __init__(self, module, pipeline, quantized_as_parts, libraries=()):
+    def __init__(self, module, pipeline, quantized_as_parts, libraries=(),
+                 reuse_buffers=False):
         self._lib = lib = module.context._lib
         errors = _capi.TextCollector()
         module.context.take_diagnostics()
         paths = [_capi.StringRef.of(os.fspath(path)) for path in libraries]
         refs = (_capi.StringRef * max(len(paths), 1))(*paths)
-        self._handle = lib.mlirQuantBlockExecutableCreateWithLibraries(
-            module._module, _capi.StringRef.of(pipeline), quantized_as_parts,
-            len(paths), refs, errors.callback, None)
+        options = _capi.CompileOptions(quantized_as_parts, len(paths), refs,
+                                       reuse_buffers)
+        self._handle = lib.mlirQuantBlockExecutableCreateWithOptions(
+            module._module, _capi.StringRef.of(pipeline),
+            ctypes.byref(options), errors.callback, None)
         if not self._handle.ptr:
             raise MLIRError(f"cannot compile the module with '{pipeline}'",
                             module.context.take_diagnostics()
@@ -235,16 +238,21 @@ def _parse_diagnostics(text):
 
 
 def compile(module, pipeline="quant-block-cpu-pipeline",
-            quantized_as_parts=True, libraries=()):
+            quantized_as_parts=True, libraries=(), reuse_buffers=False):
     """Compiles `module` (a Module or its text; left unchanged) with the
     textual pass pipeline `pipeline` and returns an Executable whose
     functions take and return numpy arrays. `libraries` are shared
     libraries the compiled code calls: for a GPU pipeline, its runtime
-    (gpu_runtime_library). Raises MLIRError with the diagnostics when the
-    pipeline or the compilation fails."""
+    (gpu_runtime_library). `reuse_buffers`: the compiled code's temporaries
+    freed during a call are handed again, pages already mapped, to the
+    same call's later requests of the same size, and released when it
+    returns (C: MlirQuantBlockCompileOptions.reuseBuffers). Raises
+    MLIRError with the diagnostics when the pipeline or the compilation
+    fails."""
     if isinstance(module, str):
         module = Module.parse(module)
-    return Executable(module, pipeline, quantized_as_parts, libraries)
+    return Executable(module, pipeline, quantized_as_parts, libraries,
+                      reuse_buffers)
 
 
 _GPU_RUNTIMES = {"vulkan": "libQuantBlockVulkanRuntime.so",

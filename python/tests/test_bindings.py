@@ -119,6 +119,73 @@ def test_compile_for_a_target_cpu():
                for d in error.value.diagnostics)
 
 
+# A 32 MiB temporary made in each of 4 iterations (by a call, which no
+# fusion removes): glibc maps a block this large afresh for every malloc.
+_TEMPORARY_PER_ITERATION = """
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func private @shifted(%x: tensor<2048x4096xf32>, %c: f32) -> tensor<2048x4096xf32> {
+  %e = tensor.empty() : tensor<2048x4096xf32>
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2048x4096xf32>) outs(%e : tensor<2048x4096xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %w = arith.addf %v, %c : f32
+    linalg.yield %w : f32
+  } -> tensor<2048x4096xf32>
+  return %t : tensor<2048x4096xf32>
+}
+func.func @four_temporaries(%x: tensor<2048x4096xf32>) -> tensor<2048xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e0 = tensor.empty() : tensor<2048xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2048xf32>) -> tensor<2048xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %sums = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %acc) -> tensor<2048xf32> {
+    %t = func.call @shifted(%x, %one) {no_inline} : (tensor<2048x4096xf32>, f32) -> tensor<2048x4096xf32>
+    %r = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%t : tensor<2048x4096xf32>) outs(%a : tensor<2048xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %w = arith.addf %o, %v : f32
+      linalg.yield %w : f32
+    } -> tensor<2048xf32>
+    scf.yield %r : tensor<2048xf32>
+  }
+  return %sums : tensor<2048xf32>
+}
+"""
+
+
+def test_reuse_buffers():
+    """compile(reuse_buffers=True): a block the compiled code frees is handed
+    again, pages mapped, to the same call's next request of its size (the
+    4 iterations' temporaries fault their 8192 pages once, not 4 times), and
+    released when the call returns (the next call faults them again); the
+    results are the same."""
+    import resource
+    x = np.random.default_rng(0).standard_normal((2048, 4096)).astype(
+        np.float32)
+    pages = 32 * 1024 * 1024 // resource.getpagesize()
+
+    def faults(function):
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        result = function(x)
+        return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before, \
+            result
+
+    plain = compile(_TEMPORARY_PER_ITERATION).four_temporaries
+    reused = compile(_TEMPORARY_PER_ITERATION,
+                     reuse_buffers=True).four_temporaries
+    plain_faults, want = faults(plain)
+    first_faults, got = faults(reused)
+    second_faults, again = faults(reused)
+    assert plain_faults >= 3.5 * pages
+    assert 0.9 * pages <= first_faults <= 1.5 * pages
+    assert 0.9 * pages <= second_faults <= 1.5 * pages
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(again, want)
+    np.testing.assert_allclose(want, (x + 1).sum(axis=1) * 4, rtol=1e-4)
+
+
 def test_cpu_target():
     """What the CPU kernels may use, from LLVM's tables: none of the x86
     options on x86-64-v2, AVX-512 (and what is added) on x86-64-v4; the
