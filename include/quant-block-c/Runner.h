@@ -94,11 +94,12 @@ typedef struct MlirQuantBlockCompileOptions {
   intptr_t numLibraries;
   const MlirStringRef *libraries;
   /// The compiled code's malloc hands out again, pages already mapped, the
-  /// blocks of the same size that the same call freed (an inference step's
-  /// layers ask for the same temporaries layer after layer; glibc maps a
-  /// block of 32 MiB or more afresh each time, and touching fresh pages
-  /// costs page faults). What a call freed is released when it returns, so
-  /// nothing stays resident between calls.
+  /// blocks of 32 MiB or more and of the same size that the same call freed
+  /// (an inference step's layers ask for the same temporaries layer after
+  /// layer; glibc maps such a block afresh each time, and touching fresh
+  /// pages costs page faults; it keeps smaller ones in its heaps). What a
+  /// call freed is released when it returns, so nothing stays resident
+  /// between calls.
   bool reuseBuffers;
 } MlirQuantBlockCompileOptions;
 

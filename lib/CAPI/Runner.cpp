@@ -196,6 +196,7 @@ MlirQuantBlockExecutable mlirQuantBlockExecutableCreateWithOptions(
   for (intptr_t index = 0; index < numLibraries; ++index)
     options.sharedLibPaths.push_back(unwrap(libraries[index]).str());
   options.cachingAllocator = compileOptions->reuseBuffers;
+  options.cacheLargeBlocksOnly = true;
   executable->reuseBuffers = compileOptions->reuseBuffers;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
       lowerAndCompile(*module, signatures, options);

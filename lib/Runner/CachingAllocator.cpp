@@ -11,6 +11,7 @@
 
 #include "llvm/ExecutionEngine/JITSymbol.h"
 
+#include <cstddef>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -87,16 +88,41 @@ void mlir::quant_block::runner::releaseCachedBlocks() {
   cache.freed.clear();
 }
 
+/// Blocks at least this large are what glibc maps afresh for every request
+/// (its largest mmap threshold on 64-bit hosts); it serves smaller ones from
+/// its heaps, whose pages stay mapped.
+static constexpr size_t kLargeBlockBytes = size_t(32) << 20;
+
+void *mlir::quant_block::runner::largeBlockCachingAlignedAlloc(size_t alignment,
+                                                               size_t size) {
+  if (size >= kLargeBlockBytes)
+    return cachingAlignedAlloc(alignment, size);
+  alignment = std::max<size_t>(alignment, alignof(std::max_align_t));
+  size_t rounded =
+      (std::max<size_t>(size, 1) + alignment - 1) / alignment * alignment;
+  return std::aligned_alloc(alignment, rounded);
+}
+
+void *mlir::quant_block::runner::largeBlockCachingMalloc(size_t size) {
+  if (size >= kLargeBlockBytes)
+    return cachingMalloc(size);
+  return std::malloc(size);
+}
+
 llvm::orc::SymbolMap mlir::quant_block::runner::getCachingAllocatorSymbols(
-    llvm::orc::MangleAndInterner interner) {
+    llvm::orc::MangleAndInterner interner, bool largeBlocksOnly) {
   auto define = [](auto *function) {
     return llvm::orc::ExecutorSymbolDef(
         llvm::orc::ExecutorAddr::fromPtr(function),
         llvm::JITSymbolFlags::Exported);
   };
   llvm::orc::SymbolMap symbols;
-  symbols[interner("malloc")] = define(&cachingMalloc);
-  symbols[interner("aligned_alloc")] = define(&cachingAlignedAlloc);
+  symbols[interner("malloc")] = largeBlocksOnly
+                                    ? define(&largeBlockCachingMalloc)
+                                    : define(&cachingMalloc);
+  symbols[interner("aligned_alloc")] =
+      largeBlocksOnly ? define(&largeBlockCachingAlignedAlloc)
+                      : define(&cachingAlignedAlloc);
   symbols[interner("free")] = define(&cachingFree);
   return symbols;
 }

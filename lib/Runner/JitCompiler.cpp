@@ -437,7 +437,9 @@ mlir::quant_block::runner::lowerAndCompile(
   // and nothing has been materialized yet.
   (*engine)->registerSymbols(getRuntimeBuiltinSymbols);
   if (options.cachingAllocator)
-    (*engine)->registerSymbols(getCachingAllocatorSymbols);
+    (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+      return getCachingAllocatorSymbols(interner, options.cacheLargeBlocksOnly);
+    });
   (*engine)->initialize();
   return std::move(*engine);
 }

@@ -27,6 +27,12 @@ namespace mlir::quant_block::runner {
 void *cachingMalloc(size_t size);
 void *cachingAlignedAlloc(size_t alignment, size_t size);
 
+/// As cachingMalloc / cachingAlignedAlloc for blocks of 32 MiB or more (the
+/// ones glibc maps afresh each time); smaller ones come from libc, uncached
+/// (cachingFree hands them back to it).
+void *largeBlockCachingMalloc(size_t size);
+void *largeBlockCachingAlignedAlloc(size_t alignment, size_t size);
+
 /// Caches a block from cachingMalloc / cachingAlignedAlloc for reuse; hands
 /// any other pointer to std::free, so it is also the right way to free what
 /// compiled code returns when the caching allocator is not in use.
@@ -36,9 +42,11 @@ void cachingFree(void *pointer);
 void releaseCachedBlocks();
 
 /// The symbols `malloc`, `aligned_alloc` and `free` bound to the functions
-/// above, for mlir::ExecutionEngine::registerSymbols.
+/// above (with `largeBlocksOnly`, the largeBlock* ones), for
+/// mlir::ExecutionEngine::registerSymbols.
 llvm::orc::SymbolMap
-getCachingAllocatorSymbols(llvm::orc::MangleAndInterner interner);
+getCachingAllocatorSymbols(llvm::orc::MangleAndInterner interner,
+                           bool largeBlocksOnly = false);
 
 } // namespace mlir::quant_block::runner
 

@@ -51,6 +51,9 @@ struct JitCompileOptions {
   /// Binds the compiled code's malloc, aligned_alloc and free to the caching
   /// allocator (CachingAllocator.h) instead of libc's.
   bool cachingAllocator = false;
+  /// With cachingAllocator: only blocks of 32 MiB or more are cached (the
+  /// ones libc maps afresh), the smaller ones come from libc.
+  bool cacheLargeBlocksOnly = false;
 };
 
 /// Marks the entry's tensor arguments `bufferization.writable = false`: the
