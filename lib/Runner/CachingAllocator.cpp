@@ -33,6 +33,14 @@ struct Cache {
 };
 } // namespace
 
+/// std::aligned_alloc of at least `size` bytes (it takes a multiple of the
+/// alignment, and at least one).
+static void *alignedAllocFromLibc(size_t alignment, size_t size) {
+  size_t rounded =
+      (std::max<size_t>(size, 1) + alignment - 1) / alignment * alignment;
+  return std::aligned_alloc(alignment, rounded);
+}
+
 static Cache &getCache() {
   // Never destroyed: compiled code may free after static destructors ran.
   static Cache *cache = new Cache();
@@ -51,9 +59,7 @@ void *mlir::quant_block::runner::cachingAlignedAlloc(size_t alignment,
     it->second.pop_back();
     return block;
   }
-  size_t rounded =
-      (std::max<size_t>(size, 1) + alignment - 1) / alignment * alignment;
-  void *block = std::aligned_alloc(alignment, rounded);
+  void *block = alignedAllocFromLibc(alignment, size);
   if (block)
     cache.owned.emplace(block, key);
   return block;
@@ -97,10 +103,8 @@ void *mlir::quant_block::runner::largeBlockCachingAlignedAlloc(size_t alignment,
                                                                size_t size) {
   if (size >= kLargeBlockBytes)
     return cachingAlignedAlloc(alignment, size);
-  alignment = std::max<size_t>(alignment, alignof(std::max_align_t));
-  size_t rounded =
-      (std::max<size_t>(size, 1) + alignment - 1) / alignment * alignment;
-  return std::aligned_alloc(alignment, rounded);
+  return alignedAllocFromLibc(
+      std::max<size_t>(alignment, alignof(std::max_align_t)), size);
 }
 
 void *mlir::quant_block::runner::largeBlockCachingMalloc(size_t size) {
