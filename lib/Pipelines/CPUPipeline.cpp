@@ -171,6 +171,12 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
     kernels.x86Vnni = target.x86Vnni;
     kernels.x86Amx = target.x86Amx;
     kernels.x86Avx512 = target.x86Avx512;
+    // The choice as an attribute first, so that a product a user gave a
+    // kernel keeps it and a dump between the passes shows the strategy.
+    CPUSelectMatmulKernelsOptions selection;
+    selection.x86Vnni = target.x86Vnni;
+    selection.x86Amx = target.x86Amx;
+    pm.addNestedPass<func::FuncOp>(createCPUSelectMatmulKernels(selection));
     pm.addNestedPass<func::FuncOp>(createCPUMatmulKernels(kernels));
   }
   buildFrontHalfLoweringStage(pm, frontHalf);

@@ -135,6 +135,43 @@ def CPUReportUnvectorized : Pass<"quant-block-cpu-report-unvectorized",
   }];
 }
 
+def CPUSelectMatmulKernels : Pass<"quant-block-cpu-select-matmul-kernels",
+                                   "func::FuncOp"> {
+  let summary = "Record the CPU kernel of each quantized matrix product";
+  let description = [{
+    Sets `quant_block.cpu_kernel`, a `#quant_block.cpu_matmul_kernel`, on
+    every `quant_block.matmul` that --quant-block-cpu-matmul-kernels covers
+    on the target of the options: the kernel family and its tiles, as
+    `chooseCPUMatmulKernel` (MatmulKernelSelection.h, a pure function of the
+    product and the target) picks them. A product that already has the
+    attribute keeps it: a user or a tuner overrides the choice by writing
+    it, and the kernels pass emits what it says or fails with the rule it
+    breaks. The CPU pipeline runs this pass just before the kernels pass,
+    with the same target options. Which family computes what, and their
+    limits: docs/CPU.md.
+
+    ```mlir
+    // quant-opt --quant-block-cpu-select-matmul-kernels="x86-avx512-vnni=true x86-amx=true"
+    %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) : ...
+    // becomes
+    %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32)
+        {quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<amx,
+            tile = [16, 16], blocks_per_step = 4>} : ...
+    ```
+  }];
+  let options = [
+    Option<"rows", "rows", "int64_t", /*default=*/"4",
+           "Weight rows (outputs along N) per register tile when M = 1">,
+    Option<"x86Vnni", "x86-avx512-vnni", "bool", /*default=*/"false",
+           "The target has AVX512-VNNI (see --quant-block-cpu-matmul-kernels)">,
+    Option<"x86Amx", "x86-amx", "bool", /*default=*/"false",
+           "The target has AMX-INT8 (see --quant-block-cpu-matmul-kernels)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark with the reason on every quant_block.matmul that "
+           "gets no kernel">,
+  ];
+}
+
 def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
                              "func::FuncOp"> {
   let summary = "Register-tiled vector kernels for quantized matrix "
@@ -258,6 +295,12 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     sum times f32(activation scale) * m_eff is added (docs/Numerics.md).
     Other products keep the generic lowering (--convert-quant-block-to-linalg,
     then --quant-block-cpu-vectorize); `report` says why for each.
+
+    A product with a `quant_block.cpu_kernel` attribute
+    (--quant-block-cpu-select-matmul-kernels, or written by a user) gets
+    that kernel family with those tiles; one the target or the product
+    cannot take is an error naming the rule. Without the attribute the pass
+    chooses as the selection pass would.
   }];
   let dependentDialects = [
     "::mlir::amx::AMXDialect",

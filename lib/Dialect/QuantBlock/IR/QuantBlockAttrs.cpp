@@ -681,3 +681,14 @@ LogicalResult SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   (void)rounding;
   return success();
 }
+
+LogicalResult
+CPUMatmulKernelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            CPUMatmulKernelFamily family, int64_t tileM,
+                            int64_t tileN, int64_t blocksPerStep) {
+  if (tileM < 1 || tileN < 1 || blocksPerStep < 1)
+    return emitError() << "the tile [" << tileM << ", " << tileN
+                       << "] and blocks_per_step " << blocksPerStep
+                       << " must be positive";
+  return success();
+}

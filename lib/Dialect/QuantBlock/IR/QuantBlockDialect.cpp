@@ -62,3 +62,27 @@ QuantBlockDialect::verifyRegionArgAttribute(Operation *op, unsigned regionIndex,
                            << "dialect (known: '" << getDeviceResidentAttrName()
                            << "', '" << getGGUFTensorAttrName() << "')";
 }
+
+LogicalResult
+QuantBlockDialect::verifyOperationAttribute(Operation *op,
+                                            NamedAttribute attribute) {
+  StringAttr name = attribute.getName();
+  if (name == getCPUKernelAttrName()) {
+    if (!isa<CPUMatmulKernelAttr>(attribute.getValue()))
+      return op->emitOpError()
+             << "'" << name.getValue()
+             << "' must be a #quant_block.cpu_matmul_kernel attribute";
+    // Only the kernels pass reads it, and only on matrix products: anywhere
+    // else it would be ignored silently.
+    if (!isa<MatmulOp>(op))
+      return op->emitOpError()
+             << "'" << name.getValue()
+             << "' is only valid on quant_block.matmul (the CPU kernel of a "
+                "matrix product)";
+    return success();
+  }
+  return op->emitOpError() << "unknown attribute '" << name.getValue()
+                           << "' of the quant_block dialect (known on "
+                              "operations: '"
+                           << getCPUKernelAttrName() << "')";
+}

@@ -66,6 +66,29 @@ def QuantBlock_Propagation : I32EnumAttr<"Propagation",
   let cppNamespace = "::mlir::quant_block";
 }
 
+def QuantBlock_CPUMatmulKernelFamily : I32EnumAttr<"CPUMatmulKernelFamily",
+    "the kind of register-tiled kernel --quant-block-cpu-matmul-kernels "
+    "emits for a quant_block.matmul (docs/CPU.md)", [
+      // f32 / f16 / bf16 activations, reassociated: 16 partial sums per
+      // output, added across the lanes at the end.
+      I32EnumAttrCase<"PartialSums", 0, "partial_sums">,
+      // Float activations in the strict order: one weight row per lane,
+      // each output summed over k in increasing order.
+      I32EnumAttrCase<"OrderedRows", 1, "ordered_rows">,
+      // int8 activations, accumulate(i32): generic i32 tiles.
+      I32EnumAttrCase<"IntegerTiles", 2, "integer_tiles">,
+      // The same with vpdpbusd (AVX512-VNNI), lanes added by a shuffle tree.
+      I32EnumAttrCase<"VnniTiles", 3, "vnni_tiles">,
+      // vpdpbusd with one weight row per i32 lane (N a multiple of 16).
+      I32EnumAttrCase<"VnniRowLanes", 4, "vnni_row_lanes">,
+      // AMX tiles for every whole 16 activation rows, vnni_row_lanes for
+      // the rows left over.
+      I32EnumAttrCase<"Amx", 5, "amx">
+    ]> {
+  let cppNamespace = "::mlir::quant_block";
+  let genSpecializedAttr = 0;
+}
+
 //===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//
@@ -275,6 +298,43 @@ def QuantBlock_SchemeAttr : QuantBlock_Attr<"Scheme", "scheme"> {
     /// True for the row-tiled layout (`row_tile = R`).
     bool isRowTiled() const { return getRowTile() != 0; }
   }];
+}
+
+def QuantBlock_CPUMatmulKernelAttr
+    : QuantBlock_Attr<"CPUMatmulKernel", "cpu_matmul_kernel"> {
+  let summary = "the CPU kernel and tile sizes chosen for a matrix product";
+  let description = [{
+    The strategy of `--quant-block-cpu-matmul-kernels` for one
+    `quant_block.matmul`, as IREE's `lowering_config`: the kernel family, the
+    register tile (activation rows x weight rows) and the blocks of K per
+    iteration of the K loop. `--quant-block-cpu-select-matmul-kernels` sets
+    it on each product as the discardable attribute
+    `quant_block.cpu_kernel` (a pure function of the product and the target
+    options, `chooseCPUMatmulKernel`); a product that already carries one
+    keeps it, so a user (or a tuner) overrides the choice by writing it.
+    The kernels pass emits what the attribute says, or fails with the rule
+    it breaks (a family the target lacks, a tile that does not divide the
+    product). Every family gives the contract's bits (docs/Numerics.md):
+    the choice changes speed only, except that `partial_sums` needs
+    `fastmath<reassoc>`.
+
+    ```mlir
+    %y = quant_block.matmul %x, %w {quant_block.cpu_kernel =
+        #quant_block.cpu_matmul_kernel<amx, tile = [16, 16], blocks_per_step = 2>}
+        ...
+    ```
+  }];
+  let parameters = (ins
+    EnumParameter<QuantBlock_CPUMatmulKernelFamily>:$family,
+    "int64_t":$tileM,
+    "int64_t":$tileN,
+    "int64_t":$blocksPerStep
+  );
+  let assemblyFormat = [{
+    `<` $family `,` `tile` `=` `[` $tileM `,` $tileN `]` `,`
+    `blocks_per_step` `=` $blocksPerStep `>`
+  }];
+  let genVerifyDecl = 1;
 }
 
 #endif // QUANT_BLOCK_DIALECT_QUANTBLOCK_IR_QUANTBLOCKATTRS_TD

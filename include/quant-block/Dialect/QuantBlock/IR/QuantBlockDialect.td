@@ -40,6 +40,8 @@ def QuantBlock_Dialect : Dialect {
   // Function argument attributes: `quant_block.device_resident` and
   // `quant_block.gguf_tensor`.
   let hasRegionArgAttrVerify = 1;
+  // `quant_block.cpu_kernel` on a quant_block.matmul.
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// A unit attribute on a function argument: the caller passes a buffer
     /// that already lives on the device (allocated and filled through the
@@ -54,6 +56,11 @@ def QuantBlock_Dialect : Dialect {
     /// quant-run --gguf binds to it (quant-import-gguf sets it).
     static constexpr ::llvm::StringLiteral getGGUFTensorAttrName() {
       return "quant_block.gguf_tensor";
+    }
+    /// A #quant_block.cpu_matmul_kernel on a quant_block.matmul: the CPU
+    /// kernel --quant-block-cpu-matmul-kernels emits for it.
+    static constexpr ::llvm::StringLiteral getCPUKernelAttrName() {
+      return "quant_block.cpu_kernel";
     }
 
   private:

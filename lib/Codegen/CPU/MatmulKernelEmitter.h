@@ -1,0 +1,274 @@
+//===- MatmulKernelEmitter.h - emitting the CPU matmul kernels --*- C++ -*-===//
+//
+// What the files of --quant-block-cpu-matmul-kernels share: the plan of one
+// product (KernelPlan: the facts of its types and the kernel chosen for it,
+// see MatmulKernelSelection.h) and the emitter that writes its vector code.
+// The emitter's members are defined by kernel family:
+//   MatmulKernelEmitter.cpp  the loops over tiles, activation preparation,
+//                            weight decoding and parameter reads they share;
+//   FloatKernels.cpp         float activations: partial_sums, ordered_rows;
+//   IntegerKernels.cpp       int8 activations: integer_tiles, vnni_tiles,
+//                            vnni_row_lanes;
+//   AmxKernels.cpp           int8 activations on AMX tiles: amx.
+// MatmulKernels.cpp holds the pass, which plans each product and runs the
+// emitter.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUANT_BLOCK_LIB_CODEGEN_CPU_MATMULKERNELEMITTER_H
+#define QUANT_BLOCK_LIB_CODEGEN_CPU_MATMULKERNELEMITTER_H
+
+#include "quant-block/Codegen/CPU/MatmulKernelSelection.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::quant_block::cpu_kernel {
+
+/// The most bytes per weight row a K step prefetches for the next tile.
+constexpr int64_t kMaxPrefetchBytesPerStep = 256;
+/// What the integer products add to twice an E2M1 value (-12..12) to make
+/// it an unsigned byte for vpdpbusd.
+constexpr int64_t kE2M1TwiceBias = 12;
+/// The activation codes the AMX kernel keeps in L2 (2 MiB per core on
+/// Sapphire Rapids) while every weight-row tile passes over them: a chunk
+/// of rows, each weight tile's codes decoded once per chunk.
+constexpr int64_t kAmxChunkBytes = 1 << 20;
+
+/// A product the kernel covers, with its tiling.
+struct KernelPlan {
+  /// M may be dynamic (a frontend's batch or token count).
+  int64_t m, n, k;
+  /// Block size along K and blocks per row.
+  int64_t blockSize, numBlocks;
+  /// Activation rows and weight rows of one register tile.
+  int64_t tileM, tileN;
+  /// With a dynamic M: after the tiles of tileM activation rows, the rows
+  /// left over (M mod tileM) are one tile each.
+  bool remainderRows = false;
+  /// Blocks per iteration of the K loop (their scales are one vector read).
+  int64_t blocksPerStep;
+  /// With amx: the blocks per K step of the AMX tiles (blocksPerStep is the
+  /// VNNI kernel's, for the rows left over).
+  int64_t amxBlocksPerStep = 1;
+  unsigned storageBits;
+  bool signedStorage;
+  bool hasZeroPoints;
+  bool signedZeroPoints;
+  bool contract;
+  /// accumulate(i32): int8 activations, exact block sums in i32.
+  bool integer;
+  /// Integer block sums with AVX512-VNNI's vpdpbusd, 64 products at once
+  /// (pairs of chunks).
+  bool vnni;
+  /// With vnni and N a multiple of 16: one weight row per i32 lane (16
+  /// rows, the packed bytes transposed once per chunk), each activation
+  /// row's 4 codes broadcast, so a block sum ends in its lane with no sum
+  /// across lanes.
+  bool rowLanes = false;
+  /// With rowLanes: every whole kAmxRows activation rows take AMX tiles,
+  /// 16 x 16 block sums per tdpbssd against the tile's weight rows decoded
+  /// once per chunk of activation rows into an AMX operand
+  /// (decodeAmxPanel); the rows left over take the vpdpbusd tiles. Blocks
+  /// of 32 to 256 codes, or of 16 8-bit codes.
+  bool amx = false;
+  /// f32 activations in the strict order (no reassoc): one weight row per
+  /// lane as well, each output summed over k in increasing order in its
+  /// lane (the contract's order; `contract` fuses each step into an FMA).
+  bool orderedRows = false;
+  /// The expressed type of the float path (f32, f16 or bf16): the
+  /// activations' type, the type each dequantized weight is rounded to and
+  /// the result's; the products and sums are f32.
+  Type expressed;
+  /// The accumulators have one lane per weight row (tileM vectors of
+  /// tileN lanes) instead of 16 partial sums per output.
+  bool lanesAreRows() const { return integer || orderedRows; }
+  /// FP4 weights: E2M1 codes (MXFP4 with E8M0 scales, NVFP4 with E4M3
+  /// scales and an outer scale).
+  bool e2m1;
+  /// A per-tensor outer scale (NVFP4's f32): each block's scale is
+  /// f32(scale) * f32(outer), rounded to f32, as quant_block.dequantize
+  /// does.
+  bool hasOuter = false;
+  /// Block scales under a second level (GGUF K-quants, IQ4_XS): blocks of
+  /// scales [1, outerBlocks] share an outer scale (and, with outerMins, an
+  /// outer min), and each block's scale is f32(scale) * f32(outer), rounded
+  /// once, as quant_block.dequantize computes it; 0 without. A K step's
+  /// blocks share one outer scale (blocksPerStep divides it).
+  int64_t outerBlocks = 0;
+  bool outerMins = false;
+  /// Float mins instead of integer zero points: Q4_1's float zero points,
+  /// or integer ones times an outer min (Q4_K, Q5_K): the weight is
+  /// fma(f32(q), s, m), rounded once to the expressed type.
+  bool hasMins = false;
+  /// The scheme's types of the block scales and zero points (or mins): the
+  /// lowered tensors hold signless integers, converted by these.
+  Type scaleType, zeroPointType;
+  /// 4-bit codes without zero points (E2M1, int4, uint4) decoded by a
+  /// 16-entry table lookup of their f32 values (vpermps with
+  /// --quant-block-cpu-x86-table-lookups) instead of integer arithmetic.
+  bool lookupCodes = false;
+  /// Prefetch the next tile's weight bytes during each K step.
+  bool prefetch;
+  /// The weight is in the row-tiled layout with tiles of kLanes rows
+  /// (docs/Packing.md): a tile's chunk is one contiguous read of its words
+  /// in lane order, its scales and zero points kLanes contiguous values per
+  /// block. Only the kernels with one weight row per lane read it; the
+  /// others get the weight repacked row-major on each call.
+  bool rowTiled = false;
+  /// The scheme's row tile (0: row-major).
+  int64_t rowTile = 0;
+};
+
+/// The largest of `candidates` (descending) that divides `value`.
+inline int64_t largestDivisor(int64_t value, ArrayRef<int64_t> candidates) {
+  for (int64_t candidate : candidates)
+    if (candidate <= value && value % candidate == 0)
+      return candidate;
+  return 1;
+}
+
+/// Emits the kernel of one product.
+class KernelEmitter {
+public:
+  KernelEmitter(OpBuilder &b, Location loc, const KernelPlan &plan)
+      : b(b), loc(loc), plan(plan) {}
+
+  /// `lhs` is the f32 activations, or the parts (i8 codes, scales) of
+  /// quantized ones.
+  Value emit(ValueRange lhs, ValueRange weightParts, bool parallel);
+
+private:
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value add(Value a, int64_t c) {
+    return c == 0 ? a : arith::AddIOp::create(b, loc, a, index(c)).getResult();
+  }
+  Value mul(Value a, int64_t c) {
+    return c == 1 ? a : arith::MulIOp::create(b, loc, a, index(c)).getResult();
+  }
+  /// The row tile holding weight row `n0` (a multiple of kLanes) in the
+  /// row-tiled layout.
+  Value tileOf(Value n0) {
+    return arith::DivUIOp::create(b, loc, n0, index(kLanes));
+  }
+  Value splatI32(int64_t value) {
+    auto type = VectorType::get({kLanes}, b.getI32Type());
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getI32IntegerAttr(value)));
+  }
+  /// `acc + x * y`: one fused multiply-add with `contract` (math.fma is
+  /// llvm.fma, fused on every host, a libcall where the host has no FMA;
+  /// vector.fma would be llvm.fmuladd, which LLVM fuses or not depending on
+  /// the target), else a rounded product and a rounded sum. No fast-math
+  /// flags, so LLVM keeps the order.
+  Value multiplyAdd(Value x, Value y, Value acc) {
+    if (plan.contract)
+      return math::FmaOp::create(b, loc, x, y, acc);
+    return arith::AddFOp::create(b, loc, acc,
+                                 arith::MulFOp::create(b, loc, x, y));
+  }
+  Value read(Value source, VectorType type, ValueRange indices) {
+    SmallVector<bool> inBounds(type.getRank(), true);
+    return vector::TransferReadOp::create(b, loc, type, source, indices,
+                                          /*padding=*/std::nullopt,
+                                          ArrayRef<bool>(inBounds));
+  }
+
+  Value deinterleaveActivations(Value lhs);
+  Value emitTile(ValueRange lhs, ValueRange parts, Value n0, Value output);
+  Value emitRowTiles(ValueRange lhs, ValueRange parts, Value n0, Value tileInit,
+                     Value lower, Value upper);
+  SmallVector<Value> emitKStep(Value lhs, ValueRange parts, Value n0, Value m0,
+                               Value firstBlock, ValueRange accumulators);
+  SmallVector<Value> emitOrderedKStep(Value lhs, ValueRange parts, Value n0,
+                                      Value m0, Value firstBlock,
+                                      ValueRange accumulators);
+  Value readLaneWords(Value data, Value n0, Value chunk);
+  Value decodeWordCodes(Value words, int64_t j, Value zeroPoint);
+  std::pair<Value, Value> decodeChunkCodes(Value data, Value row, Value chunk,
+                                           Value zeroPoint,
+                                           bool biased = false);
+  Value getBias() const;
+  Value sumActivationBlocks(Value codes);
+  Value sumRows(ArrayRef<Value> sums, int64_t groups);
+  SmallVector<SmallVector<Value>> emitBiasedBlockSums(Value lhsData, Value data,
+                                                      Value n0, Value m0,
+                                                      Value firstBlock);
+  SmallVector<SmallVector<Value>> emitRowLaneBlockSums(Value lhsData,
+                                                       Value data, Value n0,
+                                                       Value m0,
+                                                       Value firstBlock);
+  std::pair<Value, Value> decodeChunk(Value data, Value row, Value chunk,
+                                      std::pair<Value, Value> scales,
+                                      Value zeroPoint, Value min = {});
+  Value decodeE2M1(Value codes);
+  Value lookUpCodes(Value nibbles);
+  Value lookUpTwiceBiasedE2M1(Value nibbles);
+  Value roundToExpressed(Value weights);
+  Value parametersToF32(Value values, Type schemeType);
+  SmallVector<Value> readStepScales(Value scales, Value firstRow,
+                                    int64_t numRows, Value firstBlock,
+                                    Type schemeType);
+  Value readZeroPoint(Value zeroPoints, Value n0, int64_t r, Value block);
+  Value readLaneScales(Value scales, Value n0, Value firstBlock,
+                       int64_t numBlocks, Type schemeType);
+  Value readOuterScale(ValueRange parts);
+  /// The index among the weight's lowered parts (data, scales, [zero points
+  /// or mins], [outer scales, [outer mins]]) of the outer scales.
+  unsigned outerScalesIndex() const {
+    return plan.hasZeroPoints || plan.hasMins ? 3 : 2;
+  }
+  Value outerParameter(ValueRange parts, bool min, Value n0, int64_t r,
+                       Value firstBlock);
+  Value outerLaneParameters(ValueRange parts, bool min, Value n0,
+                            Value firstBlock);
+  SmallVector<Value>
+  emitIntegerKStep(Value lhsData, Value lhsScales, Value lhsSums,
+                   ValueRange parts, Value n0, Value m0, Value firstBlock,
+                   ValueRange accumulators,
+                   ArrayRef<SmallVector<Value>> exactSums = {});
+  SmallVector<Value> decodeLaneCodeBytes(Value data, Value n0, Value chunk,
+                                         bool highInPlace);
+  void decodeAmxPanel(ValueRange parts, Value n0, Value panel);
+  SmallVector<Value> emitAmxKStep(ValueRange lhs, ValueRange parts, Value n0,
+                                  Value m0, Value firstBlock,
+                                  ValueRange accumulators);
+  Value emitAmxTile(ValueRange lhs, ValueRange parts, Value n0, Value tile,
+                    Value first, Value last);
+  Value sliceWeightTile(Value output, Value n0);
+  Value
+  emitWeightTileLoop(Value output, bool parallel,
+                     function_ref<Value(Value n0, Value output)> emitTile);
+  Value toReadOnlyBuffer(Value tensor, bool unitInnerStride = false);
+  Value sumLanes(Value vector);
+
+  void prefetchNextTile(Value n0, Value firstBlock);
+
+  OpBuilder &b;
+  Location loc;
+  /// A copy: the rows left over with a dynamic M are emitted with tileM 1.
+  KernelPlan plan;
+  /// The weight's packed data as a read-only buffer, for prefetching.
+  Value weightBuffer;
+  /// Row-tiled weights: the scales and zero points as read-only buffers,
+  /// for prefetching.
+  SmallVector<Value> blockPartBuffers;
+  /// Row-tiled weights: the blocked outer scales (and outer mins) as
+  /// read-only buffers, for prefetching.
+  SmallVector<Value> outerPartBuffers;
+  /// M (the activation rows), a constant unless dynamic.
+  Value numRows;
+  /// With AMX: the activation codes as a buffer (tile loads read memory),
+  /// and while a tile's AMX rows are emitted, its decoded weight panel and
+  /// the buffer its block sums pass through.
+  Value amxActivations, amxPanel, amxSums, amxScales;
+  OpFoldResult getNumRows() { return getAsOpFoldResult(numRows); }
+};
+
+} // namespace mlir::quant_block::cpu_kernel
+
+#endif // QUANT_BLOCK_LIB_CODEGEN_CPU_MATMULKERNELEMITTER_H
