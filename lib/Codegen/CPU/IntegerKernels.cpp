@@ -12,8 +12,8 @@
 
 #include "DotProducts.h"
 
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -51,8 +51,8 @@ bool hasChunkPairs(const MatmulKernelProblem &problem) {
 /// weight row per lane read: blocks of 16 (half a chunk), two-level scales,
 /// mins (a second term per block, the activation block sum times the min).
 bool needsRowLanes(const MatmulKernelProblem &problem) {
-  return problem.integer && (problem.halfChunkBlocks() ||
-                             problem.outerBlocks || problem.hasMins);
+  return problem.integer &&
+         (problem.halfChunkBlocks() || problem.outerBlocks || problem.hasMins);
 }
 
 bool isRowLaneFamily(CPUMatmulKernelFamily family) {
@@ -66,9 +66,9 @@ std::string quote(CPUMatmulKernelFamily family) {
 }
 
 /// Why `family` cannot be emitted for `problem` on `target`, if it cannot.
-std::optional<std::string>
-checkFamily(const MatmulKernelProblem &problem,
-            const MatmulKernelTarget &target, CPUMatmulKernelFamily family) {
+std::optional<std::string> checkFamily(const MatmulKernelProblem &problem,
+                                       const MatmulKernelTarget &target,
+                                       CPUMatmulKernelFamily family) {
   std::string name = "the kernel " + quote(family);
   bool integerFamily = family != CPUMatmulKernelFamily::PartialSums &&
                        family != CPUMatmulKernelFamily::OrderedRows;
@@ -205,13 +205,14 @@ mlir::quant_block::checkCPUMatmulKernel(const MatmulKernelProblem &problem,
       return name + " has tiles of [16, 16], not " + tile;
   } else if (isRowLaneFamily(choice.family)) {
     if (choice.tileN != kLanes || choice.tileM > kMaxRowLaneTileRows)
-      return name + " takes 16 weight rows (one per lane) and at most 8 "
-                    "activation rows, not " +
+      return name +
+             " takes 16 weight rows (one per lane) and at most 8 "
+             "activation rows, not " +
              tile;
   } else {
     if (problem.n % choice.tileN != 0)
-      return "the tile " + tile + " does not divide N = " +
-             std::to_string(problem.n);
+      return "the tile " + tile +
+             " does not divide N = " + std::to_string(problem.n);
     if (choice.tileM * choice.tileN > getMaxAccumulators(target))
       return "the tile " + tile + " needs " +
              std::to_string(choice.tileM * choice.tileN) +
@@ -220,14 +221,15 @@ mlir::quant_block::checkCPUMatmulKernel(const MatmulKernelProblem &problem,
     // Without one weight row per lane there is no loop for the rows left
     // over.
     if (problem.dynamicM() && choice.tileM != 1)
-      return name + " takes one activation row per tile with a dynamic M, "
-                    "not " +
+      return name +
+             " takes one activation row per tile with a dynamic M, "
+             "not " +
              tile;
   }
   if (!problem.dynamicM() && choice.family != CPUMatmulKernelFamily::Amx &&
       problem.m % choice.tileM != 0)
-    return "the tile " + tile + " does not divide M = " +
-           std::to_string(problem.m);
+    return "the tile " + tile +
+           " does not divide M = " + std::to_string(problem.m);
   SmallVector<int64_t> steps = getStepCandidates(problem, choice.family);
   if (!llvm::is_contained(steps, choice.blocksPerStep) ||
       problem.numBlocks() % choice.blocksPerStep != 0) {
@@ -238,18 +240,19 @@ mlir::quant_block::checkCPUMatmulKernel(const MatmulKernelProblem &problem,
     return "blocks_per_step " + std::to_string(choice.blocksPerStep) +
            " is not one " + name + " takes for " +
            std::to_string(problem.numBlocks()) + " blocks per row" +
-           (problem.outerBlocks ? " under outer scales of " +
-                                      std::to_string(problem.outerBlocks) +
-                                      " blocks"
-                                : std::string()) +
+           (problem.outerBlocks
+                ? " under outer scales of " +
+                      std::to_string(problem.outerBlocks) + " blocks"
+                : std::string()) +
            " (allowed: " + (allowed.empty() ? "none" : allowed) + ")";
   }
   return std::nullopt;
 }
 
-std::optional<std::string> mlir::quant_block::chooseCPUMatmulKernel(
-    const MatmulKernelProblem &problem, const MatmulKernelTarget &target,
-    MatmulKernelChoice &choice) {
+std::optional<std::string>
+mlir::quant_block::chooseCPUMatmulKernel(const MatmulKernelProblem &problem,
+                                         const MatmulKernelTarget &target,
+                                         MatmulKernelChoice &choice) {
   auto isPossible = [&](CPUMatmulKernelFamily family) {
     return !checkFamily(problem, target, family);
   };
@@ -289,9 +292,9 @@ std::optional<std::string> mlir::quant_block::chooseCPUMatmulKernel(
   // Activation rows: the most a tile takes that divide a static M; with a
   // dynamic M the kernels with one weight row per lane take 8 and the rows
   // left over one at a time, the others the tiles of M = 1 (a decode step).
-  SmallVector<int64_t> rowCandidates =
-      choice.family == Family::VnniTiles ? SmallVector<int64_t>{2, 1}
-                                         : SmallVector<int64_t>{8, 4, 2, 1};
+  SmallVector<int64_t> rowCandidates = choice.family == Family::VnniTiles
+                                           ? SmallVector<int64_t>{2, 1}
+                                           : SmallVector<int64_t>{8, 4, 2, 1};
   if (choice.family == Family::Amx) {
     choice.tileM = kAmxRows;
     choice.tileN = kLanes;
@@ -301,9 +304,8 @@ std::optional<std::string> mlir::quant_block::chooseCPUMatmulKernel(
                        : *findLargestDivisor(problem.m, rowCandidates);
     choice.tileN = kLanes;
   } else {
-    choice.tileM = problem.dynamicM()
-                       ? 1
-                       : *findLargestDivisor(problem.m, rowCandidates);
+    choice.tileM =
+        problem.dynamicM() ? 1 : *findLargestDivisor(problem.m, rowCandidates);
     // Weight rows: the accumulators left. With vpdpbusd, decoding a weight
     // chunk is cheap next to adding up the lanes of the block sums and
     // scaling them, which more weight rows per tile amortize: 2 x 8 tiles
@@ -330,9 +332,8 @@ std::optional<std::string> mlir::quant_block::chooseCPUMatmulKernel(
   return std::nullopt;
 }
 
-std::optional<int64_t>
-mlir::quant_block::chooseCPUMatmulBlocksPerStep(const MatmulKernelProblem &problem,
-                                                CPUMatmulKernelFamily family) {
+std::optional<int64_t> mlir::quant_block::chooseCPUMatmulBlocksPerStep(
+    const MatmulKernelProblem &problem, CPUMatmulKernelFamily family) {
   return findLargestDivisor(problem.numBlocks(),
                             getStepCandidates(problem, family));
 }

@@ -218,8 +218,8 @@ void applyChoice(const MatmulKernelProblem &problem,
   }
   // With one weight row per lane and a dynamic M, the M mod tileM rows
   // left over take tiles of one row.
-  plan.remainderRows = problem.dynamicM() && plan.lanesAreRows() &&
-                       !plan.amx && plan.tileM > 1;
+  plan.remainderRows =
+      problem.dynamicM() && plan.lanesAreRows() && !plan.amx && plan.tileM > 1;
   // The other kernels (and other tile sizes) take the weight repacked
   // row-major at run time: the same kernel, so the same bits on every host.
   // Both read every block parameter (scales, zero points, mins, blocked

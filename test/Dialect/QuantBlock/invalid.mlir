@@ -1063,3 +1063,43 @@ func.func @repack_scheme(%w: !quant_block.tensor<32x64, #quant_block.scheme<i4 :
   %t = quant_block.repack %w : !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [32]>> -> !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [64], row_tile = 16>>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// quant_block.cpu_kernel and #quant_block.cpu_matmul_kernel
+//===----------------------------------------------------------------------===//
+
+// -----
+
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @cpu_kernel_not_on_matmul(%w: !w) -> tensor<16x64xf32> {
+  // expected-error @+1 {{'quant_block.dequantize' op 'quant_block.cpu_kernel' is only valid on quant_block.matmul (the CPU kernel of a matrix product)}}
+  %d = quant_block.dequantize %w {quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<partial_sums, tile = [1, 4], blocks_per_step = 2>} : !w -> tensor<16x64xf32>
+  return %d : tensor<16x64xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @cpu_kernel_not_an_attribute_of_its_kind(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x16xf32> {
+  // expected-error @+1 {{'quant_block.matmul' op 'quant_block.cpu_kernel' must be a #quant_block.cpu_matmul_kernel attribute}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> {quant_block.cpu_kernel = "amx"} : tensor<1x64xf32>, !w -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @unknown_operation_attribute(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x16xf32> {
+  // expected-error @+1 {{'quant_block.matmul' op unknown attribute 'quant_block.kernel' of the quant_block dialect (known on operations: 'quant_block.cpu_kernel')}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> {quant_block.kernel = 1 : i64} : tensor<1x64xf32>, !w -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @cpu_kernel_tile_not_positive(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x16xf32> {
+  // expected-error @+1 {{the tile [0, 4] and blocks_per_step 2 must be positive}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> {quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<partial_sums, tile = [0, 4], blocks_per_step = 2>} : tensor<1x64xf32>, !w -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}

@@ -255,3 +255,16 @@ func.func @row_tiled(%w: !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32
   %y = quant_block.matmul %x, %r transpose_rhs accumulate(f32) inhibit : tensor<2x64xf32>, !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, zero_point = i4, row_tile = 16>> -> tensor<2x32xf32>
   return %y : tensor<2x32xf32>
 }
+
+// -----
+
+// The CPU kernel of a product, as --quant-block-cpu-select-matmul-kernels
+// records it (or a user writes it), prints back as it was written.
+// CHECK-LABEL: func.func @cpu_kernel_attribute
+// CHECK: quant_block.matmul %{{.*}}, %{{.*}} transpose_rhs accumulate(i32) inhibit {quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<amx, tile = [16, 16], blocks_per_step = 4>}
+!w = !quant_block.tensor<32x128, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!a = !quant_block.tensor<32x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @cpu_kernel_attribute(%x: !a, %w: !w) -> tensor<32x32xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit {quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<amx, tile = [16, 16], blocks_per_step = 4>} : !a, !w -> tensor<32x32xf32>
+  return %y : tensor<32x32xf32>
+}

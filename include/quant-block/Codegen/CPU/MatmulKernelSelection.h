@@ -98,9 +98,10 @@ struct MatmulKernelChoice {
 /// none (a product only some targets cover: integer products in blocks of
 /// 16 or with two-level scales need the VNNI kernel with one row per lane).
 /// The answer always passes checkCPUMatmulKernel.
-std::optional<std::string> chooseCPUMatmulKernel(
-    const MatmulKernelProblem &problem, const MatmulKernelTarget &target,
-    MatmulKernelChoice &choice);
+std::optional<std::string>
+chooseCPUMatmulKernel(const MatmulKernelProblem &problem,
+                      const MatmulKernelTarget &target,
+                      MatmulKernelChoice &choice);
 
 /// Why `choice` cannot be emitted for `problem` on `target` (the rule it
 /// breaks), or std::nullopt when it can.

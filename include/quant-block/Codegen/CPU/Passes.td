@@ -213,10 +213,9 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     With `prefetch` (default), each K step also prefetches the weight bytes
     that the next tile of rows reads in the same step (the last row is
     clamped; steps of more than 256 bytes per row, i.e. per-channel blocks,
-    are not prefetched: all at once they were slower): the weights stream from DRAM once per call, and the hardware
-    prefetchers alone left the cold kernels at half the read bandwidth
-    (4096 x 4096 int4, one thread, cold: 1.68 -> 1.11 ms with f32
-    activations, 1.20 -> 0.89 ms with int8 activations).
+    are not prefetched): the weights stream from DRAM once per call, and
+    the hardware prefetchers alone leave a cold kernel well below the read
+    bandwidth (bench/README.md, "Prefetching the next tile; exp per lane").
 
     With `parallel`, the weight-row tiles of a product with at least
     `parallel-min-iterations` multiply-adds are the iterations of an
@@ -446,7 +445,8 @@ def CPUPolynomialExp : Pass<"quant-block-cpu-polynomial-exp",
     LLVM has no vector exp on x86: a `math.exp` of a vector becomes one call
     of libm's `expf` per lane. Softmax and SiLU evaluate millions of them
     per prefill (a LLaMA-7B layer of 512 tokens: 8.4 M in the attention and
-    5.6 M in the feed-forward, about 60 ms of its 0.7 s on one core). This
+    5.6 M in the feed-forward: bench/README.md, "Prefetching the next tile;
+    exp per lane"). This
     pass rewrites every f32 `math.exp` (scalar or vector) into upstream's
     polynomial approximation (`populateMathPolynomialApproximationPatterns`:
     a range reduction to 2^k * exp(r) and a polynomial in r), which
