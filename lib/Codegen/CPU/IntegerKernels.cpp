@@ -13,7 +13,7 @@
 #include "DotProducts.h"
 
 #include "mlir/IR/TypeUtilities.h"
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
+#include "quant-block/Dialect/QuantBlock/Utils/ScalarCodegen.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -13,7 +13,7 @@
 
 #include "TableLookups.h"
 
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
+#include "quant-block/Dialect/QuantBlock/Utils/ScalarCodegen.h"
 #include "quant-block/Numerics/FloatFormats.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

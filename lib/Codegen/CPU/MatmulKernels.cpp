@@ -23,8 +23,8 @@
 
 #include "MatmulKernelEmitter.h"
 
-#include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
+#include "quant-block/Dialect/QuantBlock/Utils/LoweredParts.h"
 #include "quant-block/Numerics/BlockMath.h"
 
 #include "mlir/Dialect/AMX/AMXDialect.h"

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Codegen/Common/Passes.h"
-#include "quant-block/Conversion/QuantBlockToLinalg/NarrowFloatCodegen.h"
+#include "quant-block/Dialect/QuantBlock/Utils/NarrowFloatCodegen.h"
 #include "quant-block/Support/PatternDriver.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -22,9 +22,9 @@
 
 #include "quant-block/Codegen/GPU/Passes.h"
 
-#include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
+#include "quant-block/Dialect/QuantBlock/Utils/LoweredParts.h"
+#include "quant-block/Dialect/QuantBlock/Utils/ScalarCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

@@ -15,7 +15,7 @@
 #include "GatherLowering.h"
 #include "Patterns.h"
 #include "TwoLevelParameters.h"
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
+#include "quant-block/Dialect/QuantBlock/Utils/ScalarCodegen.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 

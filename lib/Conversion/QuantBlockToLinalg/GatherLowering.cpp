@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GatherLowering.h"
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
+#include "quant-block/Dialect/QuantBlock/Utils/ScalarCodegen.h"
 
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 

@@ -11,7 +11,7 @@
 
 #include "GatherLowering.h"
 #include "Patterns.h"
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
+#include "quant-block/Dialect/QuantBlock/Utils/ScalarCodegen.h"
 
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"

@@ -30,7 +30,7 @@
 #include "Patterns.h"
 #include "TwoLevelParameters.h"
 #include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
+#include "quant-block/Dialect/QuantBlock/Utils/ScalarCodegen.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 

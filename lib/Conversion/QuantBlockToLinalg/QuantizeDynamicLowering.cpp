@@ -13,7 +13,7 @@
 
 #include "BlockIterationSpace.h"
 #include "Patterns.h"
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
+#include "quant-block/Dialect/QuantBlock/Utils/ScalarCodegen.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockNumerics.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Patterns.h"
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
+#include "quant-block/Dialect/QuantBlock/Utils/ScalarCodegen.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 

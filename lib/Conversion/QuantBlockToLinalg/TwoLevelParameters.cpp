@@ -10,7 +10,7 @@
 
 #include "TwoLevelParameters.h"
 #include "BlockIterationSpace.h"
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
+#include "quant-block/Dialect/QuantBlock/Utils/ScalarCodegen.h"
 
 #include "quant-block/Numerics/BlockMath.h"
 

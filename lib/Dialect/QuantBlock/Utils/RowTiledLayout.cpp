@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quant-block/Conversion/QuantBlockToLinalg/QuantBlockToLinalg.h"
+#include "quant-block/Dialect/QuantBlock/Utils/LoweredParts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef QUANT_BLOCK_CONVERSION_QUANTBLOCKTOLINALG_NARROWFLOATCODEGEN_H
-#define QUANT_BLOCK_CONVERSION_QUANTBLOCKTOLINALG_NARROWFLOATCODEGEN_H
+#ifndef QUANT_BLOCK_DIALECT_QUANTBLOCK_UTILS_NARROWFLOATCODEGEN_H
+#define QUANT_BLOCK_DIALECT_QUANTBLOCK_UTILS_NARROWFLOATCODEGEN_H
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
@@ -27,4 +27,4 @@ Value emitNarrowFloatToF32(OpBuilder &b, Location loc, Value value);
 
 } // namespace mlir::quant_block
 
-#endif // QUANT_BLOCK_CONVERSION_QUANTBLOCKTOLINALG_NARROWFLOATCODEGEN_H
+#endif // QUANT_BLOCK_DIALECT_QUANTBLOCK_UTILS_NARROWFLOATCODEGEN_H

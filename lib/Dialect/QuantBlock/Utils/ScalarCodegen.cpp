@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
+#include "quant-block/Dialect/QuantBlock/Utils/ScalarCodegen.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockNumerics.h"
 #include "quant-block/Numerics/FloatFormats.h"

@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "quant-block/Conversion/QuantBlockToLinalg/NarrowFloatCodegen.h"
+#include "quant-block/Dialect/QuantBlock/Utils/NarrowFloatCodegen.h"
 
-#include "quant-block/Conversion/QuantBlockToLinalg/ScalarCodegen.h"
+#include "quant-block/Dialect/QuantBlock/Utils/ScalarCodegen.h"
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockAttrs.h"
 

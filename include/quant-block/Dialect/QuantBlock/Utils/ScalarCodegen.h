@@ -1,5 +1,4 @@
-//===- ScalarCodegen.h - scalar arithmetic of the numerics contract -*- C++
-//-*-//
+//===- ScalarCodegen.h - the numerics contract as IR ------------*- C++ -*-===//
 //
 // Emits the scalar arithmetic of docs/Numerics.md inside linalg.generic
 // bodies, shared by the lowering of every op so that quantize, dequantize and
@@ -7,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef QUANT_BLOCK_CONVERSION_QUANTBLOCKTOLINALG_SCALARCODEGEN_H
-#define QUANT_BLOCK_CONVERSION_QUANTBLOCKTOLINALG_SCALARCODEGEN_H
+#ifndef QUANT_BLOCK_DIALECT_QUANTBLOCK_UTILS_SCALARCODEGEN_H
+#define QUANT_BLOCK_DIALECT_QUANTBLOCK_UTILS_SCALARCODEGEN_H
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockAttrs.h"
 
@@ -142,4 +141,4 @@ Value extractOuterScale(OpBuilder &b, Location loc, Value outerScales);
 
 } // namespace mlir::quant_block::detail
 
-#endif // QUANT_BLOCK_CONVERSION_QUANTBLOCKTOLINALG_SCALARCODEGEN_H
+#endif // QUANT_BLOCK_DIALECT_QUANTBLOCK_UTILS_SCALARCODEGEN_H
