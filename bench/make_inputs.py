@@ -92,6 +92,10 @@ KERNELS["linear_int4_g32_f16_fast_dynm"] = _int4_g32_f16(1, 4096)
 KERNELS["linear_int4_g32_f16_i8act_dynm"] = _int4_g32_f16(1, 4096)
 KERNELS["linear_int4_g32_f16_fast_n11008"] = _int4_g32_f16(1, 11008)
 KERNELS["linear_int4_g32_f16_i8act_n11008"] = _int4_g32_f16(1, 11008)
+# Prefill at the MLP shape, as issue 29's table asks.
+for _m in (8, 32, 128, 512):
+    KERNELS[f"linear_int4_g32_f16_i8act_n11008_m{_m}"] = _int4_g32_f16(
+        _m, 11008)
 
 # The same layer with the weight in the row-tiled layout (row_tile = 16,
 # docs/Packing.md): random bytes in the tiled shapes of its parts.

@@ -25,6 +25,12 @@ PEERS = {
     "linear_int4_g32_f16_i8act_m8": ("q4_0", 4096, 4096, 8),
     "linear_int4_g32_f16_fast_m32": ("q4_0", 4096, 4096, 32),
     "linear_int4_g32_f16_i8act_m32": ("q4_0", 4096, 4096, 32),
+    "linear_int4_g32_f16_i8act_m128": ("q4_0", 4096, 4096, 128),
+    "linear_int4_g32_f16_i8act_m512": ("q4_0", 4096, 4096, 512),
+    "linear_int4_g32_f16_i8act_n11008_m8": ("q4_0", 11008, 4096, 8),
+    "linear_int4_g32_f16_i8act_n11008_m32": ("q4_0", 11008, 4096, 32),
+    "linear_int4_g32_f16_i8act_n11008_m128": ("q4_0", 11008, 4096, 128),
+    "linear_int4_g32_f16_i8act_n11008_m512": ("q4_0", 11008, 4096, 512),
     "linear_int4_g32_f16_fast_n11008": ("q4_0", 11008, 4096, 1),
     "linear_int4_g32_f16_i8act_n11008": ("q4_0", 11008, 4096, 1),
     "linear_mxfp4_fast": ("mxfp4", 4096, 4096, 1),
@@ -39,7 +45,7 @@ PEERS = {
 }
 
 PEER_LINE = re.compile(r"ggml (\S+) mul_mat (\d+)x(\d+), M = (\d+), (\d+) "
-                       r"thread.*min ([\d.]+) ms")
+                       r"thread\(s\),(?: (\S+) buffer,)?.*min ([\d.]+) ms")
 
 
 def cpu_name():
@@ -54,7 +60,9 @@ def cpu_name():
 
 
 def read_peer(path):
-    """{(type, N, K, M): {threads: min ms}} from bench/ggml/run.sh's output."""
+    """{(type, N, K, M): {threads: (min ms, buffer)}} from bench/ggml/run.sh's
+    output: ggml's best over the buffer types it was run with (plain, its
+    repacked 8-row tiles, its AMX layout)."""
     peer = {}
     with open(path) as f:
         for line in f:
@@ -62,7 +70,11 @@ def read_peer(path):
             if m:
                 key = (m.group(1), int(m.group(2)), int(m.group(3)),
                        int(m.group(4)))
-                peer.setdefault(key, {})[int(m.group(5))] = float(m.group(6))
+                threads, buffer = int(m.group(5)), m.group(6) or "plain"
+                ms = float(m.group(7))
+                best = peer.setdefault(key, {}).get(threads)
+                if best is None or ms < best[0]:
+                    peer[key][threads] = (ms, buffer)
     return peer
 
 
@@ -84,7 +96,7 @@ def print_peer(reports, peer):
     threads = sorted({t for times in peer.values() for t in times})
     header = ["kernel (cold)", "threads", "min ms", "ggml case"]
     for t in threads:
-        header += [f"ggml {t}T ms", f"ggml {t}T / ours"]
+        header += [f"ggml {t}T ms (buffer)", f"ggml {t}T / ours"]
     rows = []
     for r in reports:
         key = PEERS.get(r["entry"])
@@ -96,12 +108,12 @@ def print_peer(reports, peer):
                f"{key[0]} {key[1]}x{key[2]} M={key[3]}"]
         for t in threads:
             theirs = peer[key].get(t)
-            row += ([f"{theirs:.3f}", f"{theirs / ours:.2f}"] if theirs
-                    else ["-", "-"])
+            row += ([f"{theirs[0]:.3f} ({theirs[1]})",
+                     f"{theirs[0] / ours:.2f}"] if theirs else ["-", "-"])
         rows.append(row)
     print()
-    print("beside ggml (bench/ggml/, cold, min ms): ggml / ours above 1 means "
-          "ours is faster")
+    print("beside ggml (bench/ggml/, cold, min ms, its best buffer type): "
+          "ggml / ours above 1 means ours is faster")
     print_table(header, rows)
 
 

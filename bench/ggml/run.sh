@@ -16,6 +16,13 @@
 #   bench/ggml/run.sh            # 1 and 2 threads, 20 calls
 #   CALLS=50 THREADS="1" VARIANT=haswell bench/ggml/run.sh
 #   CASES="q4_0:4096:4096:8" bench/ggml/run.sh   # TYPE:N:K:M, space-separated
+#   BUFFERS="plain AMX" bench/ggml/run.sh        # where the weight lives
+#
+# BUFFERS (default `plain CPU_REPACK AMX`): ggml's plain path and the CPU
+# backend's extra buffer types, the weight repacked into 8-row tiles and
+# ggml's AMX layout (what llama.cpp uses on AMX hosts); a buffer type the
+# host lacks prints a line saying so. Each buffer type's first product is
+# checked against the plain path's.
 #
 # VARIANT picks libggml-cpu-<VARIANT>.so (default from /proc/cpuinfo:
 # sapphirerapids, skylakex, haswell or x64), GGML_WORK_DIR where the package goes,
@@ -69,9 +76,13 @@ echo "ggml from @node-llama-cpp/linux-x64 ($(ls "$work_dir"/node-llama-cpp-linux
 cases="${CASES:-q4_0:4096:4096:1 q4_0:4096:4096:8 q4_0:4096:4096:32
   q4_0:4096:4096:128 q4_0:4096:4096:512 q4_0:11008:4096:1 mxfp4:4096:4096:1 mxfp4:4096:4096:8 mxfp4:4096:4096:32
   mxfp4:11008:4096:1 q4_K:4096:4096:1}"
+buffers="${BUFFERS:-plain CPU_REPACK AMX}"
 for t in $threads; do
   for c in $cases; do
     IFS=: read -r type n k m <<< "$c"
-    "$work_dir/ggml_gemv" "$type" "$n" "$k" "$m" "$calls" "$t" "$llc"
+    for buffer in $buffers; do
+      "$work_dir/ggml_gemv" "$type" "$n" "$k" "$m" "$calls" "$t" "$llc" \
+        "$buffer" || echo "ggml $type $n x $k, M = $m: no $buffer result (see above)"
+    done
   done
 done

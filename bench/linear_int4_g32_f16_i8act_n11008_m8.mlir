@@ -1,0 +1,17 @@
+// linear_int4_g32_f16_i8act at LLaMA-7B's MLP shape (N, K) = (11008, 4096)
+// with M = 8 tokens: x [8, 4096] f32 quantized per block of 32 (absmax,
+// i8) times W^T, W [11008, 4096] int4 in groups of 32 along K with f16
+// scales (packed i8 data [11008, 2048], f16 scales [11008, 128], a function
+// argument), integer block sums in i32 (AMX tiles where the host has them
+// and M >= 16), strict order of the f32 sum over the blocks. Peer: ggml's
+// Q4_0 mul_mat at the same shape (bench/ggml/, plain, repacked and AMX
+// buffers). Run with --quantized-as-parts.
+!w = !quant_block.tensor<11008x4096, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!a = !quant_block.tensor<8x4096, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+
+func.func @linear_int4_g32_f16_i8act_n11008_m8(%x: tensor<8x4096xf32>, %w: !w) -> tensor<8x11008xf32> {
+  %xq = quant_block.quantize_dynamic absmax %x : tensor<8x4096xf32> -> !a
+  %y = quant_block.matmul %xq, %w transpose_rhs accumulate(i32) inhibit
+         : !a, !w -> tensor<8x11008xf32>
+  return %y : tensor<8x11008xf32>
+}
