@@ -87,6 +87,7 @@ for _m in (8, 32):
 # host has them).
 for _m in (128, 512):
     KERNELS[f"linear_int4_g32_f16_i8act_m{_m}"] = _int4_g32_f16(_m, 4096)
+    KERNELS[f"linear_int4_g32_f16_fast_m{_m}"] = _int4_g32_f16(_m, 4096)
 # A dynamic M, called with M = 1.
 KERNELS["linear_int4_g32_f16_fast_dynm"] = _int4_g32_f16(1, 4096)
 KERNELS["linear_int4_g32_f16_i8act_dynm"] = _int4_g32_f16(1, 4096)

@@ -546,10 +546,32 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
   auto tiles = [&](Value output, auto emitTile) {
     return emitWeightTileLoop(output, parallel, emitTile);
   };
-  if (!plan.amx)
-    return tiles(init, [&](Value n0, Value output) {
-      return emitTile(activations, weightParts, n0, output);
-    });
+  if (!plan.amx) {
+    // A static M of more rows than a chunk whose activations stay in L2:
+    // the chunks in turn, every weight-row tile passing over each (the
+    // weights stream once per chunk, the activations from L2 instead of L3
+    // or DRAM). Each output is summed in the same order either way.
+    int64_t rowBytes = plan.k * (plan.integer ? 1 : 4);
+    int64_t chunkRows =
+        std::max<int64_t>(kRowChunkBytes / rowBytes / plan.tileM, 1) *
+        plan.tileM;
+    if (ShapedType::isDynamic(plan.m) || chunkRows >= plan.m)
+      return tiles(init, [&](Value n0, Value output) {
+        return emitTile(activations, weightParts, n0, output);
+      });
+    auto chunks = scf::ForOp::create(
+        b, loc, index(0), numRows, index(chunkRows), ValueRange{init},
+        [&](OpBuilder &, Location, Value first, ValueRange iter) {
+          Value last =
+              arith::MinUIOp::create(b, loc, add(first, chunkRows), numRows);
+          scf::YieldOp::create(
+              b, loc, tiles(iter[0], [&](Value n0, Value output) {
+                return emitRowTiles(activations, weightParts, n0,
+                                    sliceWeightTile(output, n0), first, last);
+              }));
+        });
+    return chunks.getResult(0);
+  }
   // AMX: the whole 16-row tiles in chunks of rows whose codes stay in L2
   // while every weight-row tile passes over them (each tile's panel is
   // decoded once per chunk), then the rows left over.

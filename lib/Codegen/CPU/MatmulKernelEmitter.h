@@ -36,6 +36,11 @@ constexpr int64_t kE2M1TwiceBias = 12;
 /// Sapphire Rapids) while every weight-row tile passes over them: a chunk
 /// of rows, each weight tile's codes decoded once per chunk.
 constexpr int64_t kAmxChunkBytes = 1 << 20;
+/// The activations (f32, or int8 codes) of the rows the other kernels take
+/// at once while every weight-row tile passes over them: half of the 1 MiB
+/// L2 of a Zen 5 core (2 MiB on Sapphire Rapids), leaving room for the
+/// weight tiles.
+constexpr int64_t kRowChunkBytes = 1 << 19;
 
 /// A product the kernel covers, with its tiling.
 struct KernelPlan {

@@ -58,6 +58,11 @@ INT_CASES = {
     # x86-64-v4-amx level), the rows left over with the others.
     "i4_i8act_m35": (35, 32, 256, 32, 4, True, False, np.float16, True),
     "u4zp_i8act_m20": (20, 16, 256, 64, 4, False, True, np.float32, False),
+    # More activation rows than one chunk that stays in L2 (512 KiB of
+    # codes: 128 rows of K = 4096): the chunks in turn
+    # (matmul-row-chunks.mlir).
+    "i4_i8act_rowchunks": (136, 16, 4096, 32, 4, True, False, np.float16,
+                           False),
 }
 
 CASES = {
@@ -68,6 +73,9 @@ CASES = {
     "u8_zp": (1, 5, 128, 128, 8, False, True, np.float32, False),
     # More than 8 chunks per block: the chunks in a loop, 8 at a time.
     "i8_b512": (2, 8, 512, 512, 8, True, False, np.float32, True),
+    # More rows than one chunk of f32 activations in L2 (32 rows of K =
+    # 4096): the chunks in turn (matmul-row-chunks.mlir).
+    "i4_rowchunks": (40, 16, 4096, 32, 4, True, False, np.float16, False),
 }
 
 
@@ -80,6 +88,8 @@ STRICT_CASES = {
     "i4zp_strict": (3, 32, 256, 64, 4, True, True, np.float16, False),
     "u8_strict": (1, 16, 128, 128, 8, False, False, np.float16, True),
     "i8_strict": (9, 16, 96, 32, 8, True, False, np.float32, False),
+    "i4_strict_rowchunks": (40, 16, 4096, 32, 4, True, False, np.float32,
+                            False),
 }
 
 # f16 / bf16 activations and expressed type: each dequantized weight is
