@@ -139,6 +139,55 @@ static ggml_backend_buffer_type_t find_extra_buffer_type(const char *name) {
   return NULL;
 }
 
+/* Where the products run: the CPU backend (a weight in an extra buffer
+ * type) or, without one, ggml_graph_compute_with_ctx on `ctx`. */
+struct products {
+  struct ggml_context *ctx;
+  ggml_backend_t backend;
+  struct ggml_cgraph **graphs;
+  int copies, threads;
+};
+
+static void compute_product(const struct products *p, int copy) {
+  if (p->backend)
+    ggml_backend_graph_compute(p->backend, p->graphs[copy]);
+  else
+    ggml_graph_compute_with_ctx(p->ctx, p->graphs[copy], p->threads);
+}
+
+struct cold_timing {
+  double best, gbps, read, paired;
+};
+
+/* Warm-up on the last copy, then `calls` products from the first (evicted
+ * by cold_evict: the copies were made from it), each followed by a read
+ * pass over a cold copy on as many threads (bench/cold.h). `regions` are
+ * the copies' first `weightBytes` bytes. */
+static struct cold_timing time_cold(const struct products *p, char **regions,
+                                    size_t weightBytes, int calls) {
+  compute_product(p, p->copies - 1);
+  cold_evict(regions, p->copies, weightBytes);
+  double *callSeconds = malloc(sizeof(double) * 3 * (size_t)calls);
+  double *readSeconds = callSeconds + calls, *ratios = readSeconds + calls;
+  double best = 1e30, bestRead = 1e30;
+  for (int i = 0; i < calls; ++i) {
+    double start = cold_now();
+    compute_product(p, i % p->copies);
+    callSeconds[i] = cold_now() - start;
+    readSeconds[i] = cold_read_pass(regions[cold_read_copy(i, p->copies)],
+                                    weightBytes, p->threads);
+    if (callSeconds[i] < best)
+      best = callSeconds[i];
+    if (readSeconds[i] < bestRead)
+      bestRead = readSeconds[i];
+  }
+  struct cold_timing timing = {
+      best, weightBytes / best / 1e9, weightBytes / bestRead / 1e9,
+      cold_paired_ratio(callSeconds, readSeconds, ratios, calls)};
+  free(callSeconds);
+  return timing;
+}
+
 /* Random weights [n, k] and activations [m, k] (the same for every path). */
 static float *random_values(int64_t count, unsigned seed) {
   float *values = malloc(sizeof(float) * count);
@@ -250,32 +299,15 @@ static int run_in_buffer_type(const char *bufferName, int type,
   /* The same timing as main's (the regions are the converted weights' first
    * bytes, as many as the plain weight has: the read pass and the eviction
    * touch as much memory as a call reads). */
-  ggml_backend_graph_compute(backend, graphs[copies - 1]);
-  cold_evict(regions, copies, weightBytes);
-  double *callSeconds = malloc(sizeof(double) * 3 * (size_t)calls);
-  double *readSeconds = callSeconds + calls, *ratios = readSeconds + calls;
-  double best = 1e30, bestRead = 1e30;
-  for (int i = 0; i < calls; ++i) {
-    double start = cold_now();
-    ggml_backend_graph_compute(backend, graphs[i % copies]);
-    callSeconds[i] = cold_now() - start;
-    readSeconds[i] = cold_read_pass(regions[cold_read_copy(i, copies)],
-                                    weightBytes, threads);
-    if (callSeconds[i] < best)
-      best = callSeconds[i];
-    if (readSeconds[i] < bestRead)
-      bestRead = readSeconds[i];
-  }
-  double gbps = weightBytes / best / 1e9, read = weightBytes / bestRead / 1e9;
+  struct products products = {NULL, backend, graphs, copies, threads};
+  struct cold_timing t = time_cold(&products, regions, weightBytes, calls);
   printf("ggml %s mul_mat %lldx%lld, M = %lld, %d thread(s), %s buffer, cold "
          "(%d copies of %.2f MB): min %.3f ms, %.2f GB/s, read %.2f GB/s, read "
          "ratio %.3f, paired %.3f; max |difference| to the plain path %.3g "
          "(largest |output| %.3g)\n",
          typeName, (long long)n, (long long)k, (long long)m, threads,
-         bufferName, copies, weightBytes / 1e6, best * 1e3, gbps, read,
-         gbps / read,
-         cold_paired_ratio(callSeconds, readSeconds, ratios, calls),
-         difference, largest);
+         bufferName, copies, weightBytes / 1e6, t.best * 1e3, t.gbps, t.read,
+         t.gbps / t.read, t.paired, difference, largest);
   ggml_backend_free(backend);
   return 0;
 }
@@ -351,33 +383,14 @@ int main(int argc, char **argv) {
     ggml_build_forward_expand(graphs[c], ggml_mul_mat(ctx, wq, x));
   }
 
-  /* Warm-up on the last copy, then the calls from the first (evicted by
-   * cold_evict: the copies were made from it), each followed by a read pass
-   * over a cold copy on as many threads (bench/cold.h). */
-  ggml_graph_compute_with_ctx(ctx, graphs[copies - 1], threads);
-  cold_evict(regions, copies, weightBytes);
-  double *callSeconds = malloc(sizeof(double) * 3 * (size_t)calls);
-  double *readSeconds = callSeconds + calls, *ratios = readSeconds + calls;
-  double best = 1e30, bestRead = 1e30;
-  for (int i = 0; i < calls; ++i) {
-    double start = cold_now();
-    ggml_graph_compute_with_ctx(ctx, graphs[i % copies], threads);
-    callSeconds[i] = cold_now() - start;
-    readSeconds[i] = cold_read_pass(regions[cold_read_copy(i, copies)],
-                                    weightBytes, threads);
-    if (callSeconds[i] < best)
-      best = callSeconds[i];
-    if (readSeconds[i] < bestRead)
-      bestRead = readSeconds[i];
-  }
-  double gbps = weightBytes / best / 1e9, read = weightBytes / bestRead / 1e9;
+  struct products products = {ctx, NULL, graphs, copies, threads};
+  struct cold_timing t = time_cold(&products, regions, weightBytes, calls);
   printf("ggml %s mul_mat %lldx%lld, M = %lld, %d thread(s), cold (%d "
          "copies of %.2f MB): min %.3f ms, %.2f GB/s, read %.2f GB/s, read "
          "ratio %.3f, paired %.3f\n",
          typeName, (long long)n, (long long)k, (long long)m, threads, copies,
-         weightBytes / 1e6, best * 1e3, gbps, read, gbps / read,
-         cold_paired_ratio(callSeconds, readSeconds, ratios, calls));
-  free(callSeconds);
+         weightBytes / 1e6, t.best * 1e3, t.gbps, t.read, t.gbps / t.read,
+         t.paired);
   ggml_free(ctx);
   return 0;
 }

@@ -559,18 +559,11 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
       return tiles(init, [&](Value n0, Value output) {
         return emitTile(activations, weightParts, n0, output);
       });
-    auto chunks = scf::ForOp::create(
-        b, loc, index(0), numRows, index(chunkRows), ValueRange{init},
-        [&](OpBuilder &, Location, Value first, ValueRange iter) {
-          Value last =
-              arith::MinUIOp::create(b, loc, add(first, chunkRows), numRows);
-          scf::YieldOp::create(
-              b, loc, tiles(iter[0], [&](Value n0, Value output) {
-                return emitRowTiles(activations, weightParts, n0,
-                                    sliceWeightTile(output, n0), first, last);
-              }));
-        });
-    return chunks.getResult(0);
+    return emitRowChunks(init, numRows, chunkRows, parallel,
+                         [&](Value n0, Value tile, Value first, Value last) {
+                           return emitRowTiles(activations, weightParts, n0,
+                                               tile, first, last);
+                         });
   }
   // AMX: the whole 16-row tiles in chunks of rows whose codes stay in L2
   // while every weight-row tile passes over them (each tile's panel is
@@ -580,18 +573,11 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
       arith::RemUIOp::create(b, loc, numRows, index(kAmxRows)));
   int64_t chunkRows =
       std::max<int64_t>(kAmxChunkBytes / plan.k / kAmxRows, 1) * kAmxRows;
-  auto chunks = scf::ForOp::create(
-      b, loc, index(0), wholeRows, index(chunkRows), ValueRange{init},
-      [&](OpBuilder &, Location, Value first, ValueRange iter) {
-        Value last =
-            arith::MinUIOp::create(b, loc, add(first, chunkRows), wholeRows);
-        scf::YieldOp::create(
-            b, loc, tiles(iter[0], [&](Value n0, Value output) {
-              return emitAmxTile(activations, weightParts, n0,
-                                 sliceWeightTile(output, n0), first, last);
-            }));
+  Value result = emitRowChunks(
+      init, wholeRows, chunkRows, parallel,
+      [&](Value n0, Value tile, Value first, Value last) {
+        return emitAmxTile(activations, weightParts, n0, tile, first, last);
       });
-  Value result = chunks.getResult(0);
   if (onlyAmxRows)
     return result;
   // The rows left over: one at a time with a dynamic M, else the largest
@@ -607,6 +593,29 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
   });
   plan.tileM = tileM;
   return result;
+}
+
+/// `output` with the outputs of activation rows [0, `end`) computed
+/// `chunkRows` rows at a time: for each chunk [first, last), every
+/// weight-row tile's outputs are what `emitChunkTile(n0, tile, first,
+/// last)` returns for its slice `tile` (the tiles on threads with
+/// `parallel`), so that the chunk's activations stay in cache while all
+/// the weight tiles pass over them.
+Value KernelEmitter::emitRowChunks(
+    Value output, Value end, int64_t chunkRows, bool parallel,
+    function_ref<Value(Value n0, Value tile, Value first, Value last)>
+        emitChunkTile) {
+  auto chunks = scf::ForOp::create(
+      b, loc, index(0), end, index(chunkRows), ValueRange{output},
+      [&](OpBuilder &, Location, Value first, ValueRange iter) {
+        Value last = arith::MinUIOp::create(b, loc, add(first, chunkRows), end);
+        scf::YieldOp::create(
+            b, loc,
+            emitWeightTileLoop(iter[0], parallel, [&](Value n0, Value tiles) {
+              return emitChunkTile(n0, sliceWeightTile(tiles, n0), first, last);
+            }));
+      });
+  return chunks.getResult(0);
 }
 
 /// The outputs of weight-row tile `n0` (all activation rows): a slice of

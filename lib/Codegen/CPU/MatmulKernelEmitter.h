@@ -245,6 +245,10 @@ private:
   Value emitAmxTile(ValueRange lhs, ValueRange parts, Value n0, Value tile,
                     Value first, Value last);
   Value sliceWeightTile(Value output, Value n0);
+  Value emitRowChunks(
+      Value output, Value end, int64_t chunkRows, bool parallel,
+      function_ref<Value(Value n0, Value tile, Value first, Value last)>
+          emitChunkTile);
   Value
   emitWeightTileLoop(Value output, bool parallel,
                      function_ref<Value(Value n0, Value output)> emitTile);
