@@ -10,8 +10,9 @@
 //   IntegerKernels.cpp       int8 activations: integer_tiles, vnni_tiles,
 //                            vnni_row_lanes;
 //   AmxKernels.cpp           int8 activations on AMX tiles: amx.
-// MatmulKernels.cpp holds the pass, which plans each product and runs the
-// emitter.
+// MatmulKernels.cpp holds the passes: the selection, which records each
+// product's kernel, and the kernels pass, which plans each product and runs
+// the emitter.
 //
 //===----------------------------------------------------------------------===//
 
