@@ -131,8 +131,7 @@ static ggml_backend_buffer_type_t find_extra_buffer_type(const char *name) {
       reg, "ggml_backend_dev_get_extra_bufts");
   if (!get)
     return NULL;
-  for (ggml_backend_buffer_type_t *buft =
-           get(ggml_backend_reg_dev_get(reg, 0));
+  for (ggml_backend_buffer_type_t *buft = get(ggml_backend_reg_dev_get(reg, 0));
        buft && *buft; ++buft)
     if (strcmp(ggml_backend_buft_name(*buft), name) == 0)
       return *buft;
@@ -259,8 +258,8 @@ static int run_in_buffer_type(const char *bufferName, int type,
     ggml_build_forward_expand(graphs[c], ys[c]);
   }
   if (!ggml_backend_alloc_ctx_tensors_from_buft(weights, buft) ||
-      !ggml_backend_alloc_ctx_tensors_from_buft(activations,
-                                                ggml_backend_cpu_buffer_type())) {
+      !ggml_backend_alloc_ctx_tensors_from_buft(
+          activations, ggml_backend_cpu_buffer_type())) {
     fprintf(stderr, "could not allocate the %s buffers\n", bufferName);
     return 1;
   }
@@ -276,8 +275,8 @@ static int run_in_buffer_type(const char *bufferName, int type,
   ggml_backend_graph_compute(backend, graphs[0]);
   float *got = malloc(sizeof(float) * n * m);
   ggml_backend_tensor_get(ys[0], got, 0, sizeof(float) * n * m);
-  float *want = plain_product(type, quantized, weightBytes, xv, n, k, m,
-                              threads);
+  float *want =
+      plain_product(type, quantized, weightBytes, xv, n, k, m, threads);
   double largest = 0, difference = 0;
   for (int64_t i = 0; i < n * m; ++i) {
     double a = want[i] < 0 ? -want[i] : want[i];
@@ -348,10 +347,7 @@ int main(int argc, char **argv) {
                               threads, llc);
 
   /* One weight, quantized once, copied. */
-  float *w = malloc(sizeof(float) * n * k);
-  srand(1);
-  for (int64_t i = 0; i < n * k; ++i)
-    w[i] = (float)rand() / RAND_MAX - 0.5f;
+  float *w = random_values(n * k, 1);
   size_t weightBytes = (size_t)n * ggml_row_size(type, k);
   int copies = cold_copies(weightBytes, llc);
   size_t perCopy = weightBytes + 4 * (size_t)(n * m) + (2u << 20);
@@ -364,8 +360,8 @@ int main(int argc, char **argv) {
   }
   struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, m);
   float *xd = ggml_get_data(x);
-  for (int64_t i = 0; i < k * m; ++i)
-    xd[i] = (float)rand() / RAND_MAX - 0.5f;
+  float *xv = random_values(k * m, 2);
+  memcpy(xd, xv, sizeof(float) * k * m);
   struct ggml_cgraph **graphs = malloc(sizeof(*graphs) * copies);
   char **regions = malloc(sizeof(*regions) * copies);
   for (int c = 0; c < copies; ++c) {
