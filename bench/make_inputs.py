@@ -98,6 +98,23 @@ for _m in (8, 32, 128, 512):
     KERNELS[f"linear_int4_g32_f16_i8act_n11008_m{_m}"] = _int4_g32_f16(
         _m, 11008)
 
+# bf16 activations (their bits as uint16, as quant-run exchanges bf16),
+# compiled for this host (AMX-BF16 tiles where it has them), at issue 29's
+# prefill shapes.
+def _int4_g32_f16_bf16act(m, n, k=4096):
+    flags, inputs = _int4_g32_f16(m, n, k)
+    bits = lambda r: (normal(r, (m, k)).view(np.uint32) >> 16).astype(
+        np.uint16)
+    return (flags + ["--pipeline=quant-block-cpu-pipeline{target-cpu=host}"],
+            [("x", bits)] + inputs[1:])
+
+
+for _m in (8, 32, 128, 512):
+    KERNELS[f"linear_int4_g32_f16_bf16act_m{_m}"] = _int4_g32_f16_bf16act(
+        _m, 4096)
+    KERNELS[f"linear_int4_g32_f16_bf16act_n11008_m{_m}"] = (
+        _int4_g32_f16_bf16act(_m, 11008))
+
 # The same layer with the weight in the row-tiled layout (row_tile = 16,
 # docs/Packing.md): random bytes in the tiled shapes of its parts.
 def _int4_g32_f16_tiled(m):

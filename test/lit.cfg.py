@@ -182,6 +182,9 @@ if target == "host":
                         if ({"amx_tile", "amx_int8"} <= flags
                                 and amx_tile_data_granted()):
                             config.available_features.add("x86-amx")
+                    if ({"amx_tile", "amx_bf16"} <= flags
+                            and amx_tile_data_granted()):
+                        config.available_features.add("x86-amx-bf16")
                     if "avx512f" in flags:
                         config.available_features.add("x86-avx512")
                     if "f16c" in flags:

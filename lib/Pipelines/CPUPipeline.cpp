@@ -33,7 +33,7 @@ namespace {
 /// with `target-cpu` / `target-features`, what the target has for each
 /// option the user did not set.
 struct TargetChoices {
-  bool x86Vnni, x86Amx, x86Avx512, x86F16c;
+  bool x86Vnni, x86Amx, x86AmxBF16, x86Avx512, x86F16c;
   int64_t vectorBits;
   /// Whether the target options resolved (false: the record-target pass
   /// reports why, before anything else runs).
@@ -43,8 +43,8 @@ struct TargetChoices {
 } // namespace
 
 static TargetChoices chooseTarget(const CPUPipelineOptions &options) {
-  TargetChoices choices{options.x86Vnni, options.x86Amx, options.x86Avx512,
-                        options.x86F16c, options.vectorBits};
+  TargetChoices choices{options.x86Vnni,   options.x86Amx,  options.x86AmxBF16,
+                        options.x86Avx512, options.x86F16c, options.vectorBits};
   if (options.targetCPU.empty() && options.targetFeatures.empty())
     return choices;
   choices.hasTarget = true;
@@ -60,6 +60,8 @@ static TargetChoices chooseTarget(const CPUPipelineOptions &options) {
     choices.x86Vnni = target->avx512Vnni;
   if (!options.x86Amx.getNumOccurrences())
     choices.x86Amx = target->amxInt8;
+  if (!options.x86AmxBF16.getNumOccurrences())
+    choices.x86AmxBF16 = target->amxBF16;
   if (!options.x86Avx512.getNumOccurrences())
     choices.x86Avx512 = target->avx512f;
   if (!options.x86F16c.getNumOccurrences())
@@ -170,12 +172,14 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
     kernels.parallel = options.parallel;
     kernels.x86Vnni = target.x86Vnni;
     kernels.x86Amx = target.x86Amx;
+    kernels.x86AmxBF16 = target.x86AmxBF16;
     kernels.x86Avx512 = target.x86Avx512;
     // The choice as an attribute first, so that a product a user gave a
     // kernel keeps it and a dump between the passes shows the strategy.
     CPUSelectMatmulKernelsOptions selection;
     selection.x86Vnni = target.x86Vnni;
     selection.x86Amx = target.x86Amx;
+    selection.x86AmxBF16 = target.x86AmxBF16;
     pm.addNestedPass<func::FuncOp>(createCPUSelectMatmulKernels(selection));
     pm.addNestedPass<func::FuncOp>(createCPUMatmulKernels(kernels));
   }

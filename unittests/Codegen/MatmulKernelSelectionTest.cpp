@@ -59,6 +59,45 @@ MatmulKernelChoice choose(const MatmulKernelProblem &problem,
 const MatmulKernelTarget kPortable{};
 const MatmulKernelTarget kVnni{/*vnni=*/true, /*amx=*/false};
 const MatmulKernelTarget kAmx{/*vnni=*/true, /*amx=*/true};
+const MatmulKernelTarget kAmxBF16{/*vnni=*/true, /*amx=*/true,
+                                  /*amxBF16=*/true};
+
+/// Reassociated bf16 activations with Q4_0's weight (int4, blocks of 32).
+MatmulKernelProblem makeBF16Product(int64_t m, int64_t n, int64_t k) {
+  MatmulKernelProblem problem;
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  problem.bf16Activations = true;
+  return problem;
+}
+
+TEST(MatmulKernelSelection, BF16PrefillTakesAmxBF16Tiles) {
+  // 16 x 16 tiles, partial_sums's step of 8 blocks (the weight's decoding
+  // and the rows left over).
+  MatmulKernelChoice expected{Family::AmxBF16, 16, 16, 8};
+  EXPECT_EQ(choose(makeBF16Product(512, 4096, 4096), kAmxBF16), expected);
+  EXPECT_EQ(choose(makeBF16Product(kDynamic, 11008, 4096), kAmxBF16), expected);
+  // Not without AMX-BF16, below 16 rows, in the strict order, with f32
+  // activations, or for N not a multiple of 16.
+  EXPECT_EQ(choose(makeBF16Product(512, 4096, 4096), kAmx).family,
+            Family::PartialSums);
+  EXPECT_EQ(choose(makeBF16Product(8, 4096, 4096), kAmxBF16).family,
+            Family::PartialSums);
+  MatmulKernelProblem strict = makeBF16Product(512, 4096, 4096);
+  strict.strictOrder = true;
+  EXPECT_EQ(choose(strict, kAmxBF16).family, Family::OrderedRows);
+  MatmulKernelProblem f32 = makeBF16Product(512, 4096, 4096);
+  f32.bf16Activations = false;
+  EXPECT_EQ(choose(f32, kAmxBF16).family, Family::PartialSums);
+  EXPECT_EQ(choose(makeBF16Product(512, 4104, 4096), kAmxBF16).family,
+            Family::PartialSums);
+  // An override on a target without it names the option.
+  std::optional<std::string> whyNot =
+      checkCPUMatmulKernel(makeBF16Product(512, 4096, 4096), kAmx, expected);
+  ASSERT_TRUE(whyNot);
+  EXPECT_NE(whyNot->find("x86-amx-bf16"), std::string::npos) << *whyNot;
+}
 
 TEST(MatmulKernelSelection, PrefillTakesAmxTiles) {
   MatmulKernelChoice expected{Family::Amx, 16, 16, 4};
@@ -167,7 +206,7 @@ TEST(MatmulKernelSelection, CheckNamesTheTarget) {
 /// any tile of the grid.
 TEST(MatmulKernelSelection, EveryChoicePassesTheCheck) {
   const MatmulKernelTarget targets[] = {
-      kPortable, kVnni, kAmx, {true, true, 8}};
+      kPortable, kVnni, kAmx, kAmxBF16, {true, true, false, 8}};
   int chosen = 0, declined = 0;
   for (int64_t m : {kDynamic, int64_t(1), int64_t(3), int64_t(8), int64_t(16),
                     int64_t(35), int64_t(512)})
@@ -175,7 +214,7 @@ TEST(MatmulKernelSelection, EveryChoicePassesTheCheck) {
       for (int64_t k : {64, 96, 256, 4096})
         for (int64_t blockSize : {16, 32, 64, 256})
           for (unsigned bits : {4u, 8u})
-            for (int kind = 0; kind < 6; ++kind)
+            for (int kind = 0; kind < 8; ++kind)
               for (const MatmulKernelTarget &target : targets) {
                 if (k % blockSize != 0)
                   continue;
@@ -190,7 +229,8 @@ TEST(MatmulKernelSelection, EveryChoicePassesTheCheck) {
                 if (kind == 2 && !problem.outerBlocks)
                   continue;
                 problem.e2m1 = kind == 3 && bits == 4;
-                problem.strictOrder = kind == 5;
+                problem.strictOrder = kind == 5 || kind == 7;
+                problem.bf16Activations = kind >= 6;
                 MatmulKernelChoice choice;
                 if (!chooseCPUMatmulKernel(problem, target, choice)) {
                   ++chosen;
@@ -202,7 +242,7 @@ TEST(MatmulKernelSelection, EveryChoicePassesTheCheck) {
                   continue;
                 }
                 ++declined;
-                for (int family = 0; family <= 5; ++family)
+                for (int family = 0; family <= 6; ++family)
                   for (int64_t tileM : {1, 2, 8, 16})
                     for (int64_t tileN : {1, 4, 16})
                       for (int64_t step : {1, 2, 4, 8})

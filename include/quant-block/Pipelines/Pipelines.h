@@ -155,6 +155,17 @@ struct CPUPipelineOptions
                      "state (quant-run and the runner API do). quant-run "
                      "sets it when its target has them"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> x86AmxBF16{
+      *this, "x86-amx-bf16",
+      llvm::cl::desc("With matmul-kernels: reassociated products with bf16 "
+                     "activations take AMX-BF16 tiles (tdpbf16ps) for their "
+                     "whole 16-row tiles of activations (results within "
+                     "the reassociation bound plus a term for the "
+                     "subnormals the tile unit flushes, docs/Numerics.md); "
+                     "the code needs a host with AMX-TILE and AMX-BF16, in "
+                     "a process that asked for the tile data state. "
+                     "quant-run sets it when its target has them"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> x86Avx512{
       *this, "x86-avx512",
       llvm::cl::desc("With matmul-kernels: FP4 E2M1 weights are decoded by "

@@ -25,6 +25,40 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
                                             Value n0, Value m0,
                                             Value firstBlock,
                                             ValueRange accumulators) {
+  auto f32Vector = VectorType::get({kLanes}, b.getF32Type());
+  // The products of chunk `chunk` with the decoded weights of the tile's
+  // rows, into the accumulators.
+  auto accumulateChunk = [&](Value chunk,
+                             ArrayRef<std::pair<Value, Value>> weights,
+                             ValueRange accumulators) {
+    SmallVector<Value> acc(accumulators.begin(), accumulators.end());
+    Value k0 = mul(chunk, kChunk);
+    for (int64_t i = 0; i < plan.tileM; ++i) {
+      Value m = add(m0, i);
+      Value x0 = read(lhs, f32Vector, {m, k0});
+      Value x1 = read(lhs, f32Vector, {m, add(k0, kLanes)});
+      for (int64_t r = 0; r < plan.tileN; ++r) {
+        Value &a = acc[i * plan.tileN + r];
+        a = multiplyAdd(x0, weights[r].first, a);
+        a = multiplyAdd(x1, weights[r].second, a);
+      }
+    }
+    return acc;
+  };
+  return decodeStep(parts, n0, firstBlock, accumulators, accumulateChunk);
+}
+
+/// Decodes the weights of `blocksPerStep` blocks from `firstBlock` of the
+/// tileN weight rows from `n0`, a chunk of 32 elements at a time, as
+/// decodeChunk does (f32, rounded to the expressed type), and passes each
+/// chunk's rows to `consume` with the values it carries (`state`, its
+/// result for the previous chunk), in increasing k.
+SmallVector<Value> KernelEmitter::decodeStep(
+    ValueRange parts, Value n0, Value firstBlock, ValueRange state,
+    function_ref<SmallVector<Value>(Value chunk,
+                                    ArrayRef<std::pair<Value, Value>> weights,
+                                    ValueRange state)>
+        consume) {
   Value data = parts[0], scales = parts[1];
   Value zeroPoints = plan.hasZeroPoints ? parts[2] : Value();
   auto f32Vector = VectorType::get({kLanes}, b.getF32Type());
@@ -61,23 +95,7 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
       s = arith::MulFOp::create(b, loc, s, outer);
   }
   prefetchNextTile(n0, firstBlock);
-  SmallVector<Value> acc(accumulators.begin(), accumulators.end());
-  // The products of chunk `chunk` with the decoded weights of the tile's
-  // rows, into the accumulators.
-  auto accumulateChunk = [&](Value chunk,
-                             ArrayRef<std::pair<Value, Value>> weights) {
-    Value k0 = mul(chunk, kChunk);
-    for (int64_t i = 0; i < plan.tileM; ++i) {
-      Value m = add(m0, i);
-      Value x0 = read(lhs, f32Vector, {m, k0});
-      Value x1 = read(lhs, f32Vector, {m, add(k0, kLanes)});
-      for (int64_t r = 0; r < plan.tileN; ++r) {
-        Value &a = acc[i * plan.tileN + r];
-        a = multiplyAdd(x0, weights[r].first, a);
-        a = multiplyAdd(x1, weights[r].second, a);
-      }
-    }
-  };
+  SmallVector<Value> acc(state.begin(), state.end());
   if (plan.blockSize < kChunk) {
     // Blocks of 16 with 4-bit storage: both halves of chunk c (its even and
     // its odd elements) have block 2c in lanes 0-7 and block 2c + 1 in
@@ -106,7 +124,7 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
         weights.push_back(
             decodeChunk(data, add(n0, r), chunk, scales, Value()));
       }
-      accumulateChunk(chunk, weights);
+      acc = consume(chunk, weights, acc);
     }
     return acc;
   }
@@ -135,7 +153,7 @@ SmallVector<Value> KernelEmitter::emitKStep(Value lhs, ValueRange parts,
         weights.push_back(decodeChunk(data, add(n0, r), chunk,
                                       {scale[r], scale[r]}, zeroPoint[r],
                                       min[r]));
-      accumulateChunk(chunk, weights);
+      acc = consume(chunk, weights, acc);
     };
     Value firstChunk = mul(block, chunksPerBlock);
     if (chunksPerBlock <= kMaxUnrolledChunks) {

@@ -526,6 +526,8 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
       }
     }
   }
+  if (plan.amxBF16)
+    return emitAmxBF16(lhs[0], lhs[1], weightParts, parallel);
   // The ordered kernel reads the activations in their own order.
   SmallVector<Value> activations = {
       plan.orderedRows ? lhs[0] : deinterleaveActivations(lhs[0])};
@@ -540,6 +542,7 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
   }
   if (plan.amx)
     amxActivations = toReadOnlyBuffer(activations[0], /*unitInnerStride=*/true);
+
   Value init = tensor::EmptyOp::create(
       b, loc, ArrayRef<OpFoldResult>{getNumRows(), b.getIndexAttr(plan.n)},
       b.getF32Type());

@@ -10,6 +10,7 @@
 //   IntegerKernels.cpp       int8 activations: integer_tiles, vnni_tiles,
 //                            vnni_row_lanes;
 //   AmxKernels.cpp           int8 activations on AMX tiles: amx.
+//   AmxBF16Kernels.cpp       bf16 activations on AMX-BF16 tiles: amx_bf16.
 // MatmulKernels.cpp holds the passes: the selection, which records each
 // product's kernel, and the kernels pass, which plans each product and runs
 // the emitter.
@@ -37,6 +38,10 @@ constexpr int64_t kE2M1TwiceBias = 12;
 /// Sapphire Rapids) while every weight-row tile passes over them: a chunk
 /// of rows, each weight tile's codes decoded once per chunk.
 constexpr int64_t kAmxChunkBytes = 1 << 20;
+/// The packed bf16 activations the AMX-BF16 kernel takes at once while
+/// every weight-row tile passes over them (each tile dequantized once per
+/// chunk).
+constexpr int64_t kAmxBF16ChunkBytes = 1 << 20;
 /// The activations (f32, or int8 codes) of the rows the other kernels take
 /// at once while every weight-row tile passes over them: half of the 1 MiB
 /// L2 of a Zen 5 core (2 MiB on Sapphire Rapids), leaving room for the
@@ -80,6 +85,12 @@ struct KernelPlan {
   /// (decodeAmxPanel); the rows left over take the vpdpbusd tiles. Blocks
   /// of 32 to 256 codes, or of 16 8-bit codes.
   bool amx = false;
+  /// bf16 activations on AMX-BF16 tiles: every whole kAmxRows activation
+  /// rows take tdpbf16ps against the 16-row weight tile dequantized to
+  /// bf16 once per chunk of activation rows (decodeAmxBF16Panel); the rows
+  /// left over take the partial sums (tileM, tileN and blocksPerStep are
+  /// theirs).
+  bool amxBF16 = false;
   /// f32 activations in the strict order (no reassoc): one weight row per
   /// lane as well, each output summed over k in increasing order in its
   /// lane (the contract's order; `contract` fuses each step into an FMA).
@@ -190,6 +201,12 @@ private:
                      Value lower, Value upper);
   SmallVector<Value> emitKStep(Value lhs, ValueRange parts, Value n0, Value m0,
                                Value firstBlock, ValueRange accumulators);
+  SmallVector<Value> decodeStep(
+      ValueRange parts, Value n0, Value firstBlock, ValueRange state,
+      function_ref<SmallVector<Value>(Value chunk,
+                                      ArrayRef<std::pair<Value, Value>> weights,
+                                      ValueRange state)>
+          consume);
   SmallVector<Value> emitOrderedKStep(Value lhs, ValueRange parts, Value n0,
                                       Value m0, Value firstBlock,
                                       ValueRange accumulators);
@@ -245,6 +262,13 @@ private:
                                   ValueRange accumulators);
   Value emitAmxTile(ValueRange lhs, ValueRange parts, Value n0, Value tile,
                     Value first, Value last);
+  Value emitAmxBF16(Value lhs, Value lhsBF16, ValueRange parts, bool parallel);
+  Value packAmxBF16Activations(Value lhs, Value wholeRows);
+  void decodeAmxBF16Panel(ValueRange parts, Value n0, Value panel);
+  Value emitAmxBF16RowTiles(Value panel, Value transposeBuffer, Value tile,
+                            Value lower, Value upper, int64_t tilesAtOnce);
+  Value emitAmxBF16Tile(ValueRange parts, Value n0, Value tile, Value first,
+                        Value last);
   Value sliceWeightTile(Value output, Value n0);
   Value emitRowChunks(
       Value output, Value end, int64_t chunkRows, bool parallel,
@@ -276,6 +300,12 @@ private:
   /// and while a tile's AMX rows are emitted, its decoded weight panel and
   /// the buffer its block sums pass through.
   Value amxActivations, amxPanel, amxSums, amxScales;
+  /// With AMX-BF16: the whole 16-row tiles of bf16 activations packed as
+  /// tdpbf16ps's second operand ([M / 16, K / 32, 16, 32]).
+  Value amxBF16Activations;
+  /// With AMX-BF16 and more than one chunk of rows: the dequantized panels
+  /// of every weight tile, kept for the call ([N / 16, K / 32, 16, 32]).
+  Value amxBF16Panels;
   OpFoldResult getNumRows() { return getAsOpFoldResult(numRows); }
 };
 

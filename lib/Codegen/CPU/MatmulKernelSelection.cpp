@@ -65,13 +65,42 @@ std::string quote(CPUMatmulKernelFamily family) {
   return ("'" + stringifyCPUMatmulKernelFamily(family) + "'").str();
 }
 
+/// Why the kernel `name` (amx_bf16) cannot be emitted for the float product
+/// `problem` on `target`, if it cannot.
+std::optional<std::string> checkAmxBF16(const MatmulKernelProblem &problem,
+                                        const MatmulKernelTarget &target,
+                                        const std::string &name) {
+  if (!problem.bf16Activations)
+    return name + " multiplies bf16 activations";
+  if (problem.strictOrder)
+    return name + " reassociates the sum over k, and the product has no "
+                  "fastmath<reassoc>";
+  if (!target.amxBF16)
+    return name + " needs AMX-BF16 (the x86-amx-bf16 option)";
+  if (problem.n % kLanes != 0)
+    return name + " takes tiles of 16 weight rows: N (" +
+           std::to_string(problem.n) + ") must be a multiple of 16";
+  if (problem.halfChunkBlocks())
+    return name + " decodes whole chunks of 32 codes of one block: the "
+                  "blocks must be a multiple of 32";
+  if (!problem.dynamicM() && problem.m < kAmxRows)
+    return name + " needs at least 16 activation rows (M = " +
+           std::to_string(problem.m) + ")";
+  if (!chooseCPUMatmulBlocksPerStep(problem,
+                                    CPUMatmulKernelFamily::PartialSums))
+    return name + " decodes the weight with partial_sums's K step, and no "
+                  "K step of it shares one outer scale";
+  return std::nullopt;
+}
+
 /// Why `family` cannot be emitted for `problem` on `target`, if it cannot.
 std::optional<std::string> checkFamily(const MatmulKernelProblem &problem,
                                        const MatmulKernelTarget &target,
                                        CPUMatmulKernelFamily family) {
   std::string name = "the kernel " + quote(family);
   bool integerFamily = family != CPUMatmulKernelFamily::PartialSums &&
-                       family != CPUMatmulKernelFamily::OrderedRows;
+                       family != CPUMatmulKernelFamily::OrderedRows &&
+                       family != CPUMatmulKernelFamily::AmxBF16;
   if (integerFamily && !problem.integer)
     return name + " multiplies int8 activations (accumulate(i32)); the "
                   "activations are floats";
@@ -90,6 +119,8 @@ std::optional<std::string> checkFamily(const MatmulKernelProblem &problem,
              std::to_string(problem.n) +
              ") must be a multiple of 16 and the blocks not [1, 16]";
     return std::nullopt;
+  case CPUMatmulKernelFamily::AmxBF16:
+    return checkAmxBF16(problem, target, name);
   case CPUMatmulKernelFamily::IntegerTiles:
     break;
   case CPUMatmulKernelFamily::VnniTiles:
@@ -159,6 +190,7 @@ SmallVector<int64_t> getStepCandidates(const MatmulKernelProblem &problem,
     // flight with the two operands').
     candidates = {4, 2, 1};
     break;
+  case CPUMatmulKernelFamily::AmxBF16:
   case CPUMatmulKernelFamily::PartialSums:
   case CPUMatmulKernelFamily::IntegerTiles:
   case CPUMatmulKernelFamily::VnniTiles: {
@@ -200,7 +232,8 @@ mlir::quant_block::checkCPUMatmulKernel(const MatmulKernelProblem &problem,
   if (choice.tileM < 1 || choice.tileN < 1 || choice.blocksPerStep < 1)
     return "the tile " + tile + " and blocks_per_step " +
            std::to_string(choice.blocksPerStep) + " must be positive";
-  if (choice.family == CPUMatmulKernelFamily::Amx) {
+  if (choice.family == CPUMatmulKernelFamily::Amx ||
+      choice.family == CPUMatmulKernelFamily::AmxBF16) {
     if (choice.tileM != kAmxRows || choice.tileN != kLanes)
       return name + " has tiles of [16, 16], not " + tile;
   } else if (isRowLaneFamily(choice.family)) {
@@ -227,6 +260,7 @@ mlir::quant_block::checkCPUMatmulKernel(const MatmulKernelProblem &problem,
              tile;
   }
   if (!problem.dynamicM() && choice.family != CPUMatmulKernelFamily::Amx &&
+      choice.family != CPUMatmulKernelFamily::AmxBF16 &&
       problem.m % choice.tileM != 0)
     return "the tile " + tile +
            " does not divide M = " + std::to_string(problem.m);
@@ -257,7 +291,12 @@ mlir::quant_block::chooseCPUMatmulKernel(const MatmulKernelProblem &problem,
     return !checkFamily(problem, target, family);
   };
   using Family = CPUMatmulKernelFamily;
-  if (!problem.integer) {
+  if (!problem.integer && isPossible(Family::AmxBF16)) {
+    // bf16 activations on AMX-BF16 tiles: the weight dequantized to bf16
+    // once per chunk of activation rows, 16 x 16 x 32 products per
+    // tdpbf16ps (bench/README.md).
+    choice.family = Family::AmxBF16;
+  } else if (!problem.integer) {
     choice.family =
         problem.strictOrder ? Family::OrderedRows : Family::PartialSums;
     if (std::optional<std::string> whyNot =
@@ -295,7 +334,7 @@ mlir::quant_block::chooseCPUMatmulKernel(const MatmulKernelProblem &problem,
   SmallVector<int64_t> rowCandidates = choice.family == Family::VnniTiles
                                            ? SmallVector<int64_t>{2, 1}
                                            : SmallVector<int64_t>{8, 4, 2, 1};
-  if (choice.family == Family::Amx) {
+  if (choice.family == Family::Amx || choice.family == Family::AmxBF16) {
     choice.tileM = kAmxRows;
     choice.tileN = kLanes;
   } else if (isRowLaneFamily(choice.family)) {

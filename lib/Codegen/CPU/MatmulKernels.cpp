@@ -187,6 +187,7 @@ std::optional<std::string> describeProduct(MatmulOp op, KernelPlan &plan,
   problem.storageBits = plan.storageBits;
   problem.integer = plan.integer;
   problem.e2m1 = plan.e2m1;
+  problem.bf16Activations = !plan.integer && plan.expressed.isBF16();
   problem.hasZeroPoints = plan.hasZeroPoints;
   problem.hasMins = plan.hasMins;
   problem.outerBlocks = plan.outerBlocks;
@@ -205,6 +206,7 @@ void applyChoice(const MatmulKernelProblem &problem,
   plan.rowLanes =
       choice.family == Family::VnniRowLanes || choice.family == Family::Amx;
   plan.amx = choice.family == Family::Amx;
+  plan.amxBF16 = choice.family == Family::AmxBF16;
   plan.tileM = choice.tileM;
   plan.tileN = choice.tileN;
   plan.blocksPerStep = choice.blocksPerStep;
@@ -215,6 +217,12 @@ void applyChoice(const MatmulKernelProblem &problem,
     plan.blocksPerStep =
         *chooseCPUMatmulBlocksPerStep(problem, Family::VnniRowLanes);
     plan.tileM = 1;
+  }
+  if (plan.amxBF16) {
+    // The rows left over take partial_sums with one-row tiles of up to 4
+    // weight rows (the choice's step, which the weight's decoding shares).
+    plan.tileM = 1;
+    plan.tileN = largestDivisor(problem.n, {4, 3, 2, 1});
   }
   // With one weight row per lane and a dynamic M, the M mod tileM rows
   // left over take tiles of one row.
@@ -245,7 +253,7 @@ struct CPUSelectMatmulKernelsPass
 
   void runOnOperation() override {
     StringRef name = QuantBlockDialect::getCPUKernelAttrName();
-    MatmulKernelTarget target{x86Vnni, x86Amx, rows};
+    MatmulKernelTarget target{x86Vnni, x86Amx, x86AmxBF16, rows};
     getOperation().walk([&](MatmulOp op) {
       // A choice already made (a user's, a tuner's) stands; the kernels
       // pass checks it.
@@ -274,7 +282,7 @@ struct CPUMatmulKernelsPass
 
   void runOnOperation() override {
     StringRef name = QuantBlockDialect::getCPUKernelAttrName();
-    MatmulKernelTarget target{x86Vnni, x86Amx, rows};
+    MatmulKernelTarget target{x86Vnni, x86Amx, x86AmxBF16, rows};
     SmallVector<MatmulOp> products;
     getOperation().walk([&](MatmulOp op) { products.push_back(op); });
     for (MatmulOp op : products) {
@@ -347,10 +355,14 @@ struct CPUMatmulKernelsPass
       // f16 / bf16 activations: extended exactly once per call, the f32
       // sums rounded once to the result type at the end.
       bool narrow = !plan.integer && !plan.expressed.isF32();
-      if (narrow)
+      if (narrow) {
+        // The AMX-BF16 tiles read the bf16 activations themselves.
+        if (plan.amxBF16)
+          lhs.push_back(lhs[0]);
         lhs[0] = arith::ExtFOp::create(
             b, loc, RankedTensorType::get({plan.m, plan.k}, b.getF32Type()),
             lhs[0]);
+      }
       KernelEmitter emitter(b, loc, plan);
       Value result = emitter.emit(lhs, *parts, runParallel);
       if (narrow)

@@ -143,3 +143,12 @@ func.func @product_not_covered(%x: tensor<1x128xf32>, %w: !w) -> tensor<1x32xf32
   %y = quant_block.matmul %x, %w accumulate(f32) inhibit fastmath<reassoc> {quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<partial_sums, tile = [1, 4], blocks_per_step = 4>} : tensor<1x128xf32>, !w -> tensor<1x32xf32>
   return %y : tensor<1x32xf32>
 }
+
+// -----
+
+!w = !quant_block.tensor<32x128, #quant_block.scheme<i4 : bf16, block = [1, 32], scale = f16>>
+func.func @amx_bf16_without_the_target(%x: tensor<16x128xbf16>, %w: !w) -> tensor<16x32xbf16> {
+  // expected-error @+1 {{the kernel 'amx_bf16' needs AMX-BF16 (the x86-amx-bf16 option)}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> {quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<amx_bf16, tile = [16, 16], blocks_per_step = 4>} : tensor<16x128xbf16>, !w -> tensor<16x32xbf16>
+  return %y : tensor<16x32xbf16>
+}

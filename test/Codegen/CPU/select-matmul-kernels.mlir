@@ -1,6 +1,8 @@
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-select-matmul-kernels | FileCheck %s --check-prefix=PLAIN
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-select-matmul-kernels="x86-avx512-vnni=true" | FileCheck %s --check-prefix=VNNI
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-select-matmul-kernels="x86-avx512-vnni=true x86-amx=true" | FileCheck %s --check-prefix=AMX
+// RUN: quant-opt %s --split-input-file --quant-block-cpu-select-matmul-kernels="x86-amx-bf16=true" | FileCheck %s --check-prefix=AMXBF16
+// RUN: quant-opt %s --split-input-file --quant-block-cpu-pipeline="target-cpu=sapphirerapids parallel=false" --mlir-print-ir-after=quant-block-cpu-select-matmul-kernels 2>&1 >/dev/null | FileCheck %s --check-prefix=SPR
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-pipeline="x86-avx512-vnni=true x86-amx=true parallel=false" --mlir-print-ir-after=quant-block-cpu-select-matmul-kernels 2>&1 >/dev/null | FileCheck %s --check-prefix=PIPELINE
 
 // --quant-block-cpu-select-matmul-kernels records the kernel of each
@@ -93,4 +95,45 @@ func.func @choice_kept(%x: !a, %w: !w) -> tensor<32x32xf32> {
 func.func @not_covered(%x: tensor<1x128xf32>, %w: !w) -> tensor<1x32xf32> {
   %y = quant_block.matmul %x, %w accumulate(f32) inhibit fastmath<reassoc> : tensor<1x128xf32>, !w -> tensor<1x32xf32>
   return %y : tensor<1x32xf32>
+}
+
+// -----
+
+// bf16 activations, reassociated, M >= 16: AMX-BF16 tiles where the target
+// has them (sapphirerapids does), with partial_sums's step (the weight is
+// decoded with it); partial sums without.
+// PLAIN-LABEL: func.func @bf16_reassociated
+// PLAIN: quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<partial_sums, tile = [8, 2], blocks_per_step = 4>
+// AMXBF16-LABEL: func.func @bf16_reassociated
+// AMXBF16: quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<amx_bf16, tile = [16, 16], blocks_per_step = 4>
+// SPR-LABEL: func.func @bf16_reassociated
+// SPR: quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<amx_bf16, tile = [16, 16], blocks_per_step = 4>
+!w = !quant_block.tensor<32x128, #quant_block.scheme<i4 : bf16, block = [1, 32], scale = f16>>
+func.func @bf16_reassociated(%x: tensor<40x128xbf16>, %w: !w) -> tensor<40x32xbf16> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<40x128xbf16>, !w -> tensor<40x32xbf16>
+  return %y : tensor<40x32xbf16>
+}
+
+// -----
+
+// Fewer than 16 rows, the strict order, or f32 activations: no AMX-BF16.
+// AMXBF16-LABEL: func.func @bf16_few_rows
+// AMXBF16: quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<partial_sums
+// AMXBF16-LABEL: func.func @bf16_strict
+// AMXBF16: quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<ordered_rows
+// AMXBF16-LABEL: func.func @f32_reassociated
+// AMXBF16: quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<partial_sums
+!w = !quant_block.tensor<32x128, #quant_block.scheme<i4 : bf16, block = [1, 32], scale = f16>>
+!wf = !quant_block.tensor<32x128, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @bf16_few_rows(%x: tensor<8x128xbf16>, %w: !w) -> tensor<8x32xbf16> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<8x128xbf16>, !w -> tensor<8x32xbf16>
+  return %y : tensor<8x32xbf16>
+}
+func.func @bf16_strict(%x: tensor<32x128xbf16>, %w: !w) -> tensor<32x32xbf16> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<32x128xbf16>, !w -> tensor<32x32xbf16>
+  return %y : tensor<32x32xbf16>
+}
+func.func @f32_reassociated(%x: tensor<32x128xf32>, %w: !wf) -> tensor<32x32xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<32x128xf32>, !wf -> tensor<32x32xf32>
+  return %y : tensor<32x32xf32>
 }

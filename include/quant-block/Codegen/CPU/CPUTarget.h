@@ -39,6 +39,8 @@ struct CPUTarget {
   /// AMX-TILE and AMX-INT8 (tdpbssd) with AVX512-VNNI (the kernel's
   /// other products and its rows left over).
   bool amxInt8 = false;
+  /// AMX-TILE and AMX-BF16 (tdpbf16ps).
+  bool amxBF16 = false;
   bool f16c = false;
   /// The widest vector registers, in bits (128 without AVX).
   int64_t vectorBits = 128;

@@ -53,6 +53,8 @@ struct MatmulKernelProblem {
   /// Float activations without fastmath<reassoc>: the sum over k keeps the
   /// contract's order.
   bool strictOrder = false;
+  /// Float activations of type bf16 (the expressed type).
+  bool bf16Activations = false;
   /// FP4 E2M1 codes (MXFP4, NVFP4).
   bool e2m1 = false;
   /// Integer zero points (not mins).
@@ -75,6 +77,8 @@ struct MatmulKernelTarget {
   bool vnni = false;
   /// AMX-INT8 tiles (needs vnni for the rows left over).
   bool amx = false;
+  /// AMX-BF16 tiles (tdpbf16ps) for reassociated bf16 products.
+  bool amxBF16 = false;
   /// The most weight rows of a tile of one activation row (the pass's
   /// `rows` option) for the kernels that sum across lanes.
   int64_t rows = 4;

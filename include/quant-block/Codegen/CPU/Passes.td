@@ -166,6 +166,8 @@ def CPUSelectMatmulKernels : Pass<"quant-block-cpu-select-matmul-kernels",
            "The target has AVX512-VNNI (see --quant-block-cpu-matmul-kernels)">,
     Option<"x86Amx", "x86-amx", "bool", /*default=*/"false",
            "The target has AMX-INT8 (see --quant-block-cpu-matmul-kernels)">,
+    Option<"x86AmxBF16", "x86-amx-bf16", "bool", /*default=*/"false",
+           "The target has AMX-BF16 (see --quant-block-cpu-matmul-kernels)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark with the reason on every quant_block.matmul that "
            "gets no kernel">,
@@ -336,6 +338,16 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
            "and AMX-INT8 whose process asked the kernel for the tile data "
            "state, as quant-run and the runner API do). The block sums are "
            "exact either way, so the bits do not change">,
+    Option<"x86AmxBF16", "x86-amx-bf16", "bool", /*default=*/"false",
+           "Reassociated products with bf16 activations, 4- or 8-bit "
+           "weights in blocks of a multiple of 32 and N a multiple of 16 "
+           "take AMX-BF16 tiles (tdpbf16ps) for every whole 16 activation "
+           "rows, against the weight dequantized to bf16 once per chunk of "
+           "rows (the code then runs only on hosts with AMX-TILE and "
+           "AMX-BF16 whose process asked for the tile data state). The "
+           "tile unit flushes subnormal inputs and sums to zero: the "
+           "results are within the reassociation bound plus that term "
+           "(docs/Numerics.md)">,
     Option<"x86Avx512", "x86-avx512", "bool", /*default=*/"false",
            "FP4 E2M1 weights: decode the codes by a 16-entry table lookup "
            "(a vector.gather from a constant table, which "

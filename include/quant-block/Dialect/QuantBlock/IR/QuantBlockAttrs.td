@@ -83,7 +83,11 @@ def QuantBlock_CPUMatmulKernelFamily : I32EnumAttr<"CPUMatmulKernelFamily",
       I32EnumAttrCase<"VnniRowLanes", 4, "vnni_row_lanes">,
       // AMX tiles for every whole 16 activation rows, vnni_row_lanes for
       // the rows left over.
-      I32EnumAttrCase<"Amx", 5, "amx">
+      I32EnumAttrCase<"Amx", 5, "amx">,
+      // bf16 activations, reassociated: AMX-BF16 tiles (tdpbf16ps) for
+      // every whole 16 activation rows against the weight dequantized to
+      // bf16 once per chunk of rows, partial_sums for the rows left over.
+      I32EnumAttrCase<"AmxBF16", 6, "amx_bf16">
     ]> {
   let cppNamespace = "::mlir::quant_block";
   let genSpecializedAttr = 0;
@@ -315,8 +319,9 @@ def QuantBlock_CPUMatmulKernelAttr
     The kernels pass emits what the attribute says, or fails with the rule
     it breaks (a family the target lacks, a tile that does not divide the
     product). Every family gives the contract's bits (docs/Numerics.md):
-    the choice changes speed only, except that `partial_sums` needs
-    `fastmath<reassoc>`.
+    the choice changes speed only, except that `partial_sums` and
+    `amx_bf16` need `fastmath<reassoc>` (and give results within its bound;
+    `amx_bf16` adds a term for the subnormals the tile unit flushes).
 
     ```mlir
     %y = quant_block.matmul %x, %w {quant_block.cpu_kernel =
