@@ -7,7 +7,8 @@
 // flushes, against the exact product in f64 (Inputs/amx_bf16.py): int4
 // codes with f16 scales (Q4_0's kind, with subnormal activations; a dynamic
 // M; 5 tiles of rows, 4 at once and one alone; 144 rows of K = 4096, two
-// chunks of rows; a sum that cancels exactly), uint4 with zero points in
+// chunks of rows; 129 weight tiles of K = 4096, three groups of 43 tiles
+// whose panels share one buffer; a sum that cancels exactly), uint4 with zero points in
 // blocks of 64, Q4_1's f16 mins, int8 in blocks of 64 and MXFP4.
 // REQUIRES: x86-amx-bf16
 // RUN: rm -rf %t && mkdir -p %t
@@ -18,6 +19,7 @@
 // RUN: env OMP_NUM_THREADS=1 quant-run %s -e int4_chunks --pipeline='quant-block-cpu-pipeline{x86-amx-bf16=true}' --quantized-as-parts -i %t/int4_chunks_x.npy -i %t/int4_chunks_data.npy -i %t/int4_chunks_scales.npy -o %t/int4_chunks.npy
 // RUN: env OMP_NUM_THREADS=3 quant-run %s -e int4_chunks --pipeline='quant-block-cpu-pipeline{x86-amx-bf16=true}' --quantized-as-parts -i %t/int4_chunks_x.npy -i %t/int4_chunks_data.npy -i %t/int4_chunks_scales.npy -o %t/int4_chunks.t3.npy
 // RUN: cmp %t/int4_chunks.npy %t/int4_chunks.t3.npy
+// RUN: quant-run %s -e int4_wide --pipeline='quant-block-cpu-pipeline{x86-amx-bf16=true}' --quantized-as-parts -i %t/int4_wide_x.npy -i %t/int4_wide_data.npy -i %t/int4_wide_scales.npy -o %t/int4_wide.npy
 // RUN: quant-run %s -e int4_cancel --pipeline='quant-block-cpu-pipeline{x86-amx-bf16=true}' --quantized-as-parts -i %t/int4_cancel_x.npy -i %t/int4_cancel_data.npy -i %t/int4_cancel_scales.npy -o %t/int4_cancel.npy
 // RUN: quant-run %s -e uint4_zp --pipeline='quant-block-cpu-pipeline{x86-amx-bf16=true}' -i %t/uint4_zp_x.npy -i %t/uint4_zp_data.npy -i %t/uint4_zp_scales.npy -i %t/uint4_zp_zp.npy -o %t/uint4_zp.npy
 // RUN: quant-run %s -e q4_1 --pipeline='quant-block-cpu-pipeline{x86-amx-bf16=true}' --quantized-as-parts -i %t/q4_1_x.npy -i %t/q4_1_data.npy -i %t/q4_1_scales.npy -i %t/q4_1_zp.npy -o %t/q4_1.npy
@@ -25,11 +27,12 @@
 // RUN: quant-run %s -e mxfp4 --pipeline='quant-block-cpu-pipeline{x86-amx-bf16=true}' --quantized-as-parts -i %t/mxfp4_x.npy -i %t/mxfp4_data.npy -i %t/mxfp4_scales.npy -o %t/mxfp4.npy
 // Without the option: partial_sums everywhere, within the same bound.
 // RUN: quant-run %s -e int4 --print-ir-after-pipeline --quantized-as-parts -i %t/int4_x.npy -i %t/int4_data.npy -i %t/int4_scales.npy -o %t/int4.off.npy | FileCheck %s --check-prefix=OFF
-// RUN: %python %S/Inputs/amx_bf16.py check %t int4 int4_dynamic int4_groups int4_chunks int4_cancel uint4_zp q4_1 int8 mxfp4 int4.off | FileCheck %s
+// RUN: %python %S/Inputs/amx_bf16.py check %t int4 int4_dynamic int4_groups int4_chunks int4_wide int4_cancel uint4_zp q4_1 int8 mxfp4 int4.off | FileCheck %s
 // CHECK: int4: 1120 results within the bound
 // CHECK: int4_dynamic: 1120 results within the bound
 // CHECK: int4_groups: 3840 results within the bound
 // CHECK: int4_chunks: 2304 results within the bound
+// CHECK: int4_wide: 66048 results within the bound
 // CHECK: int4_cancel: 512 results within the bound
 // CHECK: uint4_zp: 608 results within the bound
 // CHECK: q4_1: 256 results within the bound
@@ -60,6 +63,12 @@ func.func @int4_groups(%x: tensor<80x512xbf16>, %w: !w4g) -> tensor<80x48xbf16> 
 func.func @int4_chunks(%x: tensor<144x4096xbf16>, %w: !w4c) -> tensor<144x16xbf16> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<144x4096xbf16>, !w4c -> tensor<144x16xbf16>
   return %y : tensor<144x16xbf16>
+}
+
+!w4w = !quant_block.tensor<2064x4096, #quant_block.scheme<i4 : bf16, block = [1, 32], scale = f16>>
+func.func @int4_wide(%x: tensor<32x4096xbf16>, %w: !w4w) -> tensor<32x2064xbf16> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<32x4096xbf16>, !w4w -> tensor<32x2064xbf16>
+  return %y : tensor<32x2064xbf16>
 }
 
 !w4x = !quant_block.tensor<16x256, #quant_block.scheme<i4 : bf16, block = [1, 32], scale = f16>>

@@ -195,47 +195,36 @@ Value KernelEmitter::emitAmxBF16RowTiles(Value panel, Value transposeBuffer,
 }
 
 /// The outputs of activation rows [first, last) (whole 16-row tiles) and of
-/// the 16 weight rows from `n0`, written into `tile`: the rows' panel
-/// dequantized once for them, then 4 activation tiles at a time (4 of the 8
-/// tile registers hold sums, one the weights, one the activations) and the
-/// tiles left over one at a time.
-Value KernelEmitter::emitAmxBF16Tile(ValueRange parts, Value n0, Value tile,
-                                     Value first, Value last) {
-  auto allocate = [&](MemRefType type) -> Value {
-    auto alloc = memref::AllocOp::create(b, loc, type);
-    alloc.setAlignment(64);
-    return alloc;
-  };
+/// the 16 weight rows from `n0`, written into `tile`: the rows' panel (slot
+/// `panelIndex` of the group's panels) dequantized by the first chunk of
+/// rows and read back by the others, then 4 activation tiles at a time (4
+/// of the 8 tile registers hold sums, one the weights, one the activations)
+/// and the tiles left over one at a time.
+Value KernelEmitter::emitAmxBF16Tile(ValueRange parts, Value n0,
+                                     Value panelIndex, Value tile, Value first,
+                                     Value last) {
   int64_t chunks = plan.k / kChunk;
-  Value transposeBuffer =
-      allocate(MemRefType::get({kAmxRows, kLanes}, b.getF32Type()));
-  Value panel;
-  if (amxBF16Panels) {
-    // The call's panels: the tile's is dequantized by the first chunk of
-    // rows and read from memory (L3, or DRAM) by the others.
-    auto panelType = MemRefType::get(
-        {chunks, kAmxRows, kChunk}, b.getBF16Type(),
-        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
-                               {kAmxRows * kChunk, kChunk, 1}));
-    SmallVector<OpFoldResult> offsets = {tileOf(n0), b.getIndexAttr(0),
-                                         b.getIndexAttr(0), b.getIndexAttr(0)};
-    SmallVector<OpFoldResult> sizes = {
-        b.getIndexAttr(1), b.getIndexAttr(chunks), b.getIndexAttr(kAmxRows),
-        b.getIndexAttr(kChunk)};
-    SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
-    panel = memref::SubViewOp::create(b, loc, panelType, amxBF16Panels, offsets,
-                                      sizes, strides);
-    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          first, index(0));
-    scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &, Location) {
-      decodeAmxBF16Panel(parts, n0, panel);
-      scf::YieldOp::create(b, loc);
-    });
-  } else {
-    panel =
-        allocate(MemRefType::get({chunks, kAmxRows, kChunk}, b.getBF16Type()));
+  auto transposeBuffer = memref::AllocOp::create(
+      b, loc, MemRefType::get({kAmxRows, kLanes}, b.getF32Type()));
+  transposeBuffer.setAlignment(64);
+  auto panelType = MemRefType::get(
+      {chunks, kAmxRows, kChunk}, b.getBF16Type(),
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                             {kAmxRows * kChunk, kChunk, 1}));
+  SmallVector<OpFoldResult> offsets = {panelIndex, b.getIndexAttr(0),
+                                       b.getIndexAttr(0), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(chunks),
+                                     b.getIndexAttr(kAmxRows),
+                                     b.getIndexAttr(kChunk)};
+  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+  Value panel = memref::SubViewOp::create(b, loc, panelType, amxBF16Panels,
+                                          offsets, sizes, strides);
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, first, index(0));
+  scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &, Location) {
     decodeAmxBF16Panel(parts, n0, panel);
-  }
+    scf::YieldOp::create(b, loc);
+  });
   constexpr int64_t kTilesAtOnce = 4;
   int64_t groupRows = kTilesAtOnce * kAmxRows;
   Value span = arith::SubIOp::create(b, loc, last, first);
@@ -250,9 +239,16 @@ Value KernelEmitter::emitAmxBF16Tile(ValueRange parts, Value n0, Value tile,
 }
 
 /// The product with AMX-BF16 tiles for the whole 16-row tiles of
-/// activations, in chunks of rows whose packed activations stay in L2 while
-/// every weight tile passes over them, then partial_sums for the rows left
-/// over (`lhs` the f32 activations, `lhsBF16` the bf16 ones).
+/// activations, then partial_sums for the rows left over (`lhs` the f32
+/// activations, `lhsBF16` the bf16 ones). The weight tiles go in groups
+/// whose dequantized panels take at most kAmxBF16PanelBytes; for each group
+/// the activation rows go in chunks that stay in L2 (kAmxBF16ChunkBytes of
+/// packed activations), every tile of the group passing over each chunk
+/// (the tiles on threads). Each panel is dequantized once per call, by the
+/// first chunk, and read back (from L2 or L3) by the others: dequantizing
+/// it again for each chunk took a third of the time at M = 512, and one
+/// buffer for all the panels (88 MiB for 11008 x 4096) costs the page
+/// faults of a fresh mapping on every call (about 50 ms here).
 Value KernelEmitter::emitAmxBF16(Value lhs, Value lhsBF16, ValueRange parts,
                                  bool parallel) {
   Value init = tensor::EmptyOp::create(
@@ -265,24 +261,48 @@ Value KernelEmitter::emitAmxBF16(Value lhs, Value lhsBF16, ValueRange parts,
   int64_t chunkRows =
       std::max<int64_t>(kAmxBF16ChunkBytes / (2 * plan.k) / kAmxRows, 1) *
       kAmxRows;
-  // More than one chunk of rows: every weight tile's panel is kept for the
-  // call ([N / 16, K / 32, 16, 32] bf16, 4 bytes per 4-bit weight, 32 MiB
-  // for 4096 x 4096) instead of being dequantized again for each chunk.
-  if (!ShapedType::isDynamic(plan.m) && plan.m > chunkRows) {
-    auto panels = memref::AllocOp::create(
-        b, loc,
-        MemRefType::get({plan.n / kAmxRows, plan.k / kChunk, kAmxRows, kChunk},
-                        b.getBF16Type()));
-    panels.setAlignment(64);
-    amxBF16Panels = panels;
-  }
+  int64_t panelBytes = plan.k / kChunk * kAmxRows * kChunk * 2;
+  int64_t numTiles = plan.n / kLanes;
+  // The most tiles whose panels fit, dividing the tiles.
+  int64_t groupTiles = 1;
+  for (int64_t t = std::max<int64_t>(kAmxBF16PanelBytes / panelBytes, 1);
+       t >= 1; --t)
+    if (numTiles % t == 0) {
+      groupTiles = t;
+      break;
+    }
+  auto panels = memref::AllocOp::create(
+      b, loc,
+      MemRefType::get({groupTiles, plan.k / kChunk, kAmxRows, kChunk},
+                      b.getBF16Type()));
+  panels.setAlignment(64);
+  amxBF16Panels = panels;
   int64_t tileN = plan.tileN;
   plan.tileN = kLanes;
-  Value result =
-      emitRowChunks(init, wholeRows, chunkRows, parallel,
-                    [&](Value n0, Value tile, Value first, Value last) {
-                      return emitAmxBF16Tile(parts, n0, tile, first, last);
-                    });
+  auto groups = scf::ForOp::create(
+      b, loc, index(0), index(numTiles), index(groupTiles), ValueRange{init},
+      [&](OpBuilder &, Location, Value firstTile, ValueRange groupIter) {
+        auto chunkLoop = scf::ForOp::create(
+            b, loc, index(0), wholeRows, index(chunkRows), groupIter,
+            [&](OpBuilder &, Location, Value first, ValueRange iter) {
+              Value last = arith::MinUIOp::create(b, loc, add(first, chunkRows),
+                                                  wholeRows);
+              scf::YieldOp::create(
+                  b, loc,
+                  emitWeightTileLoop(
+                      iter[0], parallel,
+                      [&](Value n0, Value output) {
+                        Value panelIndex = arith::SubIOp::create(
+                            b, loc, tileOf(n0), firstTile);
+                        return emitAmxBF16Tile(parts, n0, panelIndex,
+                                               sliceWeightTile(output, n0),
+                                               first, last);
+                      },
+                      firstTile, groupTiles));
+            });
+        scf::YieldOp::create(b, loc, chunkLoop.getResults());
+      });
+  Value result = groups.getResult(0);
   plan.tileN = tileN;
   amxBF16Activations = amxBF16Panels = Value();
   if (!ShapedType::isDynamic(plan.m) && plan.m % kAmxRows == 0)

@@ -632,11 +632,16 @@ Value KernelEmitter::sliceWeightTile(Value output, Value n0) {
 
 /// `output` with every weight-row tile's outputs replaced by what
 /// `emitTile(n0, output)` returns for it, the tiles on threads
-/// (scf.forall) with `parallel`.
+/// (scf.forall) with `parallel`; with `firstTile`, only the `numTiles`
+/// tiles from that one.
 Value KernelEmitter::emitWeightTileLoop(
     Value output, bool parallel,
-    function_ref<Value(Value n0, Value output)> emitTile) {
-  int64_t numTiles = plan.n / plan.tileN;
+    function_ref<Value(Value n0, Value output)> emitTile, Value firstTile,
+    int64_t numTiles) {
+  if (!firstTile) {
+    firstTile = index(0);
+    numTiles = plan.n / plan.tileN;
+  }
   SmallVector<OpFoldResult> sizes = {getNumRows(), b.getIndexAttr(plan.tileN)};
   SmallVector<OpFoldResult> strides = {b.getIndexAttr(1), b.getIndexAttr(1)};
   if (parallel) {
@@ -645,7 +650,9 @@ Value KernelEmitter::emitWeightTileLoop(
         ValueRange{output}, std::nullopt);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(forall.getTerminator());
-    Value n0 = mul(forall.getInductionVars()[0], plan.tileN);
+    Value n0 = mul(
+        arith::AddIOp::create(b, loc, firstTile, forall.getInductionVars()[0]),
+        plan.tileN);
     Value tile = emitTile(n0, forall.getRegionIterArgs()[0]);
     b.setInsertionPointToStart(forall.getTerminator().getBody());
     tensor::ParallelInsertSliceOp::create(
@@ -656,7 +663,7 @@ Value KernelEmitter::emitWeightTileLoop(
   auto loop = scf::ForOp::create(
       b, loc, index(0), index(numTiles), index(1), ValueRange{output},
       [&](OpBuilder &, Location, Value t, ValueRange iter) {
-        Value n0 = mul(t, plan.tileN);
+        Value n0 = mul(arith::AddIOp::create(b, loc, firstTile, t), plan.tileN);
         Value tile = emitTile(n0, iter[0]);
         Value result = tensor::InsertSliceOp::create(
             b, loc, tile, iter[0],

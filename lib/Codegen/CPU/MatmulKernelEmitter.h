@@ -39,9 +39,11 @@ constexpr int64_t kE2M1TwiceBias = 12;
 /// of rows, each weight tile's codes decoded once per chunk.
 constexpr int64_t kAmxChunkBytes = 1 << 20;
 /// The packed bf16 activations the AMX-BF16 kernel takes at once while
-/// every weight-row tile passes over them (each tile dequantized once per
-/// chunk).
+/// the weight tiles of a group pass over them.
 constexpr int64_t kAmxBF16ChunkBytes = 1 << 20;
+/// The most bytes of dequantized bf16 panels of one group of weight tiles
+/// (kept while every chunk of activation rows passes over the group).
+constexpr int64_t kAmxBF16PanelBytes = 8 << 20;
 /// The activations (f32, or int8 codes) of the rows the other kernels take
 /// at once while every weight-row tile passes over them: half of the 1 MiB
 /// L2 of a Zen 5 core (2 MiB on Sapphire Rapids), leaving room for the
@@ -267,16 +269,16 @@ private:
   void decodeAmxBF16Panel(ValueRange parts, Value n0, Value panel);
   Value emitAmxBF16RowTiles(Value panel, Value transposeBuffer, Value tile,
                             Value lower, Value upper, int64_t tilesAtOnce);
-  Value emitAmxBF16Tile(ValueRange parts, Value n0, Value tile, Value first,
-                        Value last);
+  Value emitAmxBF16Tile(ValueRange parts, Value n0, Value panelIndex,
+                        Value tile, Value first, Value last);
   Value sliceWeightTile(Value output, Value n0);
   Value emitRowChunks(
       Value output, Value end, int64_t chunkRows, bool parallel,
       function_ref<Value(Value n0, Value tile, Value first, Value last)>
           emitChunkTile);
-  Value
-  emitWeightTileLoop(Value output, bool parallel,
-                     function_ref<Value(Value n0, Value output)> emitTile);
+  Value emitWeightTileLoop(Value output, bool parallel,
+                           function_ref<Value(Value n0, Value output)> emitTile,
+                           Value firstTile = {}, int64_t numTiles = 0);
   Value toReadOnlyBuffer(Value tensor, bool unitInnerStride = false);
   Value sumLanes(Value vector);
 
@@ -303,8 +305,8 @@ private:
   /// With AMX-BF16: the whole 16-row tiles of bf16 activations packed as
   /// tdpbf16ps's second operand ([M / 16, K / 32, 16, 32]).
   Value amxBF16Activations;
-  /// With AMX-BF16 and more than one chunk of rows: the dequantized panels
-  /// of every weight tile, kept for the call ([N / 16, K / 32, 16, 32]).
+  /// With AMX-BF16: the dequantized panels of a group of weight tiles
+  /// ([tiles, K / 32, 16, 32]), kept while every chunk of rows passes.
   Value amxBF16Panels;
   OpFoldResult getNumRows() { return getAsOpFoldResult(numRows); }
 };
