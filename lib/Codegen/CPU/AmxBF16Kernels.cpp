@@ -84,9 +84,13 @@ void KernelEmitter::decodeAmxBF16Panel(ValueRange parts, Value n0,
   int64_t tileN = plan.tileN;
   bool lookupCodes = plan.lookupCodes;
   plan.tileN = kLanes;
-  // The table lookups are LLVM intrinsic calls, which keep
-  // convert-scf-to-openmp's alloca_scope around the weight tile (it may not
-  // hold the K loop's blocks); the panel is decoded once per chunk of rows.
+  // No vpermps table lookups: they are llvm.call_intrinsic ops, which have
+  // no memory effects interface, and where one ends up directly in the
+  // memref.alloca_scope that convert-scf-to-openmp puts around each
+  // thread's iteration (a K of one step of blocks, whose loop folds away),
+  // canonicalization keeps the scope and convert-scf-to-cf then fails on
+  // its multi-block body. The panel is decoded once per call, and every
+  // weight gets the same bits either way.
   plan.lookupCodes = false;
   auto wordsType = VectorType::get({kLanes}, b.getI32Type());
   auto halfType = VectorType::get({kLanes}, b.getI16Type());
