@@ -146,6 +146,8 @@ typedef struct MlirQuantBlockCPUTarget {
   bool avx512Vnni;
   /// AMX-TILE and AMX-INT8 with AVX512-VNNI.
   bool amxInt8;
+  /// AMX-TILE and AMX-BF16 (the amx_bf16 kernel, x86-amx-bf16).
+  bool amxBF16;
   bool f16c;
   /// The widest vector registers, in bits.
   int64_t vectorBits;

@@ -144,6 +144,7 @@ bool mlirQuantBlockResolveCPUTarget(MlirStringRef cpu, MlirStringRef features,
   target->avx512f = resolved->avx512f;
   target->avx512Vnni = resolved->avx512Vnni;
   target->amxInt8 = resolved->amxInt8;
+  target->amxBF16 = resolved->amxBF16;
   target->f16c = resolved->f16c;
   target->vectorBits = resolved->vectorBits;
   return true;

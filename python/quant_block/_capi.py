@@ -82,7 +82,8 @@ class Buffer(ctypes.Structure):
 
 class CPUTarget(ctypes.Structure):
     _fields_ = [("avx512f", ctypes.c_bool), ("avx512_vnni", ctypes.c_bool),
-                ("amx_int8", ctypes.c_bool), ("f16c", ctypes.c_bool),
+                ("amx_int8", ctypes.c_bool), ("amx_bf16", ctypes.c_bool),
+                ("f16c", ctypes.c_bool),
                 ("vector_bits", ctypes.c_int64)]
 
 

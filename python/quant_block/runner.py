@@ -263,7 +263,7 @@ def cpu_target(cpu="host", features=""):
     """What the CPU pipeline's kernels may use on `cpu` ("host": the CPU
     that compile() compiles for; or an LLVM processor name) with `features`
     ("+avx512vnni,-avx512f"): a CPUTarget with avx512f, avx512_vnni,
-    amx_int8, f16c and vector_bits. Raises MLIRError for unknown names."""
+    amx_int8, amx_bf16, f16c and vector_bits. Raises MLIRError for unknown names."""
     lib = _capi.library()
     target = _capi.CPUTarget()
     errors = _capi.TextCollector()

@@ -191,8 +191,8 @@ def test_cpu_target():
     options on x86-64-v2, AVX-512 (and what is added) on x86-64-v4; the
     host's as the JIT resolves it; unknown names are errors."""
     v2 = cpu_target("x86-64-v2")
-    assert (v2.avx512f, v2.avx512_vnni, v2.amx_int8, v2.f16c,
-            v2.vector_bits) == (False, False, False, False, 128)
+    assert (v2.avx512f, v2.avx512_vnni, v2.amx_int8, v2.amx_bf16, v2.f16c,
+            v2.vector_bits) == (False, False, False, False, False, 128)
     assert cpu_target("x86-64-v3").vector_bits == 256
     v4 = cpu_target("x86-64-v4")
     assert v4.avx512f and not v4.avx512_vnni and v4.vector_bits == 512
@@ -201,6 +201,10 @@ def test_cpu_target():
     assert amx.amx_int8
     # AMX without VNNI (the kernels' rows left over need it) is not usable.
     assert not cpu_target("x86-64-v3", "+amx-tile,+amx-int8").amx_int8
+    # AMX-BF16 needs no VNNI (its rows left over take float kernels).
+    bf16 = cpu_target("x86-64-v3", "+amx-tile,+amx-bf16")
+    assert bf16.amx_bf16 and not bf16.amx_int8
+    assert cpu_target("sapphirerapids").amx_bf16
     host = cpu_target()
     assert host.vector_bits in (128, 256, 512)
     with pytest.raises(MLIRError, match="'bogus' is not a processor"):

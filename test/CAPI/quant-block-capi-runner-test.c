@@ -214,18 +214,21 @@ static void testCPUTarget(void) {
   MlirQuantBlockCPUTarget target;
   bool resolved = mlirQuantBlockResolveCPUTarget(str("x86-64-v2"), str(""),
                                                  &target, printToStdout, NULL);
-  // CHECK: x86-64-v2: 1 avx512f 0 vnni 0 amx 0 f16c 0 vector bits 128
-  printf("x86-64-v2: %d avx512f %d vnni %d amx %d f16c %d vector bits %d\n",
-         resolved, target.avx512f, target.avx512Vnni, target.amxInt8,
-         target.f16c, (int)target.vectorBits);
-  resolved = mlirQuantBlockResolveCPUTarget(
-      str("x86-64-v4"), str("+avx512vnni,+amx-tile,+amx-int8"), &target,
-      printToStdout, NULL);
-  // CHECK: x86-64-v4 with AMX: 1 avx512f 1 vnni 1 amx 1 f16c 1 vector bits 512
-  printf("x86-64-v4 with AMX: %d avx512f %d vnni %d amx %d f16c %d vector "
+  // CHECK: x86-64-v2: 1 avx512f 0 vnni 0 amx 0 amx-bf16 0 f16c 0 vector bits
+  // 128
+  printf("x86-64-v2: %d avx512f %d vnni %d amx %d amx-bf16 %d f16c %d vector "
          "bits %d\n",
          resolved, target.avx512f, target.avx512Vnni, target.amxInt8,
-         target.f16c, (int)target.vectorBits);
+         target.amxBF16, target.f16c, (int)target.vectorBits);
+  resolved = mlirQuantBlockResolveCPUTarget(
+      str("x86-64-v4"), str("+avx512vnni,+amx-tile,+amx-int8,+amx-bf16"),
+      &target, printToStdout, NULL);
+  // CHECK: x86-64-v4 with AMX: 1 avx512f 1 vnni 1 amx 1 amx-bf16 1 f16c 1
+  // vector bits 512
+  printf("x86-64-v4 with AMX: %d avx512f %d vnni %d amx %d amx-bf16 %d f16c "
+         "%d vector bits %d\n",
+         resolved, target.avx512f, target.avx512Vnni, target.amxInt8,
+         target.amxBF16, target.f16c, (int)target.vectorBits);
   // CHECK: 'bogus' is not a processor
   // CHECK: bogus resolved: 0
   resolved = mlirQuantBlockResolveCPUTarget(str("bogus"), str(""), &target,
