@@ -164,7 +164,9 @@ struct CPUPipelineOptions
                      "subnormals the tile unit flushes, docs/Numerics.md); "
                      "the code needs a host with AMX-TILE and AMX-BF16, in "
                      "a process that asked for the tile data state. "
-                     "quant-run sets it when its target has them"),
+                     "target-cpu sets it for such CPUs; quant-run's own "
+                     "host options do not (it changes the order of the "
+                     "sums)"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> x86Avx512{
       *this, "x86-avx512",

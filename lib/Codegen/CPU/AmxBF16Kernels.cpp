@@ -1,9 +1,10 @@
 //===- AmxBF16Kernels.cpp - the AMX-BF16 CPU matmul kernel ----------------===//
 //
 // The AMX-BF16 kernel (amx_bf16), for reassociated products with bf16
-// activations: each 16-row weight tile is dequantized once per chunk of
-// activation rows into tdpbf16ps's first operand (bf16, rounded as
-// quant_block.dequantize rounds a weight for bf16 activations), the whole
+// activations: each 16-row weight tile is dequantized once per call into
+// tdpbf16ps's first operand (bf16, rounded as quant_block.dequantize
+// rounds a weight for bf16 activations), kept while every chunk of
+// activation rows passes over it, the whole
 // 16-row tiles of activations are packed once per call into its second
 // operand, and each 16 x 16 tile of outputs (weight rows x activation rows)
 // accumulates in f32 in a tile register over all of K, then is transposed
@@ -78,7 +79,7 @@ Value KernelEmitter::packAmxBF16Activations(Value lhs, Value wholeRows) {
 /// Dequantizes the 16 weight rows from `n0` into `panel` ([K / 32, 16, 32]
 /// bf16, tdpbf16ps's first operand for each chunk of 32): each weight
 /// exactly as the partial sums decode it (f32, rounded once to bf16), in
-/// increasing k. Done once per chunk of activation rows.
+/// increasing k. Done once per call, by the first chunk of activation rows.
 void KernelEmitter::decodeAmxBF16Panel(ValueRange parts, Value n0,
                                        Value panel) {
   int64_t tileN = plan.tileN;
@@ -286,25 +287,17 @@ Value KernelEmitter::emitAmxBF16(Value lhs, Value lhsBF16, ValueRange parts,
   auto groups = scf::ForOp::create(
       b, loc, index(0), index(numTiles), index(groupTiles), ValueRange{init},
       [&](OpBuilder &, Location, Value firstTile, ValueRange groupIter) {
-        auto chunkLoop = scf::ForOp::create(
-            b, loc, index(0), wholeRows, index(chunkRows), groupIter,
-            [&](OpBuilder &, Location, Value first, ValueRange iter) {
-              Value last = arith::MinUIOp::create(b, loc, add(first, chunkRows),
-                                                  wholeRows);
-              scf::YieldOp::create(
-                  b, loc,
-                  emitWeightTileLoop(
-                      iter[0], parallel,
-                      [&](Value n0, Value output) {
-                        Value panelIndex = arith::SubIOp::create(
-                            b, loc, tileOf(n0), firstTile);
-                        return emitAmxBF16Tile(parts, n0, panelIndex,
-                                               sliceWeightTile(output, n0),
-                                               first, last);
-                      },
-                      firstTile, groupTiles));
-            });
-        scf::YieldOp::create(b, loc, chunkLoop.getResults());
+        scf::YieldOp::create(
+            b, loc,
+            emitRowChunks(
+                groupIter[0], wholeRows, chunkRows, parallel,
+                [&](Value n0, Value tile, Value first, Value last) {
+                  Value panelIndex =
+                      arith::SubIOp::create(b, loc, tileOf(n0), firstTile);
+                  return emitAmxBF16Tile(parts, n0, panelIndex, tile, first,
+                                         last);
+                },
+                firstTile, groupTiles));
       });
   Value result = groups.getResult(0);
   plan.tileN = tileN;

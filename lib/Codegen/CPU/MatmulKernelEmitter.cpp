@@ -542,7 +542,6 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
   }
   if (plan.amx)
     amxActivations = toReadOnlyBuffer(activations[0], /*unitInnerStride=*/true);
-
   Value init = tensor::EmptyOp::create(
       b, loc, ArrayRef<OpFoldResult>{getNumRows(), b.getIndexAttr(plan.n)},
       b.getF32Type());
@@ -603,20 +602,26 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
 /// weight-row tile's outputs are what `emitChunkTile(n0, tile, first,
 /// last)` returns for its slice `tile` (the tiles on threads with
 /// `parallel`), so that the chunk's activations stay in cache while all
-/// the weight tiles pass over them.
+/// the weight tiles pass over them; with `firstTile`, only the `numTiles`
+/// tiles from that one.
 Value KernelEmitter::emitRowChunks(
     Value output, Value end, int64_t chunkRows, bool parallel,
     function_ref<Value(Value n0, Value tile, Value first, Value last)>
-        emitChunkTile) {
+        emitChunkTile,
+    Value firstTile, int64_t numTiles) {
   auto chunks = scf::ForOp::create(
       b, loc, index(0), end, index(chunkRows), ValueRange{output},
       [&](OpBuilder &, Location, Value first, ValueRange iter) {
         Value last = arith::MinUIOp::create(b, loc, add(first, chunkRows), end);
-        scf::YieldOp::create(
-            b, loc,
-            emitWeightTileLoop(iter[0], parallel, [&](Value n0, Value tiles) {
-              return emitChunkTile(n0, sliceWeightTile(tiles, n0), first, last);
-            }));
+        scf::YieldOp::create(b, loc,
+                             emitWeightTileLoop(
+                                 iter[0], parallel,
+                                 [&](Value n0, Value tiles) {
+                                   return emitChunkTile(
+                                       n0, sliceWeightTile(tiles, n0), first,
+                                       last);
+                                 },
+                                 firstTile, numTiles));
       });
   return chunks.getResult(0);
 }

@@ -275,7 +275,8 @@ private:
   Value emitRowChunks(
       Value output, Value end, int64_t chunkRows, bool parallel,
       function_ref<Value(Value n0, Value tile, Value first, Value last)>
-          emitChunkTile);
+          emitChunkTile,
+      Value firstTile = {}, int64_t numTiles = 0);
   Value emitWeightTileLoop(Value output, bool parallel,
                            function_ref<Value(Value n0, Value output)> emitTile,
                            Value firstTile = {}, int64_t numTiles = 0);

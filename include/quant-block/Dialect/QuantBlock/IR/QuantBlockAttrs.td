@@ -86,7 +86,7 @@ def QuantBlock_CPUMatmulKernelFamily : I32EnumAttr<"CPUMatmulKernelFamily",
       I32EnumAttrCase<"Amx", 5, "amx">,
       // bf16 activations, reassociated: AMX-BF16 tiles (tdpbf16ps) for
       // every whole 16 activation rows against the weight dequantized to
-      // bf16 once per chunk of rows, partial_sums for the rows left over.
+      // bf16 once per call, partial_sums for the rows left over.
       I32EnumAttrCase<"AmxBF16", 6, "amx_bf16">
     ]> {
   let cppNamespace = "::mlir::quant_block";
