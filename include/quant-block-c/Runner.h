@@ -113,6 +113,15 @@ mlirQuantBlockExecutableCreateWithOptions(
 MLIR_CAPI_EXPORTED void
 mlirQuantBlockExecutableDestroy(MlirQuantBlockExecutable executable);
 
+/// After compiling, for a process that goes on to run what it compiled:
+/// returns malloc's free heap to the system and asks the kernel to page out
+/// the pages of libMLIR and libLLVM that compiling touched (none of it is
+/// needed to call compiled functions; the next compilation reads the pages
+/// back from the page cache). Returns the bytes of library mappings the
+/// kernel took the advice for (0 without MADV_PAGEOUT, Linux before 5.4,
+/// or with the compiler linked statically).
+MLIR_CAPI_EXPORTED uint64_t mlirQuantBlockReleaseCompilerMemory(void);
+
 /// Copies the dense row-major `array` (strides must be NULL or dense) into
 /// a new device buffer of the executable's GPU runtime and returns its
 /// address, to be passed as the `data` of a device-resident argument

@@ -14,6 +14,7 @@
 #include "quant-block-c/Passes.h"
 #include "quant-block/Codegen/CPU/CPUTarget.h"
 #include "quant-block/Runner/CachingAllocator.h"
+#include "quant-block/Runner/CompilerMemory.h"
 #include "quant-block/Runner/DeviceBuffers.h"
 #include "quant-block/Runner/EntrySignature.h"
 #include "quant-block/Runner/JitCompiler.h"
@@ -286,6 +287,10 @@ bool mlirQuantBlockExecutableGetCopyStats(MlirQuantBlockExecutable cExecutable,
 
 void mlirQuantBlockExecutableDestroy(MlirQuantBlockExecutable executable) {
   delete static_cast<Executable *>(executable.ptr);
+}
+
+uint64_t mlirQuantBlockReleaseCompilerMemory() {
+  return releaseCompilerMemory();
 }
 
 bool mlirQuantBlockFunctionIsArgumentDeviceResident(MlirQuantBlockFunction fn,

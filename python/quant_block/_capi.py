@@ -181,6 +181,7 @@ _SIGNATURES = {
         ([Module, StringRef, ctypes.POINTER(CompileOptions), StringCallback,
           ctypes.c_void_p], Executable),
     "mlirQuantBlockExecutableDestroy": ([Executable], None),
+    "mlirQuantBlockReleaseCompilerMemory": ([], ctypes.c_uint64),
     "mlirQuantBlockResolveCPUTarget":
         ([StringRef, StringRef, ctypes.POINTER(CPUTarget), StringCallback,
           ctypes.c_void_p], ctypes.c_bool),

@@ -217,15 +217,25 @@ class _Emitter:
     # Elementwise and reductions -------------------------------------------
 
     def generic(self, inputs, output_shape, maps, iterators, body,
-                init=None, element="f32", dynamic=()):
+                init=None, element="f32", dynamic=(), into=None):
         """A linalg.generic over `inputs` [(name, type)] into a new tensor of
         `output_shape` (filled with `init` when it reduces; `?` dimensions
         sized by the index values `dynamic`); `maps` the affine maps of
         inputs and output, `body` the lines of the region whose block
-        arguments are %a0, %a1, ... and %acc."""
+        arguments are %a0, %a1, ... and %acc.
+
+        `into`: an elementwise step's operand that has no later use, as the
+        destination instead of a new tensor (%acc is its element): the
+        result is written over it in place (one-shot bufferization reuses
+        its buffer), so a chain of such steps holds one buffer, not two."""
         out_type = tensor_type(output_shape, element)
-        empty = self.fresh()
-        self.op(f"{empty} = tensor.empty({', '.join(dynamic)}) : {out_type}")
+        if into is not None:
+            assert init is None
+            empty = into
+        else:
+            empty = self.fresh()
+            self.op(f"{empty} = tensor.empty({', '.join(dynamic)}) : "
+                    f"{out_type}")
         if init is not None:
             constant = self.fresh()
             self.op(f"{constant} = arith.constant {init} : {element}")
@@ -326,10 +336,12 @@ class _Emitter:
 
     def add(self, x, y, shape):
         t = tensor_type(shape, "f32")
+        # Over y (a product's result, no other use), x + y as before.
         return self.generic(
-            [(x, t), (y, t)], shape,
-            ["(t, i) -> (t, i)"] * 3, ["parallel", "parallel"],
-            ["%s = arith.addf %a0, %a1 : f32", "linalg.yield %s : f32"])
+            [(x, t)], shape, ["(t, i) -> (t, i)"] * 2,
+            ["parallel", "parallel"],
+            ["%s = arith.addf %a0, %acc : f32", "linalg.yield %s : f32"],
+            into=y)
 
     def rope(self, x, heads):
         """RoPE in ggml's NORM mode: pairs (x[2i], x[2i+1]) of each head
@@ -478,8 +490,10 @@ class _Emitter:
         st = tensor_type(shape, "f32")
         rt = tensor_type((n, kv, g), "f32")
         row = [f"{dims} -> {dims}", f"{dims} -> (t, k, g)"]
+        # Each elementwise step writes over its operand (`into`): the
+        # scores of a 512-token prefill are 32 MiB, one buffer for all.
         masked = self.generic(
-            [(scores, st)], shape, [row[0], row[0]], ["parallel"] * rank,
+            [], shape, [row[0]], ["parallel"] * rank, into=scores,
             dynamic=dynamic, body=[
                 f"%scale = arith.constant "
                 f"{1.0 / math.sqrt(self.c.head_dim)!r} : f32",
@@ -487,7 +501,7 @@ class _Emitter:
                 "%t = linalg.index 0 : index", *position,
                 "%last = arith.addi %pos, %t : index",
                 "%visible = arith.cmpi ule, %j, %last : index",
-                "%s = arith.mulf %a0, %scale : f32",
+                "%s = arith.mulf %acc, %scale : f32",
                 "%m = arith.select %visible, %s, %ninf : f32",
                 "linalg.yield %m : f32"])
         sums = ["parallel"] * 3 + ["reduction"] * (rank - 3)
@@ -496,19 +510,17 @@ class _Emitter:
             ["%m = arith.maximumf %acc, %a0 : f32", "linalg.yield %m : f32"],
             init="0xFF800000")
         exps = self.generic(
-            [(masked, st), (maximum, rt)], shape, [row[0], row[1], row[0]],
-            ["parallel"] * rank,
-            ["%s = arith.subf %a0, %a1 : f32", "%e = math.exp %s : f32",
-             "linalg.yield %e : f32"], dynamic=dynamic)
+            [(maximum, rt)], shape, [row[1], row[0]], ["parallel"] * rank,
+            ["%s = arith.subf %acc, %a0 : f32", "%e = math.exp %s : f32",
+             "linalg.yield %e : f32"], dynamic=dynamic, into=masked)
         total = self.generic(
             [(exps, st)], (n, kv, g), row, sums,
             ["%s = arith.addf %acc, %a0 : f32", "linalg.yield %s : f32"],
             init="0.0")
         return self.generic(
-            [(exps, st), (total, rt)], shape, [row[0], row[1], row[0]],
-            ["parallel"] * rank,
-            ["%p = arith.divf %a0, %a1 : f32", "linalg.yield %p : f32"],
-            dynamic=dynamic)
+            [(total, rt)], shape, [row[1], row[0]], ["parallel"] * rank,
+            ["%p = arith.divf %acc, %a0 : f32", "linalg.yield %p : f32"],
+            dynamic=dynamic, into=exps)
 
     def merge_heads(self, out):
         """[N, kv, g, head_dim] attention outputs as [N, n_head * head_dim]."""
@@ -621,14 +633,17 @@ class _Emitter:
     def swiglu(self, gate, up):
         shape = (self.n, self.c.n_ff)
         t = tensor_type(shape, "f32")
+        # Over the gate's buffer: three [N, n_ff] tensors live would be the
+        # largest temporaries of a prefill layer.
         return self.generic(
-            [(gate, t), (up, t)], shape, ["(t, i) -> (t, i)"] * 3,
+            [(up, t)], shape, ["(t, i) -> (t, i)"] * 2,
             ["parallel", "parallel"],
             ["%one = arith.constant 1.0 : f32",
-             "%neg = arith.negf %a0 : f32", "%e = math.exp %neg : f32",
+             "%neg = arith.negf %acc : f32", "%e = math.exp %neg : f32",
              "%d = arith.addf %one, %e : f32",
-             "%silu = arith.divf %a0, %d : f32",
-             "%y = arith.mulf %silu, %a1 : f32", "linalg.yield %y : f32"])
+             "%silu = arith.divf %acc, %d : f32",
+             "%y = arith.mulf %silu, %a0 : f32", "linalg.yield %y : f32"],
+            into=gate)
 
     def embed(self):
         """The rows of token_embd for the N tokens: a gather of the
@@ -1004,7 +1019,7 @@ class Llama:
     def _function(self, n_tokens, last_logits=False):
         key = (n_tokens, last_logits and n_tokens > 1)
         if key not in self._functions:
-            from .runner import compile
+            from .runner import compile, release_compiler_memory
             # A layer's temporaries are the same sizes in every layer: each
             # is reused within the call instead of mapped afresh (a prefill
             # of 512 tokens on two threads spent about 8 % of its time in
@@ -1012,6 +1027,11 @@ class Llama:
             self._functions[key] = compile(
                 self.module_text(*key), self.pipeline,
                 reuse_buffers=True).forward
+            # The model runs from here on without the compiler: its pages
+            # and its freed heap (about 0.15 GiB for a 7B-shaped model,
+            # 6 % of the 19-layer Q4_0 benchmark model's peak RSS) leave
+            # the resident set (docs/Runner.md).
+            release_compiler_memory()
         return self._functions[key]
 
     def prefill(self, tokens, last_logits=False):

@@ -274,6 +274,17 @@ def cpu_target(cpu="host", features=""):
     return target
 
 
+def release_compiler_memory():
+    """After compiling, in a process that goes on to run what it compiled:
+    returns malloc's free heap to the system and asks the kernel to page
+    out the pages of libMLIR and libLLVM that compiling touched (compiled
+    functions call neither; the next compile() reads them back from the
+    page cache). Returns the bytes of library mappings the kernel took the
+    advice for: 0 without MADV_PAGEOUT (Linux before 5.4) or with the
+    compiler linked statically (C: mlirQuantBlockReleaseCompilerMemory)."""
+    return int(_capi.library().mlirQuantBlockReleaseCompilerMemory())
+
+
 def gpu_runtime_library(kind):
     """The path of the project's GPU runtime library for `kind` ("vulkan"
     for the SPIR-V pipeline, "cuda" for the NVVM one), beside
