@@ -31,13 +31,13 @@ The library is loaded on first use (see `_capi.candidate_paths`).
 
 from .ir import Context, Diagnostic, MLIRError, Module
 from .quantization import QuantizedParts, dequantize, quantize
-from .runner import (DeviceArray, Executable, Function, compile, cpu_target,
-                     gpu_runtime_library, release_compiler_memory)
+from .runner import (BoundFunction, DeviceArray, Executable, Function, compile,
+                     cpu_target, gpu_runtime_library, release_compiler_memory)
 from .scheme import Scheme
 
 __all__ = [
-    "Context", "DeviceArray", "Diagnostic", "Executable", "Function",
-    "MLIRError", "Module", "cpu_target", "gpu_runtime_library",
+    "BoundFunction", "Context", "DeviceArray", "Diagnostic", "Executable",
+    "Function", "MLIRError", "Module", "cpu_target", "gpu_runtime_library",
     "QuantizedParts", "Scheme", "compile", "dequantize", "quantize",
     "release_compiler_memory",
     "builder", "gguf", "gguf_writer", "llama", "llama_reference", "onnx",

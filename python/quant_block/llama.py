@@ -1024,9 +1024,14 @@ class Llama:
             # is reused within the call instead of mapped afresh (a prefill
             # of 512 tokens on two threads spent about 8 % of its time in
             # page faults; bench/README.md).
-            self._functions[key] = compile(
-                self.module_text(*key), self.pipeline,
-                reuse_buffers=True).forward
+            forward = compile(self.module_text(*key), self.pipeline,
+                              reuse_buffers=True).forward
+            # The cache, the RoPE tables and the weights are the same
+            # arrays in every call: their descriptors are made once (a
+            # decode step of a 19-layer model passes 316 arrays).
+            self._functions[key] = forward.bind(
+                2, self.kcache, self.vcache, self.rope_cos, self.rope_sin,
+                *self.parts)
             # The model runs from here on without the compiler: its pages
             # and its freed heap (about 0.15 GiB for a 7B-shaped model,
             # 6 % of the 19-layer Q4_0 benchmark model's peak RSS) leave
@@ -1049,8 +1054,7 @@ class Llama:
         if tokens.min() < 0 or tokens.max() >= self.config.n_vocab:
             raise ValueError(f"token ids must be in [0, {self.config.n_vocab})")
         logits = self._function(tokens.size, last_logits)(
-            tokens, np.int64(self.position), self.kcache, self.vcache,
-            self.rope_cos, self.rope_sin, *self.parts)
+            tokens, np.int64(self.position))
         self.position += tokens.size
         return logits
 

@@ -101,29 +101,50 @@ class Function:
         return [_dtype(lib.mlirQuantBlockFunctionGetArgumentElementType(
             self._handle, i)) for i in range(self.num_arguments)]
 
+    def _argument_buffer(self, index, argument, keep_alive):
+        if isinstance(argument, DeviceArray):
+            if argument.pointer is None:
+                raise ValueError(f"argument #{index} of @{self.name}: "
+                                 "the device array was freed")
+            shape = (ctypes.c_int64 * max(argument.ndim, 1))(*argument.shape)
+            keep_alive.append(shape)
+            kind = "b" if argument.dtype == bool else argument.dtype.kind
+            return _capi.Buffer(
+                argument.pointer, argument.ndim, shape, None,
+                _capi.ElementType(kind.encode(), argument.dtype.itemsize))
+        return _buffer_of(argument, keep_alive)
+
     def __call__(self, *arguments):
-        lib = self._executable._lib
         if len(arguments) != self.num_arguments:
             raise TypeError(f"@{self.name} takes {self.num_arguments} "
                             f"arguments, {len(arguments)} given")
         buffers = (_capi.Buffer * max(len(arguments), 1))()
         keep_alive = []
         for index, argument in enumerate(arguments):
-            if isinstance(argument, DeviceArray):
-                if argument.pointer is None:
-                    raise ValueError(f"argument #{index} of @{self.name}: "
-                                     "the device array was freed")
-                shape = (ctypes.c_int64 * max(argument.ndim, 1))(*argument.shape)
-                keep_alive.append(shape)
-                kind = "b" if argument.dtype == bool else argument.dtype.kind
-                buffers[index] = _capi.Buffer(
-                    argument.pointer, argument.ndim, shape, None,
-                    _capi.ElementType(kind.encode(), argument.dtype.itemsize))
-                continue
-            buffers[index] = _buffer_of(argument, keep_alive)
+            buffers[index] = self._argument_buffer(index, argument, keep_alive)
+        return self._call(buffers)
+
+    def bind(self, first, *arrays):
+        """This function with the arguments from position `first` on fixed
+        to `arrays` (a BoundFunction, called with the others): their
+        descriptors are made once, here, instead of on every call. For
+        arguments that stay the same objects over many calls (a model's
+        weights and cache, updated in place, are seen as they are at each
+        call); the arrays are kept alive, and must keep their memory and
+        shape (a numpy resize would leave the descriptor stale). A 19-layer
+        LLaMA decode step passes 316 arrays: about 1.3 ms of Python per
+        call before."""
+        if first < 0 or first + len(arrays) > self.num_arguments:
+            raise TypeError(f"@{self.name} takes {self.num_arguments} "
+                            f"arguments; cannot bind {len(arrays)} from "
+                            f"#{first}")
+        return BoundFunction(self, first, arrays)
+
+    def _call(self, buffers):
+        lib = self._executable._lib
         errors = _capi.TextCollector()
         results = lib.mlirQuantBlockFunctionCall(
-            self._handle, len(arguments), buffers, errors.callback, None)
+            self._handle, self.num_arguments, buffers, errors.callback, None)
         if not results.ptr:
             raise MLIRError(errors.text.strip())
         try:
@@ -144,6 +165,41 @@ class Function:
     def __repr__(self):
         return (f"<quant_block.Function @{self.name}: {self.num_arguments} "
                 f"arguments, {self.num_results} results>")
+
+
+class BoundFunction:
+    """A Function with some arguments fixed (Function.bind): called with the
+    others, in order; the signature checks run on every call, as for the
+    Function."""
+
+    def __init__(self, function, first, arrays):
+        self.function = function
+        self._first, self._count = first, len(arrays)
+        self._keep_alive = list(arrays)
+        self._buffers = (_capi.Buffer * max(function.num_arguments, 1))()
+        for offset, array in enumerate(arrays):
+            self._buffers[first + offset] = function._argument_buffer(
+                first + offset, array, self._keep_alive)
+
+    def __call__(self, *arguments):
+        function = self.function
+        free = function.num_arguments - self._count
+        if len(arguments) != free:
+            raise TypeError(f"@{function.name} with {self._count} arguments "
+                            f"bound takes {free}, {len(arguments)} given")
+        # A copy of the bound descriptors, the free ones filled in: a call
+        # from another thread does not see this one's arguments.
+        buffers = type(self._buffers).from_buffer_copy(self._buffers)
+        keep_alive = []
+        for offset, argument in enumerate(arguments):
+            index = offset if offset < self._first else offset + self._count
+            buffers[index] = function._argument_buffer(index, argument,
+                                                       keep_alive)
+        return function._call(buffers)
+
+    def __repr__(self):
+        return (f"<quant_block.BoundFunction @{self.function.name}: arguments "
+                f"#{self._first}..#{self._first + self._count - 1} bound>")
 
 
 class Executable:

@@ -187,6 +187,48 @@ def test_reuse_buffers():
     np.testing.assert_allclose(want, (x + 1).sum(axis=1) * 4, rtol=1e-4)
 
 
+_AXPY = """
+func.func @axpy(%a: tensor<4xf32>, %x: tensor<4xf32>, %y: tensor<4xf32>)
+    -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>,
+      affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+      iterator_types = ["parallel"]}
+      ins(%a, %x, %y : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+      outs(%e : tensor<4xf32>) {
+  ^bb0(%va: f32, %vx: f32, %vy: f32, %out: f32):
+    %p = arith.mulf %va, %vx : f32
+    %s = arith.addf %p, %vy : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+"""
+
+
+def test_bind():
+    """Function.bind fixes arguments from a position on: the bound function
+    takes the others in order, gives what the plain call gives, sees the
+    bound arrays' contents as they are at each call, and checks counts and
+    the free arguments' types."""
+    axpy = compile(_AXPY).axpy
+    a = np.array([1, 2, 3, 4], np.float32)
+    x = np.array([10, 20, 30, 40], np.float32)
+    y = np.array([0.5, 0.25, -1, 2], np.float32)
+    np.testing.assert_array_equal(axpy.bind(1, x, y)(a), axpy(a, x, y))
+    middle = axpy.bind(1, x)
+    np.testing.assert_array_equal(middle(a, y), a * x + y)
+    x[0] = -10  # updated in place: the next call sees it
+    np.testing.assert_array_equal(middle(a, y), a * x + y)
+    np.testing.assert_array_equal(axpy.bind(0, a, x, y)(), a * x + y)
+    with pytest.raises(TypeError, match="with 2 arguments bound takes 1"):
+        axpy.bind(1, x, y)(a, a)
+    with pytest.raises(TypeError, match="cannot bind 2 from #2"):
+        axpy.bind(2, x, y)
+    with pytest.raises(MLIRError, match="expects f32"):
+        axpy.bind(1, x, y)(a.astype(np.int32))
+
+
 def _compiler_library_rss():
     """KiB of this process's resident pages in the mappings of libMLIR and
     libLLVM (/proc/self/smaps)."""
