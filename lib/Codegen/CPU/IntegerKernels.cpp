@@ -132,14 +132,14 @@ Value KernelEmitter::sumRows(ArrayRef<Value> sums, int64_t groups) {
 SmallVector<SmallVector<Value>>
 KernelEmitter::emitBiasedBlockSums(Value lhsData, Value data, Value n0,
                                    Value m0, Value firstBlock) {
-  if (plan.rowLanes)
+  if (plan.rowLanes())
     return emitRowLaneBlockSums(lhsData, data, n0, m0, firstBlock);
   auto i32Vector = VectorType::get({kLanes}, b.getI32Type());
   auto bytesType = VectorType::get({kLanes}, b.getI8Type());
   Value zeroSum = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(i32Vector, b.getI32IntegerAttr(0)));
   SmallVector<SmallVector<Value>> result(plan.blocksPerStep);
-  if (plan.vnni) {
+  if (plan.vnni()) {
     // 64 code products per vpdpbusd: the biased weight codes (unsigned
     // bytes) times the activation codes (signed bytes), 4 per i32 lane.
     auto wideBytes = VectorType::get({2 * kChunk}, b.getI8Type());

@@ -482,7 +482,7 @@ Value KernelEmitter::emitRowTiles(ValueRange lhs, ValueRange parts, Value n0,
                   : plan.integer
                       ? emitIntegerKStep(lhs[0], lhs[1], lhs[2], parts, n0, m0,
                                          block, accIter)
-                  : plan.orderedRows
+                  : plan.orderedRows()
                       ? emitOrderedKStep(lhs[0], parts, n0, m0, block, accIter)
                       : emitKStep(lhs[0], parts, n0, m0, block, accIter));
             });
@@ -526,21 +526,21 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
       }
     }
   }
-  if (plan.amxBF16)
+  if (plan.amxBF16())
     return emitAmxBF16(lhs[0], lhs[1], weightParts, parallel);
   // The ordered kernel reads the activations in their own order.
   SmallVector<Value> activations = {
-      plan.orderedRows ? lhs[0] : deinterleaveActivations(lhs[0])};
+      plan.orderedRows() ? lhs[0] : deinterleaveActivations(lhs[0])};
   // The activation block sums correct the vpdpbusd kernel's biased sums
   // and multiply the weight's mins; the AMX tiles' sums are exact, so with
   // only whole AMX tiles and no mins nothing reads them.
-  bool onlyAmxRows = plan.amx && !ShapedType::isDynamic(plan.m) &&
+  bool onlyAmxRows = plan.amx() && !ShapedType::isDynamic(plan.m) &&
                      plan.m % kAmxRows == 0 && !plan.hasMins;
   if (plan.integer) {
     activations.push_back(lhs[1]);
     activations.push_back(onlyAmxRows ? Value() : sumActivationBlocks(lhs[0]));
   }
-  if (plan.amx)
+  if (plan.amx())
     amxActivations = toReadOnlyBuffer(activations[0], /*unitInnerStride=*/true);
   Value init = tensor::EmptyOp::create(
       b, loc, ArrayRef<OpFoldResult>{getNumRows(), b.getIndexAttr(plan.n)},
@@ -548,7 +548,7 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
   auto tiles = [&](Value output, auto emitTile) {
     return emitWeightTileLoop(output, parallel, emitTile);
   };
-  if (!plan.amx) {
+  if (!plan.amx()) {
     // A static M of more rows than a chunk whose activations stay in L2:
     // the chunks in turn, every weight-row tile passing over each (the
     // weights stream once per chunk, the activations from L2 instead of L3

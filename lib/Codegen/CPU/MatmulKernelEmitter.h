@@ -73,37 +73,45 @@ struct KernelPlan {
   bool contract;
   /// accumulate(i32): int8 activations, exact block sums in i32.
   bool integer;
+  /// The kernel family of the choice; the flags below follow from it.
+  CPUMatmulKernelFamily family = CPUMatmulKernelFamily::PartialSums;
   /// Integer block sums with AVX512-VNNI's vpdpbusd, 64 products at once
   /// (pairs of chunks).
-  bool vnni;
+  bool vnni() const {
+    return family == CPUMatmulKernelFamily::VnniTiles || rowLanes();
+  }
   /// With vnni and N a multiple of 16: one weight row per i32 lane (16
   /// rows, the packed bytes transposed once per chunk), each activation
   /// row's 4 codes broadcast, so a block sum ends in its lane with no sum
   /// across lanes.
-  bool rowLanes = false;
+  bool rowLanes() const {
+    return family == CPUMatmulKernelFamily::VnniRowLanes || amx();
+  }
   /// With rowLanes: every whole kAmxRows activation rows take AMX tiles,
   /// 16 x 16 block sums per tdpbssd against the tile's weight rows decoded
   /// once per chunk of activation rows into an AMX operand
   /// (decodeAmxPanel); the rows left over take the vpdpbusd tiles. Blocks
   /// of 32 to 256 codes, or of 16 8-bit codes.
-  bool amx = false;
+  bool amx() const { return family == CPUMatmulKernelFamily::Amx; }
   /// bf16 activations on AMX-BF16 tiles: every whole kAmxRows activation
   /// rows take tdpbf16ps against the 16-row weight tile dequantized to
   /// bf16 once per chunk of activation rows (decodeAmxBF16Panel); the rows
   /// left over take the partial sums (tileM, tileN and blocksPerStep are
   /// theirs).
-  bool amxBF16 = false;
+  bool amxBF16() const { return family == CPUMatmulKernelFamily::AmxBF16; }
   /// f32 activations in the strict order (no reassoc): one weight row per
   /// lane as well, each output summed over k in increasing order in its
   /// lane (the contract's order; `contract` fuses each step into an FMA).
-  bool orderedRows = false;
+  bool orderedRows() const {
+    return family == CPUMatmulKernelFamily::OrderedRows;
+  }
   /// The expressed type of the float path (f32, f16 or bf16): the
   /// activations' type, the type each dequantized weight is rounded to and
   /// the result's; the products and sums are f32.
   Type expressed;
   /// The accumulators have one lane per weight row (tileM vectors of
   /// tileN lanes) instead of 16 partial sums per output.
-  bool lanesAreRows() const { return integer || orderedRows; }
+  bool lanesAreRows() const { return integer || orderedRows(); }
   /// FP4 weights: E2M1 codes (MXFP4 with E8M0 scales, NVFP4 with E4M3
   /// scales and an outer scale).
   bool e2m1;

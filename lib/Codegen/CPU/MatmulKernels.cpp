@@ -199,18 +199,11 @@ std::optional<std::string> describeProduct(MatmulOp op, KernelPlan &plan,
 void applyChoice(const MatmulKernelProblem &problem,
                  const MatmulKernelChoice &choice, KernelPlan &plan) {
   using Family = CPUMatmulKernelFamily;
-  plan.orderedRows = choice.family == Family::OrderedRows;
-  plan.vnni = choice.family == Family::VnniTiles ||
-              choice.family == Family::VnniRowLanes ||
-              choice.family == Family::Amx;
-  plan.rowLanes =
-      choice.family == Family::VnniRowLanes || choice.family == Family::Amx;
-  plan.amx = choice.family == Family::Amx;
-  plan.amxBF16 = choice.family == Family::AmxBF16;
+  plan.family = choice.family;
   plan.tileM = choice.tileM;
   plan.tileN = choice.tileN;
   plan.blocksPerStep = choice.blocksPerStep;
-  if (plan.amx) {
+  if (plan.amx()) {
     // The rows left over take the VNNI kernel, with its step (their tile
     // rows are chosen when they are emitted).
     plan.amxBlocksPerStep = choice.blocksPerStep;
@@ -218,7 +211,7 @@ void applyChoice(const MatmulKernelProblem &problem,
         *chooseCPUMatmulBlocksPerStep(problem, Family::VnniRowLanes);
     plan.tileM = 1;
   }
-  if (plan.amxBF16) {
+  if (plan.amxBF16()) {
     // The rows left over take partial_sums with one-row tiles of up to 4
     // weight rows (the choice's step, which the weight's decoding shares).
     plan.tileM = 1;
@@ -226,13 +219,14 @@ void applyChoice(const MatmulKernelProblem &problem,
   }
   // With one weight row per lane and a dynamic M, the M mod tileM rows
   // left over take tiles of one row.
-  plan.remainderRows =
-      problem.dynamicM() && plan.lanesAreRows() && !plan.amx && plan.tileM > 1;
+  plan.remainderRows = problem.dynamicM() && plan.lanesAreRows() &&
+                       !plan.amx() && plan.tileM > 1;
   // The other kernels (and other tile sizes) take the weight repacked
   // row-major at run time: the same kernel, so the same bits on every host.
   // Both read every block parameter (scales, zero points, mins, blocked
   // outer scales and mins) as one vector of the tile's rows.
-  plan.rowTiled = plan.rowTile == kLanes && (plan.rowLanes || plan.orderedRows);
+  plan.rowTiled =
+      plan.rowTile == kLanes && (plan.rowLanes() || plan.orderedRows());
 }
 
 MatmulKernelChoice toChoice(CPUMatmulKernelAttr attr) {
@@ -357,7 +351,7 @@ struct CPUMatmulKernelsPass
       bool narrow = !plan.integer && !plan.expressed.isF32();
       if (narrow) {
         // The AMX-BF16 tiles read the bf16 activations themselves.
-        if (plan.amxBF16)
+        if (plan.amxBF16())
           lhs.push_back(lhs[0]);
         lhs[0] = arith::ExtFOp::create(
             b, loc, RankedTensorType::get({plan.m, plan.k}, b.getF32Type()),
