@@ -123,7 +123,7 @@ void KernelEmitter::decodeAmxBF16Panel(ValueRange parts, Value n0,
     }
     return SmallVector<Value>();
   };
-  scf::ForOp::create(b, loc, index(0), index(plan.numBlocks),
+  scf::ForOp::create(b, loc, index(0), index(plan.numBlocks()),
                      index(plan.blocksPerStep), ValueRange{},
                      [&](OpBuilder &, Location, Value block, ValueRange) {
                        decodeStep(parts, n0, block, ValueRange{}, storeChunk);
@@ -302,7 +302,7 @@ Value KernelEmitter::emitAmxBF16(Value lhs, Value lhsBF16, ValueRange parts,
   Value result = groups.getResult(0);
   plan.tileN = tileN;
   amxBF16Activations = amxBF16Panels = Value();
-  if (!ShapedType::isDynamic(plan.m) && plan.m % kAmxRows == 0)
+  if (!plan.dynamicM() && plan.m % kAmxRows == 0)
     return result;
   Value activations = deinterleaveActivations(lhs);
   return emitWeightTileLoop(result, parallel, [&](Value n0, Value output) {

@@ -66,7 +66,7 @@ void KernelEmitter::decodeAmxPanel(ValueRange parts, Value n0, Value panel) {
       });
   auto rowF32 = VectorType::get({kLanes}, b.getF32Type());
   scf::ForOp::create(
-      b, loc, index(0), index(plan.numBlocks), index(1), ValueRange{},
+      b, loc, index(0), index(plan.numBlocks()), index(1), ValueRange{},
       [&](OpBuilder &, Location, Value block, ValueRange) {
         Value rowScales = vector::ShapeCastOp::create(
             b, loc, rowF32,
@@ -152,7 +152,7 @@ Value KernelEmitter::emitAmxTile(ValueRange lhs, ValueRange parts, Value n0,
   amxSums = allocate(
       MemRefType::get({plan.blocksPerStep * kAmxRows, kLanes}, b.getI32Type()));
   amxScales =
-      allocate(MemRefType::get({plan.numBlocks, kLanes}, b.getF32Type()));
+      allocate(MemRefType::get({plan.numBlocks(), kLanes}, b.getF32Type()));
   decodeAmxPanel(parts, n0, amxPanel);
   tile = emitRowTiles(lhs, parts, n0, tile, first, last);
   amxPanel = amxSums = amxScales = Value();

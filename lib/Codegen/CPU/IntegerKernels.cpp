@@ -32,13 +32,13 @@ Value KernelEmitter::sumActivationBlocks(Value codes) {
   auto wideType = VectorType::get({plan.blockSize}, b.getI32Type());
   Value init = tensor::EmptyOp::create(
       b, loc,
-      ArrayRef<OpFoldResult>{getNumRows(), b.getIndexAttr(plan.numBlocks)},
+      ArrayRef<OpFoldResult>{getNumRows(), b.getIndexAttr(plan.numBlocks())},
       b.getI32Type());
   auto rowsLoop = scf::ForOp::create(
       b, loc, index(0), numRows, index(1), ValueRange{init},
       [&](OpBuilder &, Location, Value m, ValueRange rowIter) {
         auto blocksLoop = scf::ForOp::create(
-            b, loc, index(0), index(plan.numBlocks), index(1), rowIter,
+            b, loc, index(0), index(plan.numBlocks()), index(1), rowIter,
             [&](OpBuilder &, Location, Value block, ValueRange blockIter) {
               Value wide = arith::ExtSIOp::create(
                   b, loc, wideType,

@@ -474,8 +474,9 @@ Value KernelEmitter::emitRowTiles(ValueRange lhs, ValueRange parts, Value n0,
         SmallVector<Value> init(
             plan.lanesAreRows() ? plan.tileM : plan.tileM * plan.tileN, zero);
         auto kLoop = scf::ForOp::create(
-            b, loc, index(0), index(plan.numBlocks), index(plan.blocksPerStep),
-            init, [&](OpBuilder &, Location, Value block, ValueRange accIter) {
+            b, loc, index(0), index(plan.numBlocks()),
+            index(plan.blocksPerStep), init,
+            [&](OpBuilder &, Location, Value block, ValueRange accIter) {
               scf::YieldOp::create(
                   b, loc,
                   amxPanel ? emitAmxKStep(lhs, parts, n0, m0, block, accIter)
@@ -508,7 +509,7 @@ Value KernelEmitter::emitRowTiles(ValueRange lhs, ValueRange parts, Value n0,
 
 Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
                           bool parallel) {
-  numRows = ShapedType::isDynamic(plan.m)
+  numRows = plan.dynamicM()
                 ? tensor::DimOp::create(b, loc, lhs[0], 0).getResult()
                 : index(plan.m);
   if (plan.prefetch) {
@@ -534,8 +535,8 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
   // The activation block sums correct the vpdpbusd kernel's biased sums
   // and multiply the weight's mins; the AMX tiles' sums are exact, so with
   // only whole AMX tiles and no mins nothing reads them.
-  bool onlyAmxRows = plan.amx() && !ShapedType::isDynamic(plan.m) &&
-                     plan.m % kAmxRows == 0 && !plan.hasMins;
+  bool onlyAmxRows =
+      plan.amx() && !plan.dynamicM() && plan.m % kAmxRows == 0 && !plan.hasMins;
   if (plan.integer) {
     activations.push_back(lhs[1]);
     activations.push_back(onlyAmxRows ? Value() : sumActivationBlocks(lhs[0]));
@@ -557,7 +558,7 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
     int64_t chunkRows =
         std::max<int64_t>(kRowChunkBytes / rowBytes / plan.tileM, 1) *
         plan.tileM;
-    if (ShapedType::isDynamic(plan.m) || chunkRows >= plan.m)
+    if (plan.dynamicM() || chunkRows >= plan.m)
       return tiles(init, [&](Value n0, Value output) {
         return emitTile(activations, weightParts, n0, output);
       });
@@ -586,9 +587,8 @@ Value KernelEmitter::emit(ValueRange lhs, ValueRange weightParts,
   // tile dividing them, with vpdpbusd (the same exact block sums, so the
   // same bits).
   int64_t tileM = plan.tileM;
-  plan.tileM = ShapedType::isDynamic(plan.m)
-                   ? 1
-                   : largestDivisor(plan.m % kAmxRows, {8, 4, 2, 1});
+  plan.tileM =
+      plan.dynamicM() ? 1 : largestDivisor(plan.m % kAmxRows, {8, 4, 2, 1});
   result = tiles(result, [&](Value n0, Value output) {
     return emitRowTiles(activations, weightParts, n0,
                         sliceWeightTile(output, n0), wholeRows, numRows);

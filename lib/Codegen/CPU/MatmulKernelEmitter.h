@@ -51,11 +51,10 @@ constexpr int64_t kAmxBF16PanelBytes = 8 << 20;
 constexpr int64_t kRowChunkBytes = 1 << 19;
 
 /// A product the kernel covers, with its tiling.
-struct KernelPlan {
-  /// M may be dynamic (a frontend's batch or token count).
-  int64_t m, n, k;
-  /// Block size along K and blocks per row.
-  int64_t blockSize, numBlocks;
+/// The product's facts the kernel choice reads (MatmulKernelProblem: M,
+/// negative when dynamic, a frontend's batch or token count; N, K, the
+/// block size, the weight's kind) and what the emitter needs besides.
+struct KernelPlan : MatmulKernelProblem {
   /// Activation rows and weight rows of one register tile.
   int64_t tileM, tileN;
   /// With a dynamic M: after the tiles of tileM activation rows, the rows
@@ -66,13 +65,9 @@ struct KernelPlan {
   /// With amx: the blocks per K step of the AMX tiles (blocksPerStep is the
   /// VNNI kernel's, for the rows left over).
   int64_t amxBlocksPerStep = 1;
-  unsigned storageBits;
   bool signedStorage;
-  bool hasZeroPoints;
   bool signedZeroPoints;
   bool contract;
-  /// accumulate(i32): int8 activations, exact block sums in i32.
-  bool integer;
   /// The kernel family of the choice; the flags below follow from it.
   CPUMatmulKernelFamily family = CPUMatmulKernelFamily::PartialSums;
   /// Integer block sums with AVX512-VNNI's vpdpbusd, 64 products at once
@@ -112,24 +107,19 @@ struct KernelPlan {
   /// The accumulators have one lane per weight row (tileM vectors of
   /// tileN lanes) instead of 16 partial sums per output.
   bool lanesAreRows() const { return integer || orderedRows(); }
-  /// FP4 weights: E2M1 codes (MXFP4 with E8M0 scales, NVFP4 with E4M3
-  /// scales and an outer scale).
-  bool e2m1;
   /// A per-tensor outer scale (NVFP4's f32): each block's scale is
   /// f32(scale) * f32(outer), rounded to f32, as quant_block.dequantize
   /// does.
   bool hasOuter = false;
-  /// Block scales under a second level (GGUF K-quants, IQ4_XS): blocks of
-  /// scales [1, outerBlocks] share an outer scale (and, with outerMins, an
-  /// outer min), and each block's scale is f32(scale) * f32(outer), rounded
-  /// once, as quant_block.dequantize computes it; 0 without. A K step's
-  /// blocks share one outer scale (blocksPerStep divides it).
-  int64_t outerBlocks = 0;
+  /// With block scales under a second level (outerBlocks: GGUF K-quants,
+  /// IQ4_XS), blocks of scales [1, outerBlocks] share an outer scale and,
+  /// with outerMins, an outer min; each block's scale is f32(scale) *
+  /// f32(outer), rounded once, as quant_block.dequantize computes it. A K
+  /// step's blocks share one outer scale (blocksPerStep divides it). With
+  /// hasMins (Q4_1's float zero points, or integer ones times an outer
+  /// min: Q4_K, Q5_K) the weight is fma(f32(q), s, m), rounded once to the
+  /// expressed type.
   bool outerMins = false;
-  /// Float mins instead of integer zero points: Q4_1's float zero points,
-  /// or integer ones times an outer min (Q4_K, Q5_K): the weight is
-  /// fma(f32(q), s, m), rounded once to the expressed type.
-  bool hasMins = false;
   /// The scheme's types of the block scales and zero points (or mins): the
   /// lowered tensors hold signless integers, converted by these.
   Type scaleType, zeroPointType;

@@ -50,10 +50,9 @@ namespace numerics = ::quant_block::numerics;
 namespace {
 
 /// Why no kernel covers `op` on any target (std::nullopt when one may):
-/// fills the facts of `plan` from the op's types and flags, and `problem`,
-/// what the choice of kernel depends on.
-std::optional<std::string> describeProduct(MatmulOp op, KernelPlan &plan,
-                                           MatmulKernelProblem &problem) {
+/// fills the facts of `plan` from the op's types and flags (its
+/// MatmulKernelProblem is what the choice of kernel depends on).
+std::optional<std::string> describeProduct(MatmulOp op, KernelPlan &plan) {
   arith::FastMathFlags flags = op.getFastmath();
   if (!op.getTransposeRhs())
     return std::string("the weight is not transposed ([N, K])");
@@ -67,9 +66,12 @@ std::optional<std::string> describeProduct(MatmulOp op, KernelPlan &plan,
     if (std::optional<std::string> whyNot =
             getInt8ActivationsUnsupportedReason(op.getLhs().getType()))
       return whyNot;
-    plan.m = cast<QuantizedTensorType>(op.getLhs().getType()).getShape()[0];
+    int64_t rows =
+        cast<QuantizedTensorType>(op.getLhs().getType()).getShape()[0];
+    // The problem's dynamic M is negative.
+    plan.m = ShapedType::isDynamic(rows) ? -1 : rows;
   } else {
-    problem.strictOrder =
+    plan.strictOrder =
         !arith::bitEnumContainsAll(flags, arith::FastMathFlags::reassoc);
     auto lhsType = dyn_cast<RankedTensorType>(op.getLhs().getType());
     if (!lhsType || lhsType.getRank() != 2)
@@ -80,7 +82,7 @@ std::optional<std::string> describeProduct(MatmulOp op, KernelPlan &plan,
       return std::string("the lhs is not f32, f16 or bf16");
     if (!op.getAccumulatorType().isF32())
       return std::string("the accumulator is not f32");
-    plan.m = lhsType.getDimSize(0);
+    plan.m = lhsType.isDynamicDim(0) ? -1 : lhsType.getDimSize(0);
   }
   QuantizedTensorType weight = op.getRhs().getType();
   SchemeAttr scheme = weight.getScheme();
@@ -170,7 +172,6 @@ std::optional<std::string> describeProduct(MatmulOp op, KernelPlan &plan,
   plan.n = n;
   plan.k = k;
   plan.blockSize = block[1];
-  plan.numBlocks = k / block[1];
   plan.storageBits = scheme.getStorageBitWidth();
   // E2M1 codes are unpacked as unsigned nibbles and decoded.
   plan.signedStorage = !plan.e2m1 && scheme.isSignedStorage();
@@ -180,24 +181,14 @@ std::optional<std::string> describeProduct(MatmulOp op, KernelPlan &plan,
   plan.contract =
       arith::bitEnumContainsAll(flags, arith::FastMathFlags::contract);
   plan.rowTile = scheme.getRowTile();
-  problem.m = ShapedType::isDynamic(plan.m) ? -1 : plan.m;
-  problem.n = plan.n;
-  problem.k = plan.k;
-  problem.blockSize = plan.blockSize;
-  problem.storageBits = plan.storageBits;
-  problem.integer = plan.integer;
-  problem.e2m1 = plan.e2m1;
-  problem.bf16Activations = !plan.integer && plan.expressed.isBF16();
-  problem.hasZeroPoints = plan.hasZeroPoints;
-  problem.hasMins = plan.hasMins;
-  problem.outerBlocks = plan.outerBlocks;
+  plan.bf16Activations = !plan.integer && plan.expressed.isBF16();
   return std::nullopt;
 }
 
 /// `plan` with the kernel of `choice` (which checkCPUMatmulKernel accepts):
 /// the family's flags, its tiles, and what follows from them.
-void applyChoice(const MatmulKernelProblem &problem,
-                 const MatmulKernelChoice &choice, KernelPlan &plan) {
+void applyChoice(const MatmulKernelChoice &choice, KernelPlan &plan) {
+  const MatmulKernelProblem &problem = plan;
   using Family = CPUMatmulKernelFamily;
   plan.family = choice.family;
   plan.tileM = choice.tileM;
@@ -254,11 +245,10 @@ struct CPUSelectMatmulKernelsPass
       if (op->hasAttr(name))
         return;
       KernelPlan plan;
-      MatmulKernelProblem problem;
       MatmulKernelChoice choice;
-      std::optional<std::string> whyNot = describeProduct(op, plan, problem);
+      std::optional<std::string> whyNot = describeProduct(op, plan);
       if (!whyNot)
-        whyNot = chooseCPUMatmulKernel(problem, target, choice);
+        whyNot = chooseCPUMatmulKernel(plan, target, choice);
       if (whyNot) {
         if (report)
           op.emitRemark() << "no register-tiled kernel: " << *whyNot;
@@ -282,11 +272,9 @@ struct CPUMatmulKernelsPass
     for (MatmulOp op : products) {
       KernelPlan plan;
       plan.prefetch = prefetch;
-      MatmulKernelProblem problem;
       MatmulKernelChoice choice;
       auto chosen = op->getAttrOfType<CPUMatmulKernelAttr>(name);
-      if (std::optional<std::string> whyNot =
-              describeProduct(op, plan, problem)) {
+      if (std::optional<std::string> whyNot = describeProduct(op, plan)) {
         // A kernel asked for by name and not emitted is an error, not a
         // silent fallback to the generic lowering.
         if (chosen) {
@@ -302,18 +290,18 @@ struct CPUMatmulKernelsPass
       if (chosen) {
         choice = toChoice(chosen);
         if (std::optional<std::string> whyNot =
-                checkCPUMatmulKernel(problem, target, choice)) {
+                checkCPUMatmulKernel(plan, target, choice)) {
           op.emitOpError() << "cannot emit '" << name << "' = " << chosen
                            << ": " << *whyNot;
           return signalPassFailure();
         }
       } else if (std::optional<std::string> whyNot =
-                     chooseCPUMatmulKernel(problem, target, choice)) {
+                     chooseCPUMatmulKernel(plan, target, choice)) {
         if (report)
           op.emitRemark() << "no register-tiled kernel: " << *whyNot;
         continue;
       }
-      applyChoice(problem, choice, plan);
+      applyChoice(choice, plan);
       plan.lookupCodes = x86Avx512 && plan.storageBits == 4 && !plan.integer &&
                          !plan.hasZeroPoints;
       OpBuilder b(op);
@@ -331,7 +319,7 @@ struct CPUMatmulKernelsPass
         *parts = untileLoweredParts(b, loc, weightType, *parts);
       }
       // A dynamic M counts as one row (a decode step).
-      int64_t minRows = ShapedType::isDynamic(plan.m) ? 1 : plan.m;
+      int64_t minRows = plan.dynamicM() ? 1 : plan.m;
       bool runParallel = parallel &&
                          minRows * plan.n * plan.k >= parallelMinIterations &&
                          plan.n / plan.tileN > 1;
@@ -354,7 +342,10 @@ struct CPUMatmulKernelsPass
         if (plan.amxBF16())
           lhs.push_back(lhs[0]);
         lhs[0] = arith::ExtFOp::create(
-            b, loc, RankedTensorType::get({plan.m, plan.k}, b.getF32Type()),
+            b, loc,
+            RankedTensorType::get(
+                {plan.dynamicM() ? ShapedType::kDynamic : plan.m, plan.k},
+                b.getF32Type()),
             lhs[0]);
       }
       KernelEmitter emitter(b, loc, plan);
