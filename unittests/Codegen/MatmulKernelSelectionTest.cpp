@@ -127,6 +127,27 @@ TEST(MatmulKernelSelection, WidenedQ6KTakesAmxWithBlocksOf16) {
             (MatmulKernelChoice{Family::VnniRowLanes, 8, 16, 4}));
 }
 
+TEST(MatmulKernelSelection, SixBitQ6KTakesRowLanesOnly) {
+  // GGUF Q6_K's own 6-bit codes: the same kernels and tiles as its
+  // widened form, and no kernel without VNNI (the codes are unpacked per
+  // lane) nor for the families that sum across lanes.
+  MatmulKernelProblem problem = makeWidenedQ6K(512, 4096, 11008);
+  problem.storageBits = 6;
+  EXPECT_EQ(choose(problem, kAmx),
+            (MatmulKernelChoice{Family::Amx, 16, 16, 4}));
+  problem.m = 1;
+  EXPECT_EQ(choose(problem, kVnni),
+            (MatmulKernelChoice{Family::VnniRowLanes, 1, 16, 4}));
+  MatmulKernelChoice choice;
+  std::optional<std::string> whyNot =
+      chooseCPUMatmulKernel(problem, kPortable, choice);
+  ASSERT_TRUE(whyNot);
+  EXPECT_EQ(*whyNot, "integer products of 6-bit codes need AVX512-VNNI and "
+                     "N a multiple of 16 (one weight row per lane)");
+  EXPECT_TRUE(
+      checkCPUMatmulKernel(problem, kVnni, {Family::VnniTiles, 1, 8, 4}));
+}
+
 TEST(MatmulKernelSelection, Nvfp4StaysOnVnni) {
   // 4-bit codes in blocks of 16 are de-interleaved per chunk of 32: not
   // AMX's 16 consecutive bytes.
@@ -213,10 +234,14 @@ TEST(MatmulKernelSelection, EveryChoicePassesTheCheck) {
     for (int64_t n : {16, 24, 4096})
       for (int64_t k : {64, 96, 256, 4096})
         for (int64_t blockSize : {16, 32, 64, 256})
-          for (unsigned bits : {4u, 8u})
+          for (unsigned bits : {4u, 6u, 8u})
             for (int kind = 0; kind < 8; ++kind)
               for (const MatmulKernelTarget &target : targets) {
                 if (k % blockSize != 0)
+                  continue;
+                // 6-bit codes: int8 activations, no zero points or mins
+                // (the products describeProduct passes on).
+                if (bits == 6 && kind != 0)
                   continue;
                 MatmulKernelProblem problem =
                     makeInt8Product(m, n, k, blockSize);

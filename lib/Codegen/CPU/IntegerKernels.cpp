@@ -296,13 +296,48 @@ SmallVector<Value> KernelEmitter::decodeLaneCodeBytes(Value data, Value n0,
   // Byte vectors of 4 codes per lane, in the order of the chunk's
   // positions / 4 (the activations' order: de-interleaved for 4 bits).
   SmallVector<Value> codes(8);
-  for (int64_t d = 0; d < columnsType.getNumElements() / kLanes; ++d) {
-    Value column = vector::ExtractStridedSliceOp::create(
+  auto column = [&](int64_t d) -> Value {
+    return vector::ExtractStridedSliceOp::create(
         b, loc, columns, ArrayRef<int64_t>{d * kLanes},
         ArrayRef<int64_t>{kLanes}, ArrayRef<int64_t>{1});
+  };
+  if (plan.storageBits == 6) {
+    // A row's chunk is 6 words of 6-bit codes, the first in the lowest
+    // bits: the 4 codes at positions 4g..4g+3 are the 24 bits from bit 24g,
+    // taken from one word or funnel-shifted from two, and spread to a code
+    // per byte, (d & 63) | (d << 2 & 63 << 8) | (d << 4 & 63 << 16) |
+    // (d << 6 & 63 << 24): in the positions' order, as 8-bit codes.
+    SmallVector<Value> words;
+    for (int64_t d = 0; d < 6; ++d)
+      words.push_back(column(d));
+    for (int64_t g = 0; g < 8; ++g) {
+      int64_t word = 24 * g / 32, offset = 24 * g % 32;
+      Value bits = words[word];
+      if (offset)
+        bits = arith::ShRUIOp::create(b, loc, bits, splatI32(offset));
+      if (offset > 8)
+        bits =
+            arith::OrIOp::create(b, loc, bits,
+                                 arith::ShLIOp::create(b, loc, words[word + 1],
+                                                       splatI32(32 - offset)));
+      Value spread =
+          arith::AndIOp::create(b, loc, bits, splatI32(0x3F)).getResult();
+      for (int64_t j = 1; j < 4; ++j)
+        spread = arith::OrIOp::create(
+            b, loc, spread,
+            arith::AndIOp::create(
+                b, loc, arith::ShLIOp::create(b, loc, bits, splatI32(2 * j)),
+                splatI32(int32_t(0x3Fu << (8 * j)))));
+      codes[g] = vector::BitCastOp::create(b, loc, dotBytes,
+                                           flipSigns(spread, 0x20202020u));
+    }
+    return codes;
+  }
+  for (int64_t d = 0; d < columnsType.getNumElements() / kLanes; ++d) {
+    Value word = column(d);
     if (plan.storageBits == 8) {
       codes[d] = vector::BitCastOp::create(b, loc, dotBytes,
-                                           flipSigns(column, 0x80808080u));
+                                           flipSigns(word, 0x80808080u));
       continue;
     }
     // Nibbles (0..15 per byte) as the bytes of the dot product: E2M1
@@ -313,17 +348,17 @@ SmallVector<Value> KernelEmitter::decodeLaneCodeBytes(Value data, Value n0,
                                               flipSigns(nibbles, 0x08080808u));
       return plan.e2m1 ? lookUpTwiceBiasedE2M1(bytes) : bytes;
     };
-    Value low = arith::AndIOp::create(b, loc, column, splatI32(0x0F0F0F0F));
+    Value low = arith::AndIOp::create(b, loc, word, splatI32(0x0F0F0F0F));
     codes[d] = nibbleBytes(low);
     if (highInPlace) {
       Value high =
-          arith::AndIOp::create(b, loc, column, splatI32(int32_t(0xF0F0F0F0u)));
+          arith::AndIOp::create(b, loc, word, splatI32(int32_t(0xF0F0F0F0u)));
       codes[4 + d] = vector::BitCastOp::create(b, loc, dotBytes,
                                                flipSigns(high, 0x80808080u));
       continue;
     }
     Value high = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, column, splatI32(4)),
+        b, loc, arith::ShRUIOp::create(b, loc, word, splatI32(4)),
         splatI32(0x0F0F0F0F));
     codes[4 + d] = nibbleBytes(high);
   }
@@ -387,7 +422,7 @@ KernelEmitter::emitRowLaneBlockSums(Value lhsData, Value data, Value n0,
         if (highInPlace)
           partial = g / 4 * (partials / 2) + g % (partials / 2);
         if (halfChunk)
-          partial = plan.storageBits == 8 ? g / 4 : (g % 4) / 2;
+          partial = plan.storageBits != 4 ? g / 4 : (g % 4) / 2;
         Value &sum = sums[i * partials + partial];
         sum = buildUnsignedBySignedDot(b, loc, sum, codes[g], x);
       }

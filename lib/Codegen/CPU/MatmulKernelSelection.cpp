@@ -47,12 +47,14 @@ bool hasChunkPairs(const MatmulKernelProblem &problem) {
                              : chunksPerBlock % 2 == 0;
 }
 
-/// Integer products whose blocks or parameters only the kernels with one
-/// weight row per lane read: blocks of 16 (half a chunk), two-level scales,
-/// mins (a second term per block, the activation block sum times the min).
+/// Integer products whose codes, blocks or parameters only the kernels with
+/// one weight row per lane read: 6-bit codes (unpacked to bytes per lane),
+/// blocks of 16 (half a chunk), two-level scales, mins (a second term per
+/// block, the activation block sum times the min).
 bool needsRowLanes(const MatmulKernelProblem &problem) {
   return problem.integer &&
-         (problem.halfChunkBlocks() || problem.outerBlocks || problem.hasMins);
+         (problem.storageBits == 6 || problem.halfChunkBlocks() ||
+          problem.outerBlocks || problem.hasMins);
 }
 
 bool isRowLaneFamily(CPUMatmulKernelFamily family) {
@@ -136,8 +138,8 @@ std::optional<std::string> checkFamily(const MatmulKernelProblem &problem,
   if (family == CPUMatmulKernelFamily::VnniTiles && problem.e2m1)
     return name + " does not decode E2M1 codes (vnni_row_lanes looks them up)";
   if (!isRowLaneFamily(family) && needsRowLanes(problem))
-    return name + " does not read blocks of 16, two-level scales or mins "
-                  "(only vnni_row_lanes and amx do)";
+    return name + " does not read 6-bit codes, blocks of 16, two-level "
+                  "scales or mins (only vnni_row_lanes and amx do)";
   if (isRowLaneFamily(family) && problem.n % kLanes != 0)
     return name + " takes one weight row per lane: N (" +
            std::to_string(problem.n) + ") must be a multiple of 16";
@@ -145,9 +147,9 @@ std::optional<std::string> checkFamily(const MatmulKernelProblem &problem,
     return std::nullopt;
   if (!target.amx)
     return name + " needs AMX-INT8 (the x86-amx option)";
-  if (problem.halfChunkBlocks() && problem.storageBits != 8)
-    return name + " reads blocks of 16 only of 8-bit codes (4-bit codes are "
-                  "de-interleaved per chunk of 32)";
+  if (problem.halfChunkBlocks() && problem.storageBits == 4)
+    return name + " reads blocks of 16 only of 6- or 8-bit codes (4-bit "
+                  "codes are de-interleaved per chunk of 32)";
   if (problem.blockSize > 256)
     return name + " reads blocks of at most 256 codes";
   if (problem.storageBits == 8 && problem.hasZeroPoints)
@@ -316,7 +318,11 @@ mlir::quant_block::chooseCPUMatmulKernel(const MatmulKernelProblem &problem,
     // 0.93 -> 0.83 ms, M = 8 2.84 -> 1.34 ms, M = 32 10.8 -> 4.5 ms).
     choice.family = Family::VnniRowLanes;
   } else if (needsRowLanes(problem)) {
-    return std::string(problem.halfChunkBlocks()
+    return std::string(problem.storageBits == 6
+                           ? "integer products of 6-bit codes need "
+                             "AVX512-VNNI and N a multiple of 16 (one weight "
+                             "row per lane)"
+                       : problem.halfChunkBlocks()
                            ? "integer products in blocks of 16 need "
                              "AVX512-VNNI and N a multiple of 16 (one weight "
                              "row per lane)"

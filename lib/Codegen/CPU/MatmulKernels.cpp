@@ -91,11 +91,18 @@ std::optional<std::string> describeProduct(MatmulOp op, KernelPlan &plan) {
   // FP4 (E2M1 codes: MXFP4, NVFP4). With int8 activations the byte dot
   // products take twice their values (docs/Numerics.md), by a table lookup.
   plan.e2m1 = isa<Float4E2M1FNType>(scheme.getStorageType());
+  unsigned storageBits = scheme.getStorageBitWidth();
   if (!plan.e2m1 &&
       (!scheme.hasIntegerStorage() ||
-       (scheme.getStorageBitWidth() != 4 && scheme.getStorageBitWidth() != 8)))
-    return std::string("the weight's storage is not a 4- or 8-bit integer "
-                       "or E2M1");
+       (storageBits != 4 && storageBits != 6 && storageBits != 8)))
+    return std::string("the weight's storage is not a 4-, 6- or 8-bit "
+                       "integer or E2M1");
+  // 6-bit codes (GGUF Q6_K's) are unpacked to bytes for vpdpbusd only.
+  if (storageBits == 6 && !plan.integer)
+    return std::string("6-bit codes take int8 activations only "
+                       "(accumulate(i32))");
+  if (storageBits == 6 && scheme.getZeroPointType())
+    return std::string("6-bit codes have zero points");
   if (scheme.hasMXScale() && !plan.e2m1)
     return std::string("the weight has an MX scale and integer storage");
   // A per-tensor outer scale (NVFP4's), which multiplies each block's
@@ -156,19 +163,20 @@ std::optional<std::string> describeProduct(MatmulOp op, KernelPlan &plan) {
     return std::string("the mins are not f32, f16 or bf16 (or 8-bit integers "
                        "under an outer min)");
   // Blocks of 16 are half a chunk: 4-bit storage (NVFP4's), f32
-  // activations (or E2M1 codes with int8 ones), or 8-bit integer storage
-  // (GGUF Q6_K widened to i8), no zero points, an even number of blocks.
-  bool halfChunkBlocks =
-      block[1] == kChunk / 2 && !zeroPointType && k % kChunk == 0 &&
-      ((scheme.getStorageBitWidth() == 4 && (!plan.integer || plan.e2m1)) ||
-       (scheme.getStorageBitWidth() == 8 && !plan.e2m1));
+  // activations (or E2M1 codes with int8 ones), or 6- or 8-bit integer
+  // storage (GGUF Q6_K, or it widened to i8), no zero points, an even
+  // number of blocks.
+  bool halfChunkBlocks = block[1] == kChunk / 2 && !zeroPointType &&
+                         k % kChunk == 0 &&
+                         ((storageBits == 4 && (!plan.integer || plan.e2m1)) ||
+                          (storageBits >= 6 && !plan.e2m1));
   if (block[0] != 1 ||
       (!halfChunkBlocks && (block[1] % kChunk != 0 || k % block[1] != 0)))
     return std::string(
         "the blocks are not [1, B] with B a multiple of 32 "
         "that divides K (or [1, 16] without zero points, K a multiple of "
         "32, for 4-bit storage with f32 activations or E2M1 codes, or "
-        "8-bit integer storage)");
+        "6- or 8-bit integer storage)");
   plan.n = n;
   plan.k = k;
   plan.blockSize = block[1];

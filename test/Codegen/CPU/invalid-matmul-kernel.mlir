@@ -22,6 +22,16 @@ func.func @integer_kernel_for_floats(%x: tensor<1x128xf32>, %w: !w) -> tensor<1x
 
 // -----
 
+!w = !quant_block.tensor<32x256, #quant_block.scheme<i6 : f32, block = [1, 16], scale = i8, outer = <f16, block = [16]>>>
+!a = !quant_block.tensor<2x256, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+func.func @six_bit_codes_need_row_lanes(%x: !a, %w: !w) -> tensor<2x32xf32> {
+  // expected-error @+1 {{the kernel 'vnni_tiles' does not read 6-bit codes, blocks of 16, two-level scales or mins (only vnni_row_lanes and amx do)}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit {quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<vnni_tiles, tile = [2, 8], blocks_per_step = 4>} : !a, !w -> tensor<2x32xf32>
+  return %y : tensor<2x32xf32>
+}
+
+// -----
+
 !w = !quant_block.tensor<32x128, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
 !a = !quant_block.tensor<32x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 func.func @float_kernel_for_integers(%x: !a, %w: !w) -> tensor<32x32xf32> {
@@ -64,7 +74,7 @@ func.func @vnni_blocks_do_not_pair(%x: !a, %w: !w) -> tensor<8x32xf32> {
 !w = !quant_block.tensor<32x256, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = ui8, zero_point = ui8, outer = <f16, block = [8], min = f16>>>
 !a = !quant_block.tensor<8x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 func.func @mins_need_row_lanes(%x: !a, %w: !w) -> tensor<8x32xf32> {
-  // expected-error @+1 {{the kernel 'integer_tiles' does not read blocks of 16, two-level scales or mins (only vnni_row_lanes and amx do)}}
+  // expected-error @+1 {{the kernel 'integer_tiles' does not read 6-bit codes, blocks of 16, two-level scales or mins (only vnni_row_lanes and amx do)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit {quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<integer_tiles, tile = [8, 2], blocks_per_step = 8>} : !a, !w -> tensor<8x32xf32>
   return %y : tensor<8x32xf32>
 }

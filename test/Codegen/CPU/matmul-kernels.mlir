@@ -129,7 +129,7 @@ func.func @not_transposed(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
 
 !w = !quant_block.tensor<8x96, #quant_block.scheme<i4 : f32, block = [1, 48]>>
 func.func @block48(%x: tensor<1x96xf32>, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K (or [1, 16] without zero points, K a multiple of 32, for 4-bit storage with f32 activations or E2M1 codes, or 8-bit integer storage)}}
+  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K (or [1, 16] without zero points, K a multiple of 32, for 4-bit storage with f32 activations or E2M1 codes, or 6- or 8-bit integer storage)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x96xf32>, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }
@@ -138,7 +138,7 @@ func.func @block48(%x: tensor<1x96xf32>, %w: !w) -> tensor<1x8xf32> {
 
 !w = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 16], zero_point = i4>>
 func.func @block16_zero_points(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x8xf32> {
-  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K (or [1, 16] without zero points, K a multiple of 32, for 4-bit storage with f32 activations or E2M1 codes, or 8-bit integer storage)}}
+  // expected-remark @below {{no register-tiled kernel: the blocks are not [1, B] with B a multiple of 32 that divides K (or [1, 16] without zero points, K a multiple of 32, for 4-bit storage with f32 activations or E2M1 codes, or 6- or 8-bit integer storage)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x64xf32>, !w -> tensor<1x8xf32>
   return %y : tensor<1x8xf32>
 }
@@ -501,6 +501,45 @@ func.func @mxfp4_i8act(%x: !a, %w: !w) -> tensor<1x16xf32> {
 !a = !quant_block.tensor<1x128, #quant_block.scheme<i8 : f32, block = [1, 16]>>
 func.func @nvfp4_i8act(%x: !a, %w: !w) -> tensor<1x16xf32> {
   // expected-remark @below {{no register-tiled kernel: integer products in blocks of 16 need AVX512-VNNI and N a multiple of 16 (one weight row per lane)}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+// -----
+
+// 6-bit codes (GGUF Q6_K's) take only the kernels with one weight row per
+// lane, with int8 activations (the VNNI run: each group of 4 codes' 24
+// bits funnel-shifted from two words where they straddle them, then
+// spread to a byte each); without AVX512-VNNI, with float activations or
+// with zero points, the generic lowering.
+// VNNI-LABEL: func.func @q6k_i8act(
+// VNNI: arith.shrui %{{.*}}, %{{.*}} : vector<16xi32>
+// VNNI: arith.shli %{{.*}}, %{{.*}} : vector<16xi32>
+// VNNI: arith.ori %{{.*}}, %{{.*}} : vector<16xi32>
+// VNNI: vector.contract
+!w = !quant_block.tensor<16x256, #quant_block.scheme<i6 : f32, block = [1, 16], scale = i8, outer = <f16, block = [16]>>>
+!a = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+func.func @q6k_i8act(%x: !a, %w: !w) -> tensor<1x16xf32> {
+  // expected-remark @below {{no register-tiled kernel: integer products of 6-bit codes need AVX512-VNNI and N a multiple of 16 (one weight row per lane)}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<16x256, #quant_block.scheme<i6 : f32, block = [1, 16], scale = i8, outer = <f16, block = [16]>>>
+func.func @q6k_f32act(%x: tensor<1x256xf32>, %w: !w) -> tensor<1x16xf32> {
+  // expected-remark @below {{no register-tiled kernel: 6-bit codes take int8 activations only (accumulate(i32))}}
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<fast> : tensor<1x256xf32>, !w -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
+}
+
+// -----
+
+!w = !quant_block.tensor<16x256, #quant_block.scheme<ui6 : f32, block = [1, 32], zero_point = ui6>>
+!a = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @i6_zero_points(%x: !a, %w: !w) -> tensor<1x16xf32> {
+  // expected-remark @below {{no register-tiled kernel: 6-bit codes have zero points}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<1x16xf32>
   return %y : tensor<1x16xf32>
 }

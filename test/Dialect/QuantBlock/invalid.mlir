@@ -903,7 +903,7 @@ func.func private @f(!quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, bl
 
 // -----
 
-// expected-error @+1 {{row_tile needs 4- or 8-bit storage, not 'i16'}}
+// expected-error @+1 {{row_tile needs 4-, 6- or 8-bit storage, not 'i16'}}
 func.func private @f(!quant_block.tensor<32x64, #quant_block.scheme<i16 : f32, block = [1, 32], row_tile = 16>>)
 
 // -----

@@ -288,6 +288,12 @@ def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
     amx.tile_store %sums[%c0, %c0], %t : memref<64x16xi32>, !amx.tile<16x16xi32>
     %row = vector.load %sums[%c0, %c0] : memref<64x16xi32>, vector<16xi32>
     ```
+    Integer products of 6-bit codes (GGUF Q6_K's: 4 codes per 24 bits,
+    the lowest first) take only the one-row-per-lane kernels as well: each
+    row's 6 words of a chunk are unpacked to a code per byte (each group of
+    4 codes' 24 bits taken from one word or funnel-shifted from two, then
+    spread by 3 shifts and masks), in the positions' order, as 8-bit codes
+    (blocks of 16: the two halves of a chunk), biased by 32.
     Integer products whose weight has two-level scales or mins (GGUF's
     Q4_K, Q4_1, IQ4_XS) take only these one-row-per-lane kernels (VNNI,
     AMX): the step's scales and mins are read as [blocks, rows] vectors,

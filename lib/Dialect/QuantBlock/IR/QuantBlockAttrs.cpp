@@ -657,8 +657,8 @@ LogicalResult SchemeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << " is not a tile: expected 2 or more rows (or no "
                             "row_tile for the row-major layout)";
     unsigned bits = storageType.getIntOrFloatBitWidth();
-    if (bits != 4 && bits != 8)
-      return emitError() << "row_tile needs 4- or 8-bit storage, not "
+    if (bits != 4 && bits != 6 && bits != 8)
+      return emitError() << "row_tile needs 4-, 6- or 8-bit storage, not "
                          << storageType;
     if (blockShape.empty() || blockShape.size() > 2 ||
         (blockShape.size() == 2 && blockShape[0] != 1))

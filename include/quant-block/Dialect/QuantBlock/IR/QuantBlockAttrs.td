@@ -189,7 +189,7 @@ def QuantBlock_SchemeAttr : QuantBlock_Attr<"Scheme", "scheme"> {
       and `quant_block.unpack` (of logical, row-major parts) and by
       `quant_block.repack`, which converts between layouts; the matmul
       kernels of the CPU pipeline stream it with no transposition
-      (docs/Packing.md, "The row-tiled layout"). Needs 4- or 8-bit storage,
+      (docs/Packing.md, "The row-tiled layout"). Needs 4-, 6- or 8-bit storage,
       R >= 2, a static N that R divides, a static K that B divides, B * bits
       a multiple of 32, and an outer scale per tensor or in blocks along
       the last dimension only (blocked outer scales and outer mins are
