@@ -297,7 +297,8 @@ class _Emitter:
             (scheme.outer and scheme.outer["min"]))
         if (scheme and self.int8 and (not scheme.zero_point or mins)
                 and (scheme.block[-1] % 32 == 0 or
-                     (scheme.block[-1] == 16 and scheme.storage == "i8"))):
+                     (scheme.block[-1] == 16 and
+                      scheme.storage in ("i8", "i6")))):
             # llama.cpp's way: the activations quantized per block of the
             # weight's block size (absmax, int8), exact i32 block sums;
             # a weight's mins (Q4_1, Q4_K, Q5_K) times the activations'
@@ -904,7 +905,7 @@ def _widen_q6_k(tensor, parts):
 
 # The types row_tiles stores row-tiled: those whose int8 kernel reads the
 # tiles (blocks along K of whole 32-bit words; Q4_K's blocked outer scales
-# and mins, and the widened Q6_K's outer scales, are tiled as its scales).
+# and mins, and Q6_K's outer scales, are tiled as its scales).
 _ROW_TILED_TYPES = ("Q4_0", "Q8_0", "Q4_1", "Q4_K", "Q6_K")
 _ROW_TILE = 16
 
@@ -913,10 +914,9 @@ def _can_tile_rows(name, tensor):
     """Whether `tensor` may be stored row-tiled: a product's weight (not the
     embedding table, whose rows the model gathers) of a type the tiled
     layout has, with whole tiles of rows."""
-    # Q6_K only widened to 8-bit codes (the tiles hold whole 32-bit words).
-    widened = getattr(tensor, "made_by_model", False)
+    # (Q6_K's blocks of 16 are whole words as 6-bit codes, 3 of them, and
+    # widened to 8-bit ones, 4.)
     return (tensor.type in _ROW_TILED_TYPES and name != "token_embd.weight"
-            and (tensor.type != "Q6_K" or widened)
             and len(tensor.shape) == 2 and tensor.shape[0] % _ROW_TILE == 0)
 
 
@@ -939,16 +939,20 @@ class Llama:
     """A compiled LLaMA model over a GGUF file, with its KV cache."""
 
     def __init__(self, path, capacity=None, threads=None, fast=True,
-                 activations="f32", widen_q6_k=True,
+                 activations="f32", widen_q6_k=None,
                  pipeline="quant-block-cpu-pipeline", row_tiles=None):
-        """`row_tiles`: store the Q4_0 / Q8_0 / Q4_1 / Q4_K (and widened
-        Q6_K) weights of the products row-tiled (docs/Packing.md). By
-        default, with int8 activations on the CPU pipeline where the host
-        has AVX512-VNNI: that int8 kernel reads a tile's 16 rows with one
-        load (tg128 of a 19-layer Q4_0
-        model 12 % faster, bench/README.md), where the other kernels would
-        untile the weight on every call. The logits are the same bits
-        either way."""
+        """`row_tiles`: store the Q4_0 / Q8_0 / Q4_1 / Q4_K / Q6_K weights of
+        the products row-tiled (docs/Packing.md). By default, with int8
+        activations on the CPU pipeline where the host has AVX512-VNNI:
+        that int8 kernel reads a tile's 16 rows with one load (tg128 of a
+        19-layer Q4_0 model 12 % faster, bench/README.md), where the other
+        kernels would untile the weight on every call.
+
+        `widen_q6_k`: Q6_K's 6-bit codes widened to bytes at load (exact;
+        8.56 bits per weight instead of 6.56). By default unless those int8
+        kernels read the 6-bit codes themselves (the same host and options
+        as `row_tiles`): the float kernels and the GPU pipelines have no
+        form for 6-bit codes. The logits are the same bits either way."""
         if threads:
             # libomp reads it when the first parallel region starts.
             os.environ["OMP_NUM_THREADS"] = str(threads)
@@ -961,11 +965,16 @@ class Llama:
                              f"{activations!r}")
         self.activations = activations
         self.pipeline = pipeline
+        # Whether the int8 kernels with one weight row per lane (which read
+        # row tiles and 6-bit codes) take the products.
+        from .runner import cpu_target
+        row_lane_kernels = (activations == "int8" and
+                            pipeline.startswith("quant-block-cpu-pipeline")
+                            and cpu_target().avx512_vnni)
         if row_tiles is None:
-            from .runner import cpu_target
-            row_tiles = (activations == "int8" and
-                         pipeline.startswith("quant-block-cpu-pipeline") and
-                         cpu_target().avx512_vnni)
+            row_tiles = row_lane_kernels
+        if widen_q6_k is None:
+            widen_q6_k = not row_lane_kernels
         self.row_tiles = row_tiles
         has_output = any(t.name == "output.weight" for t in self.file.tensors)
         self.order = []

@@ -137,9 +137,9 @@ def test_row_tiled_weights(files, mix):
     weights."""
     tokens = np.random.default_rng(9).integers(3, TINY["n_vocab"], 24).tolist()
     tiled = llama.Llama(files[mix], capacity=32, activations="int8",
-                        row_tiles=True)
+                        row_tiles=True, widen_q6_k=True)
     plain = llama.Llama(files[mix], capacity=32, activations="int8",
-                        row_tiles=False)
+                        row_tiles=False, widen_q6_k=True)
     for model, want_tiles in ((tiled, True), (plain, False)):
         lines = model.module_text(1).splitlines()
         products = [line for line in lines if "quant_block.matmul" in line]
@@ -153,6 +153,35 @@ def test_row_tiled_weights(files, mix):
                        if "quant_block.dequantize" in line)
     got = prefill_then_decode(tiled, tokens, 20)
     want = prefill_then_decode(plain, tokens, 20)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert np.isfinite(got).all() and np.abs(got).max() > 0
+
+
+@pytest.mark.parametrize("row_tiles", [True, False])
+def test_q6k_in_its_own_six_bit_codes(files, row_tiles):
+    """widen_q6_k=False (the default where the int8 kernels with one weight
+    row per lane take the products, as row_tiles): Q4_K_M's Q6_K weights
+    (the head, half the layers' attn_v and ffn_down) keep the file's 6-bit
+    codes, 2 bits per weight fewer than widened, and the logits of a
+    prefill of 20 tokens (AMX tiles for 16 of them where the host has them)
+    and of decode steps are the same bits as with the codes widened to
+    bytes (where the host lacks AVX512-VNNI the 6-bit products take the
+    generic lowering, with the same bits)."""
+    tokens = np.random.default_rng(10).integers(3, TINY["n_vocab"], 24).tolist()
+    models = [llama.Llama(files["Q4_K_M"], capacity=32, activations="int8",
+                          row_tiles=row_tiles, widen_q6_k=widen)
+              for widen in (False, True)]
+    six, widened = models
+    products = [line for line in six.module_text(1).splitlines()
+                if "quant_block.matmul" in line]
+    assert any("i6 : f32, block = [16], scale = i8" in line
+               for line in products)
+    assert not any("i8 : f32, block = [16], scale = i8" in line
+                   for line in products)
+    assert sum(p.nbytes for p in six.parts) < sum(
+        p.nbytes for p in widened.parts)
+    got = prefill_then_decode(six, tokens, 20)
+    want = prefill_then_decode(widened, tokens, 20)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
     assert np.isfinite(got).all() and np.abs(got).max() > 0
 
