@@ -47,7 +47,7 @@ func.func @amx_eight_bit_zero_points(%x: !a, %w: !w) -> tensor<32x32xf32> {
 !w = !quant_block.tensor<32x128, #quant_block.scheme<f4E2M1FN : f32, block = [1, 16], scale = f8E4M3FN, outer = <f32>>>
 !a = !quant_block.tensor<32x128, #quant_block.scheme<i8 : f32, block = [1, 16]>>
 func.func @amx_four_bit_blocks_of_16(%x: !a, %w: !w) -> tensor<32x32xf32> {
-  // expected-error @+1 {{the kernel 'amx' reads blocks of 16 only of 8-bit codes (4-bit codes are de-interleaved per chunk of 32)}}
+  // expected-error @+1 {{the kernel 'amx' reads blocks of 16 only of 6- or 8-bit codes (4-bit codes are de-interleaved per chunk of 32)}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit {quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<amx, tile = [16, 16], blocks_per_step = 4>} : !a, !w -> tensor<32x32xf32>
   return %y : tensor<32x32xf32>
 }
