@@ -206,6 +206,21 @@ KERNELS["linear_q6_k_i8_i8act_tiled"] = (
      ("scales", lambda r: r.integers(-128, 128, (256, 256, 16),
                                      dtype=np.int8)),
      ("outer", lambda r: scales(r, (256, 16, 16)).astype(np.float16))])
+# GGUF Q6_K in its own 6-bit codes (any bytes are valid codes), row-major
+# and row-tiled.
+KERNELS["linear_q6_k_i6_i8act"] = (
+    ["--quantized-as-parts"],
+    [("x", lambda r: normal(r, (1, 4096))),
+     ("data", lambda r: random_bytes(r, (4096, 3072), np.int8)),
+     ("scales", lambda r: r.integers(-128, 128, (4096, 256), dtype=np.int8)),
+     ("outer", lambda r: scales(r, (4096, 16)).astype(np.float16))])
+KERNELS["linear_q6_k_i6_i8act_tiled"] = (
+    ["--quantized-as-parts"],
+    [("x", lambda r: normal(r, (1, 4096))),
+     ("data", lambda r: random_bytes(r, (256, 768, 16, 4), np.int8)),
+     ("scales", lambda r: r.integers(-128, 128, (256, 256, 16),
+                                     dtype=np.int8)),
+     ("outer", lambda r: scales(r, (256, 16, 16)).astype(np.float16))])
 KERNELS["linear_int8_channel_fast"] = (
     ["--quantized-as-parts"],
     [("x", lambda r: normal(r, (1, 4096))),
