@@ -9,6 +9,16 @@ zero points, ...), as with `quant-run --quantized-as-parts`; bf16 and 8-bit
 float elements as their bit patterns (uint16 / uint8). Arrays are checked
 against the signature before each call.
 
+Arguments that stay the same arrays over many calls (a model's weights and
+cache) are bound once, their descriptors made there:
+
+    step = kernels.forward.bind(2, cache, *weights)
+    logits = step(tokens, position)   # the free arguments, in order
+
+A program that compiles and then only runs calls release_compiler_memory()
+after compiling: the compiler's library pages and freed heap leave its
+resident set (docs/Runner.md).
+
 On a GPU, arguments marked `quant_block.device_resident` stay on the device
 across calls (docs/GPU.md, "Device-resident arguments"):
 
