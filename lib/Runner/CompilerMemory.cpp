@@ -30,28 +30,28 @@
 using namespace mlir::quant_block::runner;
 
 #if defined(__linux__)
-/// The file of the shared object that defines `address`, or "" for the
-/// program itself (the compiler linked statically: nothing to page out
-/// that the program does not need).
+/// The resolved path of the shared object that defines `address` (as
+/// /proc/self/maps names it), or "" for the program itself (the compiler
+/// linked statically: nothing to page out that the program does not
+/// need).
 static std::string sharedObjectOf(const void *address) {
   Dl_info info;
   if (!dladdr(address, &info) || !info.dli_fname)
     return "";
+  char *resolved = realpath(info.dli_fname, nullptr);
+  if (!resolved)
+    return "";
+  std::string path = resolved;
+  free(resolved);
   char program[4096];
   ssize_t length = readlink("/proc/self/exe", program, sizeof(program) - 1);
-  if (length > 0) {
-    program[length] = '\0';
-    char *resolved = realpath(info.dli_fname, nullptr);
-    bool isProgram = resolved && std::string(resolved) == program;
-    free(resolved);
-    if (isProgram)
-      return "";
-  }
-  return info.dli_fname;
+  if (length > 0 && path == std::string(program, length))
+    return "";
+  return path;
 }
 
-/// Advises every mapping of `files` (paths as /proc/self/maps names them:
-/// resolved) to be paged out; returns the bytes accepted.
+/// Advises every mapping of `files` (resolved paths) to be paged out;
+/// returns the bytes accepted.
 static uint64_t pageOutMappings(const std::set<std::string> &files) {
 #ifndef MADV_PAGEOUT
   (void)files;
@@ -92,12 +92,8 @@ uint64_t mlir::quant_block::runner::releaseCompilerMemory() {
        {reinterpret_cast<const void *>(&mlir::registerAsmPrinterCLOptions),
         reinterpret_cast<const void *>(&llvm::outs)}) {
     std::string file = sharedObjectOf(address);
-    if (file.empty())
-      continue;
-    char *resolved = realpath(file.c_str(), nullptr);
-    if (resolved)
-      files.insert(resolved);
-    free(resolved);
+    if (!file.empty())
+      files.insert(file);
   }
   return files.empty() ? 0 : pageOutMappings(files);
 #else

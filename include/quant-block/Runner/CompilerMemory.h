@@ -1,5 +1,4 @@
-//===- CompilerMemory.h - hand back what compiling left resident -*- C++
-//-*-===//
+//===- CompilerMemory.h - return the compiler's memory ----------*- C++ -*-===//
 //
 // A process that JIT-compiles and then serves (quant_block.llama: compile
 // the prefill and decode functions, then run them for as long as the model

@@ -50,10 +50,10 @@ constexpr int64_t kAmxBF16PanelBytes = 8 << 20;
 /// weight tiles.
 constexpr int64_t kRowChunkBytes = 1 << 19;
 
-/// A product the kernel covers, with its tiling.
-/// The product's facts the kernel choice reads (MatmulKernelProblem: M,
-/// negative when dynamic, a frontend's batch or token count; N, K, the
-/// block size, the weight's kind) and what the emitter needs besides.
+/// A product the kernel covers, with its tiling: the facts the kernel
+/// choice reads (MatmulKernelProblem: M, negative when dynamic, a
+/// frontend's batch or token count; N, K, the block size, the weight's
+/// kind) and what the emitter needs besides.
 struct KernelPlan : MatmulKernelProblem {
   /// Activation rows and weight rows of one register tile.
   int64_t tileM, tileN;
