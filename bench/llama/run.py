@@ -67,14 +67,29 @@ def model_file(mix, layers):
 
 
 def read_pass(arrays, threads):
-    """GB/s of one read of every array, split over `threads` threads."""
+    """GB/s of one read of every array, split over `threads` threads in
+    equal shares of bytes (each array's words cut where a share ends:
+    giving each thread whole arrays in turn left one with 1.6 times the
+    other's bytes, and the pass measured 23 GB/s where the memory gives
+    32)."""
     chunks = []
     for a in arrays:
         flat = a.reshape(-1).view(np.uint8)
         usable = flat.size // 8 * 8
         if usable:
             chunks.append(flat[:usable].view(np.uint64))
-    groups = [chunks[i::threads] for i in range(threads)]
+    words = sum(c.size for c in chunks)
+    groups, group, left = [], [], -(-words // threads)
+    for c in chunks:
+        while c.size:
+            take = min(left, c.size)
+            group.append(c[:take])
+            c, left = c[take:], left - take
+            if left == 0:
+                groups.append(group)
+                group, left = [], -(-words // threads)
+    if group:
+        groups.append(group)
 
     def work(group):
         for c in group:

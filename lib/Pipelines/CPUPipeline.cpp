@@ -101,6 +101,9 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
   // Temporaries are freed after their last use, not when the function
   // returns: a layer's peak memory is then its largest live set.
   pm.addNestedPass<func::FuncOp>(createDeallocateAfterLastUse());
+  // Before the linalg ops become loops: a copy into a strided view would
+  // otherwise call the runner utility library.
+  pm.addNestedPass<func::FuncOp>(createCPULowerStridedCopies());
 
   // After bufferization: buffer deallocation refuses the intrinsic calls.
   if (options.vectorize && options.matmulKernels && target.x86Vnni)
@@ -135,6 +138,10 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
     // The threads' scf.forall loops (parallel=true in the vectorizer).
     pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
     pm.addPass(createConvertSCFToOpenMPPass());
+    CPUThreadScheduleOptions schedule;
+    schedule.schedule = options.threadSchedule;
+    schedule.chunk = options.threadChunk;
+    pm.addPass(createCPUThreadSchedule(schedule));
     // convert-scf-to-openmp wraps each iteration in a memref.alloca_scope,
     // which must stay one block; the tiles allocate nothing, so
     // canonicalization inlines it before the loops inside become blocks.

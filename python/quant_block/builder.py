@@ -131,6 +131,16 @@ class Builder:
         """Appends the op `text`, with the current location."""
         self.lines.append("  " + self._located(text))
 
+    def open_region(self, text):
+        """Starts an op with a region: `text` ends with its `{`; the ops
+        emitted next are its body until close_region."""
+        self.lines.append("  " + text)
+
+    def close_region(self):
+        """Ends the region open_region started (the op takes the current
+        location)."""
+        self.lines.append("  " + self._located("}"))
+
     def constant(self, array, element):
         """An arith.constant holding `array` as `element`."""
         value = Value(self.fresh(), tensor_type(np.shape(array), element))

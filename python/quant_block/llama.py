@@ -195,9 +195,13 @@ class _Emitter:
     KEY_BLOCK = 64
 
     def __init__(self, config, n_tokens, capacity, weights, fast,
-                 activations, whole_capacity=False):
+                 activations, whole_capacity=False,
+                 threads_over_heads=False):
         self.c = config
         self.whole_capacity = whole_capacity
+        # A decode step's attention split over threads by kv head (an
+        # scf.forall: the CPU pipeline's threads).
+        self.threads_over_heads = threads_over_heads
         self.int8 = activations == "int8"
         self.n = n_tokens
         self.capacity = capacity
@@ -382,19 +386,42 @@ class _Emitter:
         return out
 
     def store(self, cache, value):
-        """Writes the N new rows of k or v at the current position of the
-        block's layer of the cache, in place: an insert into the cache as a
-        tensor that bufferizes into the cache's own buffer (no copy of the
-        cache, and every kernel operand is the whole, identity-layout
-        buffer, as the GPU pipelines need)."""
-        width = self.c.n_head_kv * self.c.head_dim
-        whole = tensor_type((self.c.n_layer, self.rows, width), "f32")
-        all_rows, updated = self.fresh(), self.fresh()
+        """Writes the N new rows of k or v ([N, kv * head_dim]) at the
+        current position of the block's layer of the cache, in place: an
+        insert into the cache as a tensor that bufferizes into the cache's
+        own buffer (no copy of the cache, and every kernel operand is the
+        whole, identity-layout buffer, as the GPU pipelines need).
+
+        The cache is head-major, [layer, kv head, position, head dim]: the
+        attention reads each head's positions as one contiguous stream.
+        (Position-major rows put a head's consecutive positions kv *
+        head_dim floats apart, 16 KiB for a 7B model: each is another page,
+        which no hardware prefetcher follows, and a decode step's attention
+        over 400 positions took a third of the step.)"""
+        c, n = self.c, self.n
+        kv, d = c.n_head_kv, c.head_dim
+        whole = tensor_type((c.n_layer, kv, self.rows, d), "f32")
+        rows = tensor_type((n, kv * d), "f32")
+        by_head = tensor_type((kv, n, d), "f32")
+        grouped = self.fresh()
+        self.op(f"{grouped} = tensor.expand_shape {value} [[0], [1, 2]] "
+                f"output_shape [{n}, {kv}, {d}] : {rows} into "
+                f"{tensor_type((n, kv, d), 'f32')}")
+        all_rows, place, updated = self.fresh(), self.fresh(), self.fresh()
         self.op(f"{all_rows} = bufferization.to_tensor {cache} restrict "
                 f"writable : {self.cache_type} to {whole}")
-        self.op(f"{updated} = tensor.insert_slice {value} into {all_rows}"
-                f"[%layer, %pos, 0] [1, {self.n}, {width}] [1, 1, 1] : "
-                f"{tensor_type((self.n, width), 'f32')} into {whole}")
+        self.op(f"{place} = tensor.extract_slice {all_rows}[%layer, 0, %pos, "
+                f"0] [1, {kv}, {n}, {d}] [1, 1, 1, 1] : {whole} to {by_head}")
+        # Written by a copy into the cache's own slice: an insert of a
+        # separate tensor would be a memref.copy into a strided view, a
+        # call into the runner's utility library.
+        heads = self.generic(
+            [(grouped, tensor_type((n, kv, d), "f32"))], (kv, n, d),
+            ["(k, t, i) -> (t, k, i)", "(k, t, i) -> (k, t, i)"],
+            ["parallel"] * 3, ["linalg.yield %a0 : f32"], into=place)
+        self.op(f"{updated} = tensor.insert_slice {heads} into {all_rows}"
+                f"[%layer, 0, %pos, 0] [1, {kv}, {n}, {d}] [1, 1, 1, 1] : "
+                f"{by_head} into {whole}")
         self.op(f"bufferization.materialize_in_destination {updated} in "
                 f"restrict writable {cache} : ({whole}, {self.cache_type}) "
                 f"-> ()")
@@ -419,37 +446,73 @@ class _Emitter:
             self.op(f"{count} = arith.constant {n} : index")
             self.op(f"{length} = arith.addi %pos, {count} : index")
         keys, values = [], []
-        whole = tensor_type((c.n_layer, self.rows, kv * d), "f32")
+        whole = tensor_type((c.n_layer, kv, self.rows, d), "f32")
+        rows = cap if self.whole_capacity else "?"
+        size = cap if self.whole_capacity else length
         for cache, out in (("%kcache", keys), ("%vcache", values)):
             t, used = self.fresh(), self.fresh()
             self.op(f"{t} = bufferization.to_tensor {cache} restrict : "
                     f"{self.cache_type} to {whole}")
-            rows = cap if self.whole_capacity else "?"
-            size = cap if self.whole_capacity else length
-            self.op(f"{used} = tensor.extract_slice {t}[%layer, 0, 0] [1, "
-                    f"{size}, {kv * d}] [1, 1, 1] : {whole} to "
-                    f"{tensor_type((rows, kv * d), 'f32')}")
-            grouped = self.fresh()
-            self.op(f"{grouped} = tensor.expand_shape {used} [[0], [1, 2]] "
-                    f"output_shape [{size}, {kv}, {d}] : "
-                    f"{tensor_type((rows, kv * d), 'f32')} into "
-                    f"{tensor_type((rows, kv, d), 'f32')}")
-            out.append(grouped)
-        kt = tensor_type(("?", kv, d), "f32")
+            self.op(f"{used} = tensor.extract_slice {t}[%layer, 0, 0, 0] [1, "
+                    f"{kv}, {size}, {d}] [1, 1, 1, 1] : {whole} to "
+                    f"{tensor_type((kv, rows, d), 'f32')}")
+            out.append(used)
         qt = tensor_type((n, kv, g, d), "f32")
-        cap = "?"
-        dyn = [length]
-        if self.whole_capacity:
-            # Static shapes throughout: the slices fold to the capacity.
-            kt = tensor_type((self.capacity, kv, d), "f32")
-            cap, dyn = self.capacity, []
         qg = self.fresh()
         self.op(f"{qg} = tensor.expand_shape {q} [[0], [1, 2, 3]] output_shape "
                 f"[{n}, {kv}, {g}, {d}] : {tensor_type((n, c.n_head * d), 'f32')}"
                 f" into {qt}")
+        if not self.threads_over_heads:
+            return self.merge_heads(self.heads_attention(
+                qg, keys[0], values[0], kv, length))
+        # One thread's share of the kv heads each (an scf.forall the CPU
+        # pipeline runs on OpenMP threads): a decode step's attention has a
+        # dynamic length, which the vectorizer never splits over threads,
+        # and over a context of a few hundred positions it is a tenth of
+        # the step. Each head's ops are those of the whole (one head of
+        # them): the same sums in the same order.
+        kt = tensor_type((kv, "?", d), "f32")
+        ht = tensor_type((1, "?", d), "f32")
+        qht = tensor_type((n, 1, g, d), "f32")
+        outs, result, head = self.fresh(), self.fresh(), self.fresh()
+        shared = self.fresh()
+        self.op(f"{outs} = tensor.empty() : {qt}")
+        self.b.open_region(f"{result} = scf.forall ({head}) in ({kv}) "
+                           f"shared_outs({shared} = {outs}) -> ({qt}) {{")
+        qh = self.fresh()
+        self.op(f"{qh} = tensor.extract_slice {qg}[0, {head}, 0, 0] [{n}, 1, "
+                f"{g}, {d}] [1, 1, 1, 1] : {qt} to {qht}")
+        sliced = []
+        for whole in (keys[0], values[0]):
+            part = self.fresh()
+            self.op(f"{part} = tensor.extract_slice {whole}[{head}, 0, 0] "
+                    f"[1, {length}, {d}] [1, 1, 1] : {kt} to {ht}")
+            sliced.append(part)
+        out = self.heads_attention(qh, sliced[0], sliced[1], 1, length)
+        self.b.open_region("scf.forall.in_parallel {")
+        self.op(f"tensor.parallel_insert_slice {out} into {shared}[0, {head}, "
+                f"0, 0] [{n}, 1, {g}, {d}] [1, 1, 1, 1] : {qht} into {qt}")
+        self.b.close_region()
+        self.b.close_region()
+        return self.merge_heads(result)
+
+    def heads_attention(self, qg, keys, values, kv, length):
+        """The attention of `kv` kv heads: the queries `qg` [N, kv, g, d]
+        over the positions 0 .. `length` - 1 of `keys` and `values`
+        [kv, positions, d]; [N, kv, g, d]."""
+        c = self.c
+        n, cap, d = self.n, "?", c.head_dim
+        g = c.n_head // c.n_head_kv
+        kt = tensor_type((kv, "?", d), "f32")
+        qt = tensor_type((n, kv, g, d), "f32")
+        dyn = [length]
+        if self.whole_capacity:
+            # Static shapes throughout: the slices fold to the capacity.
+            kt = tensor_type((kv, self.capacity, d), "f32")
+            cap, dyn = self.capacity, []
         scores = self.generic(
-            [(qg, qt), (keys[0], kt)], (n, kv, g, cap),
-            ["(t, k, g, j, i) -> (t, k, g, i)", "(t, k, g, j, i) -> (j, k, i)",
+            [(qg, qt), (keys, kt)], (n, kv, g, cap),
+            ["(t, k, g, j, i) -> (t, k, g, i)", "(t, k, g, j, i) -> (k, j, i)",
              "(t, k, g, j, i) -> (t, k, g, j)"],
             ["parallel"] * 4 + ["reduction"],
             self.sum_of_products(),
@@ -463,14 +526,13 @@ class _Emitter:
         # vectorizer keeps 16 outputs per vector instead of reading the
         # values with a stride per position (2.5x faster at 512 tokens);
         # each output still sums over j in increasing order.
-        out = self.generic(
-            [(weights, st), (values[0], kt)], (n, kv, g, d),
-            ["(t, k, g, j, i) -> (t, k, g, j)", "(t, k, g, j, i) -> (j, k, i)",
+        return self.generic(
+            [(weights, st), (values, kt)], (n, kv, g, d),
+            ["(t, k, g, j, i) -> (t, k, g, j)", "(t, k, g, j, i) -> (k, j, i)",
              "(t, k, g, j, i) -> (t, k, g, i)"],
             ["parallel"] * 3 + ["reduction", "parallel"],
             self.sum_of_products(),
             init="0.0")
-        return self.merge_heads(out)
 
     def sum_of_products(self):
         """The body of an attention product: acc + a0 * a1, reassociable
@@ -560,26 +622,26 @@ class _Emitter:
         self.op(f"{width} = arith.constant {block} : index")
         self.op(f"{blocks} = arith.ceildivui {length}, {width} : index")
         self.op(f"{padded} = arith.muli {blocks}, {width} : index")
-        whole = tensor_type((c.n_layer, self.rows, kv * d), "f32")
-        rows = tensor_type(("?", block, kv, d), "f32")
+        whole = tensor_type((c.n_layer, kv, self.rows, d), "f32")
+        rows = tensor_type((kv, "?", block, d), "f32")
         packed = []
         for cache, layout in (("%kcache", "(k, b, i, l)"),
                               ("%vcache", "(k, b, l, i)")):
             t, used, grouped = self.fresh(), self.fresh(), self.fresh()
             self.op(f"{t} = bufferization.to_tensor {cache} restrict : "
                     f"{self.cache_type} to {whole}")
-            self.op(f"{used} = tensor.extract_slice {t}[%layer, 0, 0] [1, "
-                    f"{padded}, {kv * d}] [1, 1, 1] : {whole} to "
-                    f"{tensor_type(('?', kv * d), 'f32')}")
-            self.op(f"{grouped} = tensor.expand_shape {used} [[0, 1], [2, 3]]"
-                    f" output_shape [{blocks}, {block}, {kv}, {d}] : "
-                    f"{tensor_type(('?', kv * d), 'f32')} into {rows}")
+            self.op(f"{used} = tensor.extract_slice {t}[%layer, 0, 0, 0] [1, "
+                    f"{kv}, {padded}, {d}] [1, 1, 1, 1] : {whole} to "
+                    f"{tensor_type((kv, '?', d), 'f32')}")
+            self.op(f"{grouped} = tensor.expand_shape {used} [[0], [1, 2], [3]]"
+                    f" output_shape [{kv}, {blocks}, {block}, {d}] : "
+                    f"{tensor_type((kv, '?', d), 'f32')} into {rows}")
             keys = layout == "(k, b, i, l)"
             shape = (kv, "?", d, block) if keys else (kv, "?", block, d)
             # Positions past the last: zero, whatever the cache holds there.
             packed.append(self.generic(
                 [(grouped, rows)], shape,
-                [f"{layout} -> (b, l, k, i)", f"{layout} -> {layout}"],
+                [f"{layout} -> (k, b, l, i)", f"{layout} -> {layout}"],
                 ["parallel"] * 4, [
                     "%b = linalg.index 1 : index",
                     f"%l = linalg.index {3 if keys else 2} : index",
@@ -765,7 +827,8 @@ class _Emitter:
         e, kvw = c.n_embd, c.n_head_kv * c.head_dim
         half = c.head_dim // 2
         self.rows = cache_rows(self.capacity)
-        self.cache_type = f"memref<{c.n_layer}x{self.rows}x{kvw}xf32>"
+        self.cache_type = (f"memref<{c.n_layer}x{c.n_head_kv}x{self.rows}x"
+                           f"{c.head_dim}xf32>")
         self.activation_type = f"memref<{n}x{e}xf32>"
         # One layer function per distinct tuple of weight types.
         signatures, layer_functions, calls = {}, [], []
@@ -1007,9 +1070,10 @@ class Llama:
                 self.tensors[name], parts = _tile_rows(self.tensors[name],
                                                        parts)
             self.parts += parts
-        width = c.n_head_kv * c.head_dim
-        self.kcache = np.zeros((c.n_layer, cache_rows(self.capacity), width),
-                                np.float32)
+        # Head-major: [layer, kv head, position, head dim] (_Emitter.store).
+        self.kcache = np.zeros((c.n_layer, c.n_head_kv,
+                                cache_rows(self.capacity), c.head_dim),
+                               np.float32)
         # np.zeros, not zeros_like (which writes the zeros): the pages of
         # the positions not yet used stay unallocated.
         self.vcache = np.zeros(self.kcache.shape, np.float32)
@@ -1022,7 +1086,9 @@ class Llama:
         (`last_logits`: returning the logits of the last one only)."""
         emitter = _Emitter(self.config, n_tokens, self.capacity, self.tensors,
                            self.fast, self.activations,
-                           whole_capacity="spirv" in self.pipeline)
+                           whole_capacity="spirv" in self.pipeline,
+                           threads_over_heads=self.pipeline.startswith(
+                               "quant-block-cpu-pipeline"))
         return emitter.build("forward", self.order, last_logits)
 
     def _function(self, n_tokens, last_logits=False):

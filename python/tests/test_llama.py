@@ -231,6 +231,25 @@ def test_module_uses_quant_block_ops_on_the_imported_weights(files):
     assert 'quant_block.gguf_tensor = "output.weight"' in plain.module_text(1)
 
 
+def test_decode_attention_runs_on_threads_over_a_head_major_cache(files):
+    """A decode step's attention is an scf.forall over the kv heads on the
+    CPU pipeline (the vectorizer never splits its dynamic length over
+    threads), over a cache of [layer, kv head, position, head dim]; the
+    SPIR-V pipeline's whole-capacity attention has no forall. The logits
+    are those of test_logits_match_the_reference either way."""
+    model = llama.Llama(files["Q4_0"], capacity=16)
+    c = model.config
+    assert model.kcache.shape == (c.n_layer, c.n_head_kv, 64, c.head_dim)
+    decode = model.module_text(1)
+    assert decode.count(" = scf.forall (") == 1
+    assert f") in ({c.n_head_kv}) shared_outs(" in decode
+    # The prefill's attention takes its threads from the vectorizer.
+    assert "scf.forall" not in model.module_text(4)
+    spirv = llama.Llama(files["Q4_0"], capacity=16,
+                        pipeline="quant-block-spirv-pipeline")
+    assert "scf.forall" not in spirv.module_text(1)
+
+
 def test_generate_is_greedy(files):
     model = llama.Llama(files["Q8_0"], capacity=16)
     out = model.generate(PROMPT[:4], 5)

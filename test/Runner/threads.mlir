@@ -25,6 +25,17 @@
 // CHECK: gemv: identical for 1 2 3 threads, strict
 // CHECK: i8: identical for 1 2 3 threads, strict
 
+// The other thread schedules hand the row tiles out as the threads ask for
+// them (dynamic: nonmonotonic, in threes; guided): each output is still
+// summed by one thread, the same bits.
+// RUN: env OMP_NUM_THREADS=3 quant-run %s -e gemv --pipeline="quant-block-cpu-pipeline{thread-schedule=dynamic thread-chunk=3}" --quantized-as-parts -i %t/x.npy -i %t/data4.npy -i %t/scales4.npy -o %t/gemv_3dynamic.npy
+// RUN: env OMP_NUM_THREADS=2 quant-run %s -e gemv --pipeline="quant-block-cpu-pipeline{thread-schedule=guided}" --quantized-as-parts -i %t/x.npy -i %t/data4.npy -i %t/scales4.npy -o %t/gemv_2guided.npy
+// RUN: env OMP_NUM_THREADS=3 quant-run %s -e i8 --pipeline="quant-block-cpu-pipeline{thread-schedule=dynamic thread-chunk=3}" --quantized-as-parts -i %t/xm.npy -i %t/data8.npy -i %t/scales8.npy -o %t/i8_3dynamic.npy
+// RUN: env OMP_NUM_THREADS=2 quant-run %s -e i8 --pipeline="quant-block-cpu-pipeline{thread-schedule=guided}" --quantized-as-parts -i %t/xm.npy -i %t/data8.npy -i %t/scales8.npy -o %t/i8_2guided.npy
+// RUN: %python %S/Inputs/threads.py check %t 1 3dynamic 2guided | FileCheck %s --check-prefix=SCHEDULES
+// SCHEDULES: gemv: identical for 1 3dynamic 2guided threads, strict
+// SCHEDULES: i8: identical for 1 3dynamic 2guided threads, strict
+
 !w4 = !quant_block.tensor<512x256, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
 !w8 = !quant_block.tensor<512x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 !a = !quant_block.tensor<4x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>

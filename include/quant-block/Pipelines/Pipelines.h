@@ -133,6 +133,17 @@ struct CPUPipelineOptions
                      "the code calls libomp). Never splits a reduction, so "
                      "results do not depend on the thread count"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> threadSchedule{
+      *this, "thread-schedule",
+      llvm::cl::desc("With parallel: how the threads' loops hand out their "
+                     "iterations (static, dynamic, guided or runtime: "
+                     "--quant-block-cpu-thread-schedule)"),
+      llvm::cl::init("static")};
+  PassOptions::Option<int64_t> threadChunk{
+      *this, "thread-chunk",
+      llvm::cl::desc("With a dynamic or guided thread-schedule: the "
+                     "iterations handed out at a time"),
+      llvm::cl::init(1)};
   PassOptions::Option<bool> matmulKernels{
       *this, "matmul-kernels",
       llvm::cl::desc("With vectorize: reassociated quantized matrix products "

@@ -507,6 +507,71 @@ def CPULegalizeBF16Vectors : Pass<"quant-block-cpu-legalize-bf16-vectors",
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def CPULowerStridedCopies : Pass<"quant-block-cpu-lower-strided-copies",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Turn copies between non-contiguous views into loops";
+  let description = [{
+    A `memref.copy` whose source or target is not one contiguous block (a
+    view with gaps between its rows, e.g. a slice of several heads of a
+    head-major KV cache) lowers, in convert-memref-to-llvm, to a call of
+    `memrefCopy` from MLIR's C runner utility library: a symbol the JIT
+    and a linked object find only where that library is loaded, and an
+    element-by-element copy. This pass rewrites such copies as
+    `linalg.copy`, which the CPU pipeline lowers to loops (their innermost
+    dimension contiguous, vectorized by LLVM). Copies between contiguous
+    views keep `memref.copy` (a `memcpy`).
+
+    ```mlir
+    memref.copy %a, %b : memref<2x1x64xf32>
+                      to memref<2x1x64xf32, strided<[4096, 64, 1], offset: ?>>
+    // becomes
+    linalg.copy ins(%a : memref<2x1x64xf32>)
+                outs(%b : memref<2x1x64xf32, strided<[4096, 64, 1], offset: ?>>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def CPUThreadSchedule : Pass<"quant-block-cpu-thread-schedule"> {
+  let summary = "Choose how the iterations of the threads' loops are "
+                "handed out";
+  let description = [{
+    Sets the schedule of every `omp.wsloop` (the threads' loops that
+    convert-scf-to-openmp made of the kernels' and the vectorizer's
+    `scf.forall`) that has none. `static` (OpenMP's default) gives each
+    thread one contiguous share, fixed before the loop starts: when the
+    threads do not advance at the same speed (two threads that share one
+    memory bus do not), the first to finish waits at the loop's barrier for
+    the other. `dynamic` hands out `chunk` iterations at a time to whichever
+    thread asks first, with the `nonmonotonic` modifier, which lets libomp
+    start each thread on its static share and steal from the others' ends
+    (libomp's static_steal: the same contiguous streams as `static`, and no
+    waiting at the end). `guided` hands out shares that shrink as the loop
+    ends; `runtime` takes the schedule from `OMP_SCHEDULE` at run time (for
+    experiments). Every iteration is still run by one thread and its outputs
+    written once, so the results are the same bits whatever the schedule.
+
+    ```mlir
+    omp.wsloop {
+      omp.loop_nest (%i) : index = (%c0) to (%c256) step (%c1) { ... }
+    }
+    // --quant-block-cpu-thread-schedule="schedule=dynamic chunk=2"
+    omp.wsloop schedule(dynamic = %c2 : i64, nonmonotonic) {
+      omp.loop_nest (%i) : index = (%c0) to (%c256) step (%c1) { ... }
+    }
+    ```
+  }];
+  let options = [
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"static\"",
+           "static, dynamic, guided or runtime">,
+    Option<"chunk", "chunk", "int64_t", /*default=*/"1",
+           "Iterations handed out at a time by dynamic and guided (the "
+           "smallest share for guided)">,
+  ];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def CPURecordTarget : Pass<"quant-block-cpu-record-target",
                             "::mlir::ModuleOp"> {
   let summary = "Record the CPU and features the code was compiled for on "
