@@ -5,7 +5,7 @@ run, with the read bandwidth measured in the same run.
 
     PYTHONPATH=build/python python3 bench/llama/run.py \
         [--mix Q4_0 Q4_K_M] [--threads 1 2] [--layers N] [--pp 512] [--tg 128]
-        [--activations f32|int8] [--no-peer]
+        [--activations f32|int8] [--repetitions R] [--no-peer]
 
 Shapes: dim 4096, ffn 11008, 32 heads, vocab 32000, random weights
 (quant_block.gguf_writer.write_random_llama, llama.cpp's type mixes). The
@@ -16,9 +16,10 @@ on a 480 MiB L3). Files go to $LLAMA_BENCH_DIR (default
 
 Each measurement runs in a fresh process (its own peak RSS, its own
 threads). Ours: compiling each width, then, as llama-bench times them, an
-untimed warm-up and one timed run of each test: pp (a prefill of `pp`
-tokens from an empty cache) and tg (`tg` decode steps from an empty
-cache; its warm-up one step).
+untimed warm-up and `--repetitions` timed runs of each test (their mean
+in the table, as llama-bench's `-r`; the peer the same): pp (a prefill
+of `pp` tokens from an empty cache) and tg (`tg` decode steps from an
+empty cache; its warm-up one step).
 The read pass streams every weight part once, split over the same number
 of threads (numpy, GIL released), right after the tg run; "read ratio" is
 (weight bytes per token x tg tokens/s) / read pass GB/s.
@@ -105,7 +106,7 @@ def read_pass(arrays, threads):
     return total / (time.perf_counter() - start) / 1e9
 
 
-def ours(path, threads, pp, tg, activations):
+def ours(path, threads, pp, tg, activations, repetitions=1):
     from quant_block import llama
     model = llama.Llama(path, capacity=max(pp, tg), threads=threads,
                         activations=activations)
@@ -121,18 +122,24 @@ def ours(path, threads, pp, tg, activations):
     # bench()) does: the whole prompt, then one token.
     model.reset()
     model.prefill(rng.integers(0, n_vocab, pp), last_logits=True)
-    model.reset()
-    start = time.perf_counter()
-    model.prefill(rng.integers(0, n_vocab, pp), last_logits=True)
-    pp_rate = pp / (time.perf_counter() - start)
+    pp_rates = []
+    for _ in range(repetitions):
+        model.reset()
+        start = time.perf_counter()
+        model.prefill(rng.integers(0, n_vocab, pp), last_logits=True)
+        pp_rates.append(pp / (time.perf_counter() - start))
     model.reset()
     model.decode(int(rng.integers(0, n_vocab)))
-    model.reset()
-    tokens = rng.integers(0, n_vocab, tg)
-    start = time.perf_counter()
-    for token in tokens:
-        model.decode(int(token))
-    tg_rate = tg / (time.perf_counter() - start)
+    tg_rates = []
+    for _ in range(repetitions):
+        model.reset()
+        tokens = rng.integers(0, n_vocab, tg)
+        start = time.perf_counter()
+        for token in tokens:
+            model.decode(int(token))
+        tg_rates.append(tg / (time.perf_counter() - start))
+    # Means over the repetitions, as llama-bench reports.
+    pp_rate, tg_rate = float(np.mean(pp_rates)), float(np.mean(tg_rates))
     read = max(read_pass(model.parts, threads) for _ in range(2))
     # Per decoded token every weight is read once, except the embedding
     # table, of which one row is.
@@ -146,11 +153,11 @@ def ours(path, threads, pp, tg, activations):
             "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
 
 
-def peer(path, threads, pp, tg):
+def peer(path, threads, pp, tg, repetitions=1):
     import llamacpp
     with llamacpp.LlamaCpp(path, n_ctx=max(pp, tg) + 16, n_threads=threads,
                            n_batch=pp) as llm:
-        speed = llm.bench(pp=pp, tg=tg)
+        speed = llm.bench(pp=pp, tg=tg, repetitions=repetitions)
     speed["peak_rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return speed
 
@@ -173,15 +180,20 @@ def main():
     parser.add_argument("--tg", type=int, default=128)
     parser.add_argument("--activations", default="f32",
                         choices=["f32", "int8"])
+    parser.add_argument("--repetitions", type=int, default=1,
+                        help="timed runs of each test, each side (the "
+                        "table shows their mean, as llama-bench's -r)")
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         which, path, threads, pp, tg = args.child[:5]
+        repetitions = int(args.child[5])
         if which == "ours":
-            result = ours(path, int(threads), int(pp), int(tg), args.child[5])
+            result = ours(path, int(threads), int(pp), int(tg), args.child[6],
+                          repetitions)
         else:
-            result = peer(path, int(threads), int(pp), int(tg))
+            result = peer(path, int(threads), int(pp), int(tg), repetitions)
         print(json.dumps(result))
         return 0
 
@@ -190,7 +202,8 @@ def main():
     layer_bytes = (4 * 4096 * 4096 + 3 * 4096 * 11008) * 18 // 32
     layers = args.layers or -(-4 * llc // layer_bytes) + 1
     print(f"# last-level cache {llc / 2**20:.0f} MiB; {layers} layers; "
-          f"pp{args.pp} / tg{args.tg}; our activations {args.activations}")
+          f"pp{args.pp} / tg{args.tg}; our activations {args.activations}; "
+          f"mean of {args.repetitions} timed run(s) per test")
     print("| mix | threads | ours pp (tok/s) | llama.cpp pp | ratio | ours tg "
           "(tok/s) | llama.cpp tg | ratio | tg read ratio | read GB/s | "
           "peak RSS / (file + KV) | compile (s) |")
@@ -200,9 +213,9 @@ def main():
         size = os.path.getsize(path)
         for threads in args.threads:
             mine = child("ours", path, threads, args.pp, args.tg,
-                         args.activations)
-            theirs = None if args.no_peer else child("peer", path, threads,
-                                                     args.pp, args.tg)
+                         args.repetitions, args.activations)
+            theirs = None if args.no_peer else child(
+                "peer", path, threads, args.pp, args.tg, args.repetitions)
             read_ratio = mine["bytes_per_token"] * mine["tg"] / 1e9 / \
                 mine["read_gbs"]
             rss = mine["peak_rss"] / (size + mine["kv_bytes"])
