@@ -407,18 +407,16 @@ class _Emitter:
         self.op(f"{grouped} = tensor.expand_shape {value} [[0], [1, 2]] "
                 f"output_shape [{n}, {kv}, {d}] : {rows} into "
                 f"{tensor_type((n, kv, d), 'f32')}")
-        all_rows, place, updated = self.fresh(), self.fresh(), self.fresh()
-        self.op(f"{all_rows} = bufferization.to_tensor {cache} restrict "
-                f"writable : {self.cache_type} to {whole}")
-        self.op(f"{place} = tensor.extract_slice {all_rows}[%layer, 0, %pos, "
-                f"0] [1, {kv}, {n}, {d}] [1, 1, 1, 1] : {whole} to {by_head}")
-        # Written by a copy into the cache's own slice: an insert of a
-        # separate tensor would be a memref.copy into a strided view, a
-        # call into the runner's utility library.
+        # The insert becomes a copy into a strided view of the cache (the
+        # heads' slices are rows * head_dim floats apart), which the CPU
+        # pipeline makes loops (--quant-block-cpu-lower-strided-copies).
         heads = self.generic(
             [(grouped, tensor_type((n, kv, d), "f32"))], (kv, n, d),
             ["(k, t, i) -> (t, k, i)", "(k, t, i) -> (k, t, i)"],
-            ["parallel"] * 3, ["linalg.yield %a0 : f32"], into=place)
+            ["parallel"] * 3, ["linalg.yield %a0 : f32"])
+        all_rows, updated = self.fresh(), self.fresh()
+        self.op(f"{all_rows} = bufferization.to_tensor {cache} restrict "
+                f"writable : {self.cache_type} to {whole}")
         self.op(f"{updated} = tensor.insert_slice {heads} into {all_rows}"
                 f"[%layer, 0, %pos, 0] [1, {kv}, {n}, {d}] [1, 1, 1, 1] : "
                 f"{by_head} into {whole}")
@@ -468,8 +466,7 @@ class _Emitter:
         # One thread's share of the kv heads each (an scf.forall the CPU
         # pipeline runs on OpenMP threads): a decode step's attention has a
         # dynamic length, which the vectorizer never splits over threads,
-        # and over a context of a few hundred positions it is a tenth of
-        # the step. Each head's ops are those of the whole (one head of
+        # and on one thread over 400 positions it was a third of the step. Each head's ops are those of the whole (one head of
         # them): the same sums in the same order.
         kt = tensor_type((kv, "?", d), "f32")
         ht = tensor_type((1, "?", d), "f32")
@@ -483,9 +480,9 @@ class _Emitter:
         self.op(f"{qh} = tensor.extract_slice {qg}[0, {head}, 0, 0] [{n}, 1, "
                 f"{g}, {d}] [1, 1, 1, 1] : {qt} to {qht}")
         sliced = []
-        for whole in (keys[0], values[0]):
+        for operand in (keys[0], values[0]):
             part = self.fresh()
-            self.op(f"{part} = tensor.extract_slice {whole}[{head}, 0, 0] "
+            self.op(f"{part} = tensor.extract_slice {operand}[{head}, 0, 0] "
                     f"[1, {length}, {d}] [1, 1, 1] : {kt} to {ht}")
             sliced.append(part)
         out = self.heads_attention(qh, sliced[0], sliced[1], 1, length)
