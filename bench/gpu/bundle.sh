@@ -180,7 +180,7 @@ done
 if [ "${BENCH:-1}" != 0 ]; then
   dir=$OUT/bench-resident
   mkdir -p "$dir"
-  (cd "$ROOT/bench/gpu" && "$PYTHON" resident.py --out "$dir" --fma \
+  (cd "$ROOT/bench/gpu" && "$PYTHON" resident.py --out "$dir" --fma --int8 \
     --shapes "${RESIDENT_SHAPES:-4096x4096,11008x4096,4096x11008}")
   cc -c -O2 -I"$ROOT/include" "$ROOT/bench/gpu/resident_driver.c" \
     -o "$OUT/log/resident_driver.o"

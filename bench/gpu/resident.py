@@ -2,10 +2,14 @@
 """Writes the modules of the device-resident GEMV benchmark
 (bench/gpu/resident_driver.c): for each scheme x shape, DIR/<case>.mlir with
 `@gemv(x, w {quant_block.device_resident})` (M = 1, `fastmath<reassoc>`,
-or with --fma also `fastmath<reassoc,contract>`, `llvm.emit_c_interface`),
-and DIR/cases.txt: `case scheme n k weight_bytes`.
+or with --fma also `fastmath<reassoc,contract>`, `llvm.emit_c_interface`;
+with --int8 also `<case>_i8`: x quantized in the module to int8 in blocks
+of 32, `quantize_dynamic absmax`, and the product `accumulate(i32)`, the
+integer kernel: dp4a for int4 codes), and DIR/cases.txt: `case scheme n k
+weight_bytes` (scheme `<scheme>+i8` for the int8 cases).
 
     resident.py --out DIR [--shapes 4096x4096,...] [--schemes ...] [--fma]
+                [--int8]
 
 Unlike gen.py's forms, the weight is not built by the module: the driver
 uploads it once per copy (quantBlockGpuUpload) and passes device pointers,
@@ -39,6 +43,26 @@ func.func @gemv(%x: tensor<1x{k}xf32>, %w: !w {{quant_block.device_resident}})
 """
 
 
+def int8_module(scheme, n, k):
+    w = f"!quant_block.tensor<{n}x{k}, {WEIGHT_TYPES[scheme]}>"
+    a = (f"!quant_block.tensor<1x{k}, #quant_block.scheme<i8 : f32, "
+         f"block = [1, 32]>>")
+    return f"""// {scheme} GEMV, M = 1, N = {n}, K = {k}, with a device-resident weight
+// (bench/gpu/resident.py --int8): x quantized to int8 per block of 32,
+// exact integer block sums (accumulate(i32)).
+!w = {w}
+!a = {a}
+
+func.func @gemv(%x: tensor<1x{k}xf32>, %w: !w {{quant_block.device_resident}})
+    -> tensor<1x{n}xf32> attributes {{llvm.emit_c_interface}} {{
+  %xq = quant_block.quantize_dynamic absmax %x : tensor<1x{k}xf32> -> !a
+  %y = quant_block.matmul %xq, %w transpose_rhs accumulate(i32) inhibit
+         : !a, !w -> tensor<1x{n}xf32>
+  return %y : tensor<1x{n}xf32>
+}}
+"""
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True)
@@ -48,6 +72,9 @@ def main():
                         help="also each case with fastmath<reassoc,contract> "
                              "(the kernels' products and sums fused, FMA), "
                              "named <case>_fma")
+    parser.add_argument("--int8", action="store_true",
+                        help="also each case with int8 activations "
+                             "(accumulate(i32)), named <case>_i8")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     cases = []
@@ -62,6 +89,12 @@ def main():
                 with open(os.path.join(args.out, name + ".mlir"), "w") as f:
                     f.write(module(scheme, n, k, flags))
                 cases.append(f"{name} {scheme} {n} {k} "
+                             f"{weight_bytes(scheme, n, k)}")
+            if args.int8:
+                name = f"resident_{scheme}_{n}x{k}_i8"
+                with open(os.path.join(args.out, name + ".mlir"), "w") as f:
+                    f.write(int8_module(scheme, n, k))
+                cases.append(f"{name} {scheme}+i8 {n} {k} "
                              f"{weight_bytes(scheme, n, k)}")
     with open(os.path.join(args.out, "cases.txt"), "w") as f:
         f.write("\n".join(cases) + "\n")

@@ -44,6 +44,7 @@ void mlir::quant_block::buildGPUFrontHalfPipeline(
     kernels.vectorLoads = middle.target.vectorLoads;
     kernels.rowsPerWarp = middle.rowsPerWarp;
     kernels.exactSubnormals = middle.target.exactSubnormals;
+    kernels.byteDotProducts = middle.target.byteDotProducts;
     pm.addNestedPass<func::FuncOp>(createGPUMatmulKernels(kernels));
   }
   buildFrontHalfLoweringStage(pm, frontHalf);

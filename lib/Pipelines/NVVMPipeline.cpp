@@ -23,6 +23,16 @@
 using namespace mlir;
 using namespace mlir::quant_block;
 
+/// Whether `chip` (sm_XY, perhaps with a suffix) has PTX's dp4a: sm_61 and
+/// later.
+static bool hasDp4a(StringRef chip) {
+  if (!chip.consume_front("sm_"))
+    return false;
+  unsigned version = 0;
+  StringRef digits = chip.take_while(llvm::isDigit);
+  return !digits.getAsInteger(10, version) && version >= 61;
+}
+
 void mlir::quant_block::buildNVVMBackHalfPipeline(
     OpPassManager &pm, const NVVMPipelineOptions &options) {
   GpuNVVMAttachTargetOptions target;
@@ -41,6 +51,9 @@ void mlir::quant_block::buildNVVMBackHalfPipeline(
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createSCFToControlFlowPass());
+  // The integer matmul kernel's byte dot products as dp4a.
+  if (hasDp4a(options.chip))
+    kernels.addPass(createNVVMDotProducts());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   // PTX instructions rather than libdevice calls, which only link where a
   // CUDA toolkit is found at compile time.
@@ -68,8 +81,10 @@ void mlir::quant_block::buildNVVMPipeline(OpPassManager &pm,
   // NVIDIA warps are 32 threads, 16-byte loads are fast, cvt.f32.f16 is
   // exact (a NaN's bits are the target's, docs/Numerics.md) and mul.rn.f32
   // keeps subnormals (the kernels are not compiled with ftz).
-  GPUMiddleOptions middle =
-      options.getGPUMiddleOptions(GPUTargetTraits::nvvm());
+  GPUTargetTraits target = GPUTargetTraits::nvvm();
+  if (options.int8DotProducts && hasDp4a(options.chip))
+    target.byteDotProducts = true;
+  GPUMiddleOptions middle = options.getGPUMiddleOptions(target);
   buildGPUFrontHalfPipeline(pm, options.getFrontHalfOptions(), middle);
   buildGPUMiddlePipeline(pm, middle);
   buildNVVMBackHalfPipeline(pm, options);

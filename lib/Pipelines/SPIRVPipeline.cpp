@@ -50,6 +50,13 @@ void mlir::quant_block::buildSPIRVBackHalfPipeline(
   else
     target.spirvExtensions.assign(options.extensions.begin(),
                                   options.extensions.end());
+  // SDot / SUDot on vectors of 4 bytes (the integer matmul kernel's block
+  // sums); --quant-block-spirv-dot-products makes the kernel modules that
+  // use them SPIR-V 1.6 modules (Vulkan 1.3's).
+  if (options.int8DotProducts)
+    for (StringRef capability : {"DotProduct", "DotProductInput4x8Bit"})
+      if (!llvm::is_contained(target.spirvCapabilities, capability))
+        target.spirvCapabilities.push_back(capability.str());
   target.clientApi = options.clientApi;
   pm.addPass(createGpuSPIRVAttachTarget(target));
 
@@ -69,6 +76,9 @@ void mlir::quant_block::buildSPIRVBackHalfPipeline(
   kernels.addPass(arith::createArithExpandOpsPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
+  // The integer matmul kernel's byte dot products as SDot / SUDot, where
+  // the target allows them.
+  kernels.addPass(createSPIRVDotProducts());
   // convert-gpu-to-spirv has no math patterns.
   kernels.addPass(createConvertMathToSPIRVPass());
   pm.addPass(createConvertGPUToSPIRVPass());
@@ -102,8 +112,10 @@ void mlir::quant_block::buildSPIRVPipeline(
   // workgroup attributions of a gpu.func. Subgroups are not assumed 32
   // wide (lavapipe's are 8): the matmul kernels' lanes add in workgroup
   // memory.
-  GPUMiddleOptions middle =
-      options.getGPUMiddleOptions(GPUTargetTraits::spirv());
+  GPUTargetTraits target = GPUTargetTraits::spirv();
+  if (options.int8DotProducts)
+    target.byteDotProducts = true;
+  GPUMiddleOptions middle = options.getGPUMiddleOptions(target);
   buildGPUFrontHalfPipeline(pm, options.getFrontHalfOptions(), middle);
   buildGPUMiddlePipeline(pm, middle);
   buildSPIRVBackHalfPipeline(pm, options);

@@ -248,6 +248,10 @@ struct GPUTargetTraits {
   bool exactF16Extension = false;
   /// The target's f32 arithmetic keeps subnormals (NVVM without ftz).
   bool exactSubnormals = false;
+  /// The target has 4-way byte dot products (PTX dp4a from sm_61 on;
+  /// SPIR-V's SDot / SUDot on devices with shaderIntegerDotProduct): the
+  /// integer matmul kernel sums its codes with them.
+  bool byteDotProducts = false;
 
   static GPUTargetTraits nvvm() {
     GPUTargetTraits traits;
@@ -392,6 +396,14 @@ struct SPIRVPipelineOptions : public GPUPipelineOptions<SPIRVPipelineOptions> {
   PassOptions::Option<std::string> version{
       *this, "spirv-version", llvm::cl::desc("SPIR-V version of the kernels"),
       llvm::cl::init("v1.3")};
+  PassOptions::Option<bool> int8DotProducts{
+      *this, "int8-dot-products",
+      llvm::cl::desc("The device has shaderIntegerDotProduct: the integer "
+                     "matmul kernel (accumulate(i32)) sums 4- and 8-bit "
+                     "codes with SDot / SUDot (adds the DotProduct and "
+                     "DotProductInput4x8Bit capabilities to the target; "
+                     "kernels with them are SPIR-V 1.6, Vulkan 1.3's)"),
+      llvm::cl::init(false)};
   PassOptions::ListOption<std::string> capabilities{
       *this, "caps",
       llvm::cl::desc("SPIR-V capabilities the target supports (default: "
@@ -432,6 +444,12 @@ struct NVVMPipelineOptions : public GPUPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::desc("PTX features (a PTX version every chip accepts: sm_90 "
                      "aborts LLVM with the default +ptx60)"),
       llvm::cl::init("+ptx80")};
+  PassOptions::Option<bool> int8DotProducts{
+      *this, "int8-dot-products",
+      llvm::cl::desc("The integer matmul kernel (accumulate(i32)) sums 4- "
+                     "and 8-bit codes with dp4a (nvvm.dot.accumulate.4way; "
+                     "chips from sm_61 on)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("Kernel binary format: isa (PTX text, needs no CUDA), "

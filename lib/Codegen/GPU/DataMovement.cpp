@@ -278,6 +278,10 @@ struct GPUDataMovementPass
       return true;
     if (isBufferView(op) || touchesNoElements(op))
       return false;
+    // A wait orders device work and touches no host buffer (the device
+    // allocations of host temporaries that only kernels use bring them).
+    if (isa<gpu::WaitOp>(op))
+      return false;
     auto touchesLive = [&](Value value) {
       return isa<MemRefType>(value.getType()) &&
              live.contains(getRootBuffer(value));

@@ -86,13 +86,17 @@ struct KernelPlan {
   /// in the contract's order.
   bool integer = false;
   int64_t lhsBlock = 0;
+  /// The integer kernel's block sums from 4-way byte dot products (4- and
+  /// 8-bit integer weights) rather than a multiply and an add per code.
+  bool byteDotProducts = false;
 };
 
 /// Why `op` has no kernel (std::nullopt when it has one); fills `plan`.
 std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
                                       int64_t maxWorkgroups,
                                       int64_t rowsPerWarp, int64_t splitK,
-                                      int64_t chunkWords, KernelPlan &plan) {
+                                      int64_t chunkWords, bool byteDotProducts,
+                                      KernelPlan &plan) {
   arith::FastMathFlags flags = op.getFastmath();
   if (!op.getTransposeRhs())
     return std::string("the weight is not transposed ([N, K])");
@@ -165,6 +169,8 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
     if (block[1] * bits > kMaxIntegerBlockBits)
       return std::string("the blocks are longer than 1024 bits (one lane "
                          "sums a block)");
+    if (!e2m1 && (bits == 4 || bits == 8))
+      plan.byteDotProducts = byteDotProducts;
   }
 
   plan.m = lhsRows;
@@ -356,6 +362,21 @@ private:
                                             Value lhsWords, Value lhsScales,
                                             Value words, Value scales,
                                             Value zeroPoints, Value outer);
+  /// The block's exact i32 sums `sum (ql) * (qr - zr)`, one per activation
+  /// row, from 4-way byte dot products (plan.byteDotProducts): `blockWords` the
+  /// weight's words of the block, `lhsBlockWords` each activation row's,
+  /// `zeroPoint` the block's (i32) or null.
+  SmallVector<Value> emitDotProductBlockSums(Value blockWords,
+                                             ArrayRef<Value> lhsBlockWords,
+                                             Value zeroPoint, bool isSigned);
+  /// `acc` plus the dot product of the 4 bytes `weightBytes` (signed or
+  /// unsigned) and the 4 signed bytes `lhsBytes`: the target-neutral form
+  /// that --quant-block-nvvm-dot-products and
+  /// --quant-block-spirv-dot-products make one instruction.
+  Value dotAccumulate(Value weightBytes, bool weightSigned, Value lhsBytes,
+                      Value acc);
+  /// The i32 `word` as its 4 bytes (vector<4xi8>, little-endian).
+  Value asBytes(Value word);
   /// Adds `x * weight` for code `j` of a word to weight row `r`'s sum of
   /// each activation row (`activations`: the word's, one vector per
   /// activation row): a rounded product and a rounded sum, or an FMA with
@@ -582,6 +603,94 @@ SmallVector<Value> KernelEmitter::reduceLanes(ArrayRef<Value> sums) {
   return totals;
 }
 
+Value KernelEmitter::asBytes(Value word) {
+  Value single = vector::FromElementsOp::create(
+      b, loc, VectorType::get({1}, b.getI32Type()), word);
+  return vector::BitCastOp::create(b, loc, VectorType::get({4}, b.getI8Type()),
+                                   single);
+}
+
+Value KernelEmitter::dotAccumulate(Value weightBytes, bool weightSigned,
+                                   Value lhsBytes, Value acc) {
+  auto wideType = VectorType::get({4}, b.getI32Type());
+  Value weight =
+      weightSigned
+          ? arith::ExtSIOp::create(b, loc, wideType, weightBytes).getResult()
+          : arith::ExtUIOp::create(b, loc, wideType, weightBytes).getResult();
+  Value lhs = arith::ExtSIOp::create(b, loc, wideType, lhsBytes);
+  Value products = arith::MulIOp::create(b, loc, weight, lhs);
+  return vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
+                                     products, acc);
+}
+
+SmallVector<Value>
+KernelEmitter::emitDotProductBlockSums(Value blockWords,
+                                       ArrayRef<Value> lhsBlockWords,
+                                       Value zeroPoint, bool isSigned) {
+  auto mask = [&](Value word, int64_t bits) -> Value {
+    return arith::AndIOp::create(b, loc, word, i32Constant(bits));
+  };
+  SmallVector<Value> sums(plan.tileM, i32Constant(0));
+  // With zero points: sum (ql) (qr - zr) = sum ql qr - zr sum ql.
+  SmallVector<Value> lhsSums(plan.tileM, i32Constant(0));
+  Value ones;
+  if (zeroPoint)
+    ones = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(VectorType::get({4}, b.getI8Type()),
+                               b.getI8IntegerAttr(1)));
+  for (int64_t v = 0; v < plan.wordsPerBlock; ++v) {
+    Value packed = vector::ExtractOp::create(b, loc, blockWords, v);
+    // The word's codes as bytes, in groups of 4 that pair with the
+    // activations' bytes below. 4-bit codes: the even ones (k = 0, 2, 4, 6
+    // of the word) and the odd ones; signed codes in the high nibble of
+    // their byte (16 times their value, the sum shifted back at the end),
+    // unsigned ones in the low.
+    SmallVector<Value> weightBytes;
+    if (plan.bits == 8) {
+      weightBytes.push_back(asBytes(packed));
+    } else if (isSigned) {
+      weightBytes.push_back(asBytes(mask(
+          arith::ShLIOp::create(b, loc, packed, i32Constant(4)), 0xF0F0F0F0)));
+      weightBytes.push_back(asBytes(mask(packed, 0xF0F0F0F0)));
+    } else {
+      weightBytes.push_back(asBytes(mask(packed, 0x0F0F0F0F)));
+      weightBytes.push_back(asBytes(mask(
+          arith::ShRUIOp::create(b, loc, packed, i32Constant(4)), 0x0F0F0F0F)));
+    }
+    for (int64_t mi = 0; mi < plan.tileM; ++mi) {
+      SmallVector<Value> lhsBytes;
+      for (int64_t t = 0; t < plan.codesPerWord / 4; ++t)
+        lhsBytes.push_back(asBytes(vector::ExtractOp::create(
+            b, loc, lhsBlockWords[mi], v * (plan.codesPerWord / 4) + t)));
+      SmallVector<Value> pairedBytes = lhsBytes;
+      if (plan.bits == 4) {
+        pairedBytes = {
+            vector::ShuffleOp::create(b, loc, lhsBytes[0], lhsBytes[1],
+                                      ArrayRef<int64_t>{0, 2, 4, 6}),
+            vector::ShuffleOp::create(b, loc, lhsBytes[0], lhsBytes[1],
+                                      ArrayRef<int64_t>{1, 3, 5, 7})};
+      }
+      for (auto [weight, lhs] : llvm::zip_equal(weightBytes, pairedBytes))
+        sums[mi] = dotAccumulate(weight, isSigned, lhs, sums[mi]);
+      if (zeroPoint)
+        for (Value lhs : lhsBytes)
+          lhsSums[mi] =
+              dotAccumulate(ones, /*weightSigned=*/false, lhs, lhsSums[mi]);
+    }
+  }
+  for (int64_t mi = 0; mi < plan.tileM; ++mi) {
+    // Exact: every term was a multiple of 16.
+    if (plan.bits == 4 && isSigned)
+      sums[mi] = arith::ShRSIOp::create(b, loc, sums[mi], i32Constant(4));
+    if (zeroPoint)
+      sums[mi] = arith::SubIOp::create(
+          b, loc, sums[mi],
+          arith::MulIOp::create(b, loc, zeroPoint, lhsSums[mi]));
+  }
+  return sums;
+}
+
 SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
     Value lane, Value n, Value m0, Value lhsWords, Value lhsScales, Value words,
     Value scales, Value zeroPoints, Value outer) {
@@ -633,7 +742,10 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
         loadVector(lhsWords, {m, firstLhsWord}, lhsWordsPerBlock, i32));
   }
   int64_t lhsWordsPerWord = plan.codesPerWord / 4;
-  for (int64_t v = 0; v < plan.wordsPerBlock; ++v) {
+  if (plan.byteDotProducts)
+    blockSums =
+        emitDotProductBlockSums(blockWords, lhsBlockWords, zeroPoint, isSigned);
+  for (int64_t v = 0; !plan.byteDotProducts && v < plan.wordsPerBlock; ++v) {
     Value packed = vector::ExtractOp::create(b, loc, blockWords, v);
     for (int64_t mi = 0; mi < plan.tileM; ++mi) {
       // The activation codes of the word's k.
@@ -865,7 +977,7 @@ struct GPUMatmulKernelsPass
       KernelPlan plan;
       if (std::optional<std::string> whyNot =
               planKernel(op, workgroupSize, maxWorkgroups, rowsPerWarp, splitK,
-                         chunkWords, plan)) {
+                         chunkWords, byteDotProducts, plan)) {
         if (report)
           op.emitRemark() << "no GPU matmul kernel: " << *whyNot;
         continue;

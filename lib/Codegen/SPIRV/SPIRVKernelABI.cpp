@@ -9,6 +9,8 @@
 
 #include "quant-block/Codegen/SPIRV/Passes.h"
 
+#include "TargetEnv.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
@@ -20,16 +22,6 @@ namespace mlir::quant_block {
 } // namespace mlir::quant_block
 
 using namespace mlir;
-
-/// The SPIR-V target environment of `module`: the one spirv-attach-target
-/// put in its targets, else a spirv.target_env attribute around it.
-static spirv::TargetEnvAttr getTargetEnv(gpu::GPUModuleOp module) {
-  if (ArrayAttr targets = module.getTargetsAttr())
-    for (Attribute target : targets)
-      if (auto env = dyn_cast<spirv::TargetEnvAttr>(target))
-        return env;
-  return spirv::lookupTargetEnv(module);
-}
 
 /// Why `type` (a scalar, or the element type of a shaped type) cannot be
 /// used in a kernel for `target`; empty if it can.
@@ -84,7 +76,7 @@ struct GPUSPIRVKernelABIPass
     : public quant_block::impl::GPUSPIRVKernelABIBase<GPUSPIRVKernelABIPass> {
   void runOnOperation() override {
     gpu::GPUModuleOp module = getOperation();
-    spirv::TargetEnvAttr envAttr = getTargetEnv(module);
+    spirv::TargetEnvAttr envAttr = quant_block::getSPIRVTargetEnv(module);
     if (!envAttr) {
       module.emitError("no SPIR-V target environment (run "
                        "spirv-attach-target first)");

@@ -125,6 +125,8 @@ VulkanDevice::VulkanDevice() {
           VK_API_VERSION_MINOR(props.apiVersion));
   bool core12 = props.apiVersion >= VK_API_VERSION_1_2 &&
                 apiVersion >= VK_API_VERSION_1_2;
+  bool core13 = props.apiVersion >= VK_API_VERSION_1_3 &&
+                apiVersion >= VK_API_VERSION_1_3;
 
   uint32_t extensionCount = 0;
   check(vkEnumerateDeviceExtensionProperties(physicalDevice, nullptr,
@@ -150,12 +152,25 @@ VulkanDevice::VulkanDevice() {
     else
       haveFloat16Int8 = true;
   }
+  // 4-way byte dot products (SPIR-V SDot / SUDot, the integer matmul
+  // kernel's with --quant-block-spirv-pipeline=int8-dot-products=true): core
+  // in 1.3, an extension before.
+  bool haveIntegerDotProduct = core13;
+  if (!core13 &&
+      hasExtension(available,
+                   VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME)) {
+    extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+    haveIntegerDotProduct = true;
+  }
 
   VkPhysicalDevice8BitStorageFeatures storage8{};
   storage8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES;
   VkPhysicalDeviceShaderFloat16Int8Features float16Int8{};
   float16Int8.sType =
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
+  VkPhysicalDeviceShaderIntegerDotProductFeatures integerDotProduct{};
+  integerDotProduct.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES;
   VkPhysicalDevice16BitStorageFeatures storage16{};
   storage16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
   VkPhysicalDeviceFeatures2 features{};
@@ -170,6 +185,10 @@ VulkanDevice::VulkanDevice() {
   if (haveFloat16Int8) {
     *next = &float16Int8;
     next = &float16Int8.pNext;
+  }
+  if (haveIntegerDotProduct) {
+    *next = &integerDotProduct;
+    next = &integerDotProduct.pNext;
   }
   // Query, then enable exactly what was reported as supported.
   vkGetPhysicalDeviceFeatures2(physicalDevice, &features);

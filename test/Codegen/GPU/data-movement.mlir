@@ -41,22 +41,23 @@ module attributes {gpu.container_module} {
     // data is copied both ways, as the kernel could write a slice of it:
     // @written_before below). The device copies live on across the
     // consecutive launches and are settled where host code may touch them
-    // (here before the device-only buffer's free): written ones copied out,
-    // all freed.
+    // (here at the return; the device-only buffer's free and its waits
+    // touch no host buffer): written ones copied out, all freed.
     // CHECK: %[[W2:.*]] = gpu.wait async
     // CHECK: %[[DOUT:.*]], %[[T5:.*]] = gpu.alloc async [%[[W2]]] () : memref<4x4xf32>
     // CHECK-NEXT: %[[T6:.*]] = gpu.launch_func async [%[[T5]]] @kernels::@consume {{.*}} args(%[[TMP]] : memref<16xf32>, %[[DOUT]] : memref<4x4xf32>)
     // CHECK-NEXT: gpu.wait [%[[T6]]]
+    gpu.launch_func @kernels::@consume blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%tmp : memref<16xf32>, %out : memref<4x4xf32>)
+    // CHECK-NEXT: %[[W4:.*]] = gpu.wait async
+    // CHECK-NEXT: %[[T10:.*]] = gpu.dealloc async [%[[W4]]] %[[TMP]]
+    // CHECK-NEXT: gpu.wait [%[[T10]]]
+    memref.dealloc %tmp : memref<16xf32>
     // CHECK-NEXT: %[[W3:.*]] = gpu.wait async
     // CHECK-NEXT: %[[T7:.*]] = gpu.memcpy async [%[[W3]]] %[[OUT]], %[[DOUT]]
     // CHECK-NEXT: %[[T8:.*]] = gpu.dealloc async [%[[T7]]] %[[DIN]]
     // CHECK-NEXT: %[[T9:.*]] = gpu.dealloc async [%[[T8]]] %[[DOUT]]
     // CHECK-NEXT: gpu.wait [%[[T9]]]
-    gpu.launch_func @kernels::@consume blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%tmp : memref<16xf32>, %out : memref<4x4xf32>)
-    // CHECK: %[[W4:.*]] = gpu.wait async
-    // CHECK: %[[T10:.*]] = gpu.dealloc async [%[[W4]]] %[[TMP]]
-    // CHECK: gpu.wait [%[[T10]]]
-    memref.dealloc %tmp : memref<16xf32>
+    // CHECK-NEXT: return
     return %out : memref<4x4xf32>
   }
 }
@@ -213,5 +214,43 @@ module attributes {gpu.container_module} {
     %v = memref.load %a[%c0] : memref<4xf32>
     gpu.launch_func @kernels::@inc blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%a : memref<4xf32>)
     return %v : f32
+  }
+}
+
+// -----
+
+// A host temporary that only kernels use between two launches (its device
+// allocation brings gpu.wait ops, which touch no host buffer) does not end
+// the sharing: the input is copied in once (the dynamic quantization of
+// activations before a product reads them in two kernels).
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @read(%a: memref<4xf32>, %t: memref<4xf32>) kernel {
+      %i = gpu.thread_id x
+      %v = memref.load %a[%i] : memref<4xf32>
+      memref.store %v, %t[%i] : memref<4xf32>
+      gpu.return
+    }
+  }
+  // CHECK-LABEL: func.func @shared_around_a_temporary
+  // CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[OUT:.*]]: memref<4xf32>)
+  // CHECK: gpu.memcpy async [%{{.*}}] %[[D:.*]], %[[A]]
+  // CHECK: gpu.launch_func async {{.*}} args(%[[D]] : memref<4xf32>
+  // CHECK-NOT: gpu.memcpy async [%{{.*}}] %{{.*}}, %[[A]]
+  // CHECK: gpu.launch_func async {{.*}} args(%[[D]] : memref<4xf32>
+  // CHECK-NOT: gpu.memcpy async [%{{.*}}] %{{.*}}, %[[A]]
+  // CHECK: gpu.dealloc async [%{{.*}}] %[[D]]
+  // CHECK: return
+  func.func @shared_around_a_temporary(%a: memref<4xf32>, %out: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %t = memref.alloc() : memref<4xf32>
+    gpu.launch_func @kernels::@read blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%a : memref<4xf32>, %t : memref<4xf32>)
+    %u = memref.alloc() : memref<4xf32>
+    gpu.launch_func @kernels::@read blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%a : memref<4xf32>, %u : memref<4xf32>)
+    gpu.launch_func @kernels::@read blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%u : memref<4xf32>, %out : memref<4xf32>)
+    memref.dealloc %t : memref<4xf32>
+    memref.dealloc %u : memref<4xf32>
+    return
   }
 }

@@ -14,6 +14,7 @@
 // BAD-CHUNK: error: chunk-words must be 1, 2 or 4, not 3
 // RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{chunk-words=1}))" | FileCheck %s --check-prefix=WORD
 // RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels))" | FileCheck %s --check-prefix=SPLIT
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{workgroup-size=64 byte-dot-products=true}))" | FileCheck %s --check-prefix=DOT
 
 // An int4 product with f16 scales, M = 3, N = 5: the weight's lowered parts
 // as buffers, the packed bytes viewed as i32 words [5, 8] on the host; 64
@@ -173,11 +174,60 @@ func.func @bf16_activations(%x: tensor<1x64xbf16>, %w: !b) -> tensor<1x4xbf16> {
 // CHECK-NOT: gpu.shuffle
 // CHECK-NOT: math.fma
 // CHECK: scf.yield
+// With byte-dot-products: a word of 8 signed 4-bit codes gives its even
+// codes (shifted into the high nibbles) and its odd ones (masked in place)
+// as two vectors of 4 bytes, 16 times the codes; the activations' two
+// words are shuffled into the same order; 2 dot products per word, 8 per
+// block, and the block's sum shifted back by 4.
+// DOT-LABEL: func.func @int8_activations
+// DOT: gpu.launch
+// DOT: %[[PACKED:.*]] = vector.extract %{{.*}}[0] : i32 from vector<4xi32>
+// DOT: %[[HIGH:.*]] = arith.shli %[[PACKED]], %c4_i32 : i32
+// DOT: arith.andi %[[HIGH]], %c-252645136_i32 : i32
+// DOT: arith.andi %[[PACKED]], %c-252645136_i32{{.*}} : i32
+// DOT: vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6] : vector<4xi8>, vector<4xi8>
+// DOT: vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, 7] : vector<4xi8>, vector<4xi8>
+// DOT: arith.extsi %{{.*}} : vector<4xi8> to vector<4xi32>
+// DOT: arith.muli %{{.*}}, %{{.*}} : vector<4xi32>
+// DOT: vector.reduction <add>, %{{.*}}, %{{.*}} : vector<4xi32> into i32
+// DOT-COUNT-7: vector.reduction <add>
+// DOT-NOT: vector.reduction
+// DOT: arith.shrsi %{{.*}}, %c4_i32{{.*}} : i32
+// DOT: arith.sitofp %{{.*}} : i32 to f32
 !w8 = !quant_block.tensor<5x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
 !a8 = !quant_block.tensor<1x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 func.func @int8_activations(%x: !a8, %w: !w8) -> tensor<1x5xf32> {
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a8, !w8 -> tensor<1x5xf32>
   return %y : tensor<1x5xf32>
+}
+
+// -----
+
+// Unsigned 8-bit codes with zero points: each word is 4 unsigned bytes as
+// it is (one dot product against the activations' word), and the
+// activations' sum (a dot product with ones) times the zero point is
+// subtracted from the block's sum.
+// DOT-LABEL: func.func @uint8_zero_points_int8_activations
+// DOT: gpu.launch
+// DOT: %[[ONES:.*]] = arith.constant dense<1> : vector<4xi8>
+// DOT: %[[W:.*]] = arith.extui %{{.*}} : vector<4xi8> to vector<4xi32>
+// DOT: %[[X:.*]] = arith.extsi %{{.*}} : vector<4xi8> to vector<4xi32>
+// DOT: %[[P:.*]] = arith.muli %[[W]], %[[X]] : vector<4xi32>
+// DOT: vector.reduction <add>, %[[P]]
+// DOT: %[[O:.*]] = arith.extui %[[ONES]] : vector<4xi8> to vector<4xi32>
+// DOT: %[[X2:.*]] = arith.extsi %{{.*}} : vector<4xi8> to vector<4xi32>
+// DOT: arith.muli %[[O]], %[[X2]] : vector<4xi32>
+// DOT-COUNT-15: vector.reduction <add>
+// DOT-NOT: vector.reduction
+// DOT: %[[ZS:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+// DOT: arith.subi %{{.*}}, %[[ZS]] : i32
+// DOT-NOT: arith.shrsi
+// DOT: arith.sitofp %{{.*}} : i32 to f32
+!wu8 = !quant_block.tensor<3x32, #quant_block.scheme<ui8 : f32, block = [1, 32], scale = f16, zero_point = ui8>>
+!au8 = !quant_block.tensor<1x32, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @uint8_zero_points_int8_activations(%x: !au8, %w: !wu8) -> tensor<1x3xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !au8, !wu8 -> tensor<1x3xf32>
+  return %y : tensor<1x3xf32>
 }
 
 // -----

@@ -69,7 +69,7 @@ class Case:
         if storage in ("i4", "i8"):
             lo, hi = -(1 << (bits - 1)), 1 << (bits - 1)
             self.codes = rng.integers(lo, hi, size=(n, k))
-        elif storage in ("ui4", "ui2"):
+        elif storage in ("ui4", "ui2", "ui8"):
             self.codes = rng.integers(0, 1 << bits, size=(n, k))
         elif storage == "f4E2M1FN":
             self.codes = rng.integers(0, 16, size=(n, k))
@@ -87,8 +87,8 @@ class Case:
         else:  # f16 / f32 scales with few significant bits.
             self.scales = (rng.integers(1, 64, size=(n, blocks)) /
                            64.0).astype(np.float32)
-        if zero_point == "ui4":
-            self.zero_points = rng.integers(0, 16, size=(n, blocks))
+        if zero_point in ("ui4", "ui8"):
+            self.zero_points = rng.integers(0, 1 << bits, size=(n, blocks))
         elif zero_point == "f32":
             self.zero_points = (rng.integers(-32, 32, size=(n, blocks)) /
                                 16.0).astype(np.float32)
@@ -116,7 +116,7 @@ class Case:
             values = np.vectorize(e4m3)(self.codes).astype(np.float32)
             return (values * s).astype(np.float32)
         q = self.codes.astype(np.float32)
-        if self.zero_point == "ui4":
+        if self.zero_point in ("ui4", "ui8"):
             q = (self.codes - np.repeat(self.zero_points, self.block,
                                         axis=1)).astype(np.float32)
         elif self.zero_point == "f32":
@@ -230,7 +230,7 @@ class Case:
         q = self.codes
         if self.storage == "f4E2M1FN":  # Twice the values, integers.
             q = (2 * E2M1[self.codes]).astype(np.int64)
-        if self.zero_point == "ui4":
+        if self.zero_point in ("ui4", "ui8"):
             q = q - np.repeat(self.zero_points, self.block, axis=1)
         blocks = self.k // self.block
         prods = (self.x_codes[:, None, :] * q[None, :, :]).reshape(
@@ -406,6 +406,11 @@ def cases():
         Case("int4_long_k", rng, "i4", 4, 5, 4096, 32, 1, scale="f16"),
         Case("mxfp4_long_k_m3", rng, "f4E2M1FN", 4, 3, 4096, 32, 3,
              scale="f8E8M0FNU"),
+        # accumulate(i32) with unsigned 8-bit codes and zero points (with
+        # byte dot products: an unsigned-by-signed dot, minus the zero point
+        # times the activations' sum).
+        Case("int8act_uint8_zp", rng, "ui8", 8, 3, 128, 32, 2, scale="f16",
+             zero_point="ui8", act="i8"),
     ]
 
 

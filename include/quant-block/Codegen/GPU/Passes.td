@@ -96,6 +96,38 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     values with a shuffle by xor `i`; one FMA per block with `contract`):
     the same bits as the CPU pipeline.
 
+    With `byte-dot-products` (set by the NVVM pipeline, and by the SPIR-V
+    pipeline's `int8-dot-products`), the integer kernel sums 4- and 8-bit
+    integer codes as 4-way byte dot products instead of a multiply and an
+    add per code, in a target-neutral form that
+    --quant-block-nvvm-dot-products (PTX `dp4a`) and
+    --quant-block-spirv-dot-products (`SDot` / `SUDot`) make one
+    instruction each (elsewhere it is lowered element by element): a word
+    of 8-bit codes is its 4 bytes; a word of 4-bit codes gives the bytes
+    of its even codes and of its odd codes by a mask (signed codes in the
+    high nibble, 16 times their value, the block's sum shifted right by 4
+    at its end), and the activations' two words are shuffled into the same
+    order (one `prmt` each on NVIDIA GPUs). With zero points the block's
+    sum is `sum(ql * qr) - zr * sum(ql)`, `sum(ql)` a dot product with
+    ones. Integer sums are exact in any order: the same bits as without.
+    E2M1 and 2-bit codes keep the code-by-code sums. A word of 8 signed
+    4-bit codes `%w` against the activations' words `%a0`, `%a1` (as
+    vector<4xi8>):
+    ```mlir
+    %hi = arith.shli %w, %c4_i32 : i32
+    %even = arith.andi %hi, %c-252645136_i32 : i32      // 0xF0F0F0F0
+    %odd = arith.andi %w, %c-252645136_i32 : i32
+    // ... each as vector<4xi8> (vector.bitcast): %ev, %od
+    %ae = vector.shuffle %a0, %a1 [0, 2, 4, 6] : vector<4xi8>, vector<4xi8>
+    %ao = vector.shuffle %a0, %a1 [1, 3, 5, 7] : vector<4xi8>, vector<4xi8>
+    %e32 = arith.extsi %ev : vector<4xi8> to vector<4xi32>
+    %x32 = arith.extsi %ae : vector<4xi8> to vector<4xi32>
+    %p = arith.muli %e32, %x32 : vector<4xi32>
+    %s1 = vector.reduction <add>, %p, %s0 : vector<4xi32> into i32
+    // ... the odd codes likewise, then the block's other words
+    %sum = arith.shrsi %s8, %c4_i32 : i32
+    ```
+
     Other products (strict-order float sums, longer integer blocks) are
     left to the generic lowering; `report` explains why at the op.
   }];
@@ -133,6 +165,10 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
            "The target's f32 multiplications keep subnormals (NVVM: "
            "mul.rn.f32 without .ftz): E2M1 codes are then decoded by "
            "scaling their bits by 2^126 (Vulkan may flush subnormals)">,
+    Option<"byteDotProducts", "byte-dot-products", "bool",
+           /*default=*/"false",
+           "The integer kernel sums 4- and 8-bit codes as 4-way byte dot "
+           "products (for targets that have them: dp4a, SDot)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark at each matmul left to the generic lowering, with why">,
   ];

@@ -29,4 +29,33 @@ def GPUNativeMath : Pass<"quant-block-gpu-native-math", "gpu::GPUModuleOp"> {
   ];
 }
 
+def NVVMDotProducts : Pass<"quant-block-nvvm-dot-products",
+                           "gpu::GPUModuleOp"> {
+  let summary = "4-way byte dot products as PTX dp4a";
+  let description = [{
+    Runs on the kernels before `convert-gpu-to-nvvm`. Each 4-way byte dot
+    product in the target-neutral form of
+    --quant-block-gpu-matmul-kernels' `byte-dot-products` (the sum of the
+    products of two `vector<4xi8>`, each sign- or zero-extended to i32,
+    plus an optional accumulator; a factor may be a constant of bytes)
+    becomes one `nvvm.dot.accumulate.4way` (PTX `dp4a`, sm_61 and later),
+    which computes the same exact i32 sum (modulo 2^32, as the i32
+    arithmetic of the form does):
+    ```mlir
+    // Before:
+    %a32 = arith.extui %a : vector<4xi8> to vector<4xi32>
+    %b32 = arith.extsi %b : vector<4xi8> to vector<4xi32>
+    %p = arith.muli %a32, %b32 : vector<4xi32>
+    %s = vector.reduction <add>, %p, %acc : vector<4xi32> into i32
+    // After:
+    %s = nvvm.dot.accumulate.4way %a <unsigned>, %b <signed>, %acc
+        : vector<4xi8>, vector<4xi8>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::NVVM::NVVMDialect",
+  ];
+}
+
 #endif // QUANT_BLOCK_CODEGEN_NVVM_PASSES_TD

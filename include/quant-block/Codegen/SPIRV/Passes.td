@@ -128,4 +128,36 @@ def GPUNarrowFloatStorage : Pass<"quant-block-gpu-narrow-float-storage",
   ];
 }
 
+def SPIRVDotProducts : Pass<"quant-block-spirv-dot-products",
+                            "gpu::GPUModuleOp"> {
+  let summary = "4-way byte dot products as SPIR-V SDot / SUDot / UDot";
+  let description = [{
+    Runs on the kernels before `convert-gpu-to-spirv`, where their target
+    environment allows the DotProduct and DotProductInput4x8Bit
+    capabilities (--quant-block-spirv-pipeline's `int8-dot-products`; a
+    module whose target lacks them is left as it is, and its dot products
+    are lowered element by element). Each 4-way byte dot product in the
+    target-neutral form of --quant-block-gpu-matmul-kernels'
+    `byte-dot-products` becomes one `spirv.SDot` (both factors signed),
+    `spirv.SUDot` (one signed, taken first) or `spirv.UDot` on the two
+    `vector<4xi8>`, and the accumulator is added with a plain `arith.addi`:
+    the saturating `*DotAccSat` forms would differ from the i32 arithmetic
+    of the form where it wraps.
+    ```mlir
+    // Before:
+    %a32 = arith.extui %a : vector<4xi8> to vector<4xi32>
+    %b32 = arith.extsi %b : vector<4xi8> to vector<4xi32>
+    %p = arith.muli %a32, %b32 : vector<4xi32>
+    %s = vector.reduction <add>, %p, %acc : vector<4xi32> into i32
+    // After:
+    %d = spirv.SUDot %b, %a : vector<4xi8> -> i32
+    %s = arith.addi %acc, %d : i32
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::spirv::SPIRVDialect",
+  ];
+}
+
 #endif // QUANT_BLOCK_CODEGEN_SPIRV_PASSES_TD

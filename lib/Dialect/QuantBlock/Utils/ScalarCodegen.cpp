@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
@@ -317,6 +318,14 @@ Value mlir::quant_block::detail::castTensorElements(OpBuilder &b, Location loc,
   if (value.getType() == type)
     return value;
   auto resultType = cast<RankedTensorType>(type);
+  // A constant (an ONNX initializer's uint8 codes) becomes a constant of the
+  // other type with the same bits: no kernel, which the SPIR-V lowering
+  // could not take (it keeps the unrealized casts of signed and unsigned
+  // element loads).
+  DenseElementsAttr constant;
+  if (resultType.hasStaticShape() && matchPattern(value, m_Constant(&constant)))
+    return arith::ConstantOp::create(
+        b, loc, resultType, constant.bitcast(resultType.getElementType()));
   int64_t rank = resultType.getRank();
   Value init =
       tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, value),
