@@ -42,6 +42,44 @@ using namespace mlir::quant_block::runner;
 namespace {
 struct Executable;
 
+/// A device buffer of some executable: its size and the GPU runtime that
+/// made it (its alloc entry point: one per loaded runtime library).
+struct SharedDeviceBuffer {
+  uint64_t bytes;
+  void *(*alloc)(uint64_t);
+};
+
+/// Every executable's device buffers, by address. A function takes the
+/// buffers of another executable that calls the same GPU runtime (a model
+/// compiled once per token count shares one upload of its weights); the
+/// executable that uploaded a buffer owns it.
+class DeviceBufferRegistry {
+public:
+  static DeviceBufferRegistry &get() {
+    static DeviceBufferRegistry registry;
+    return registry;
+  }
+  void add(void *buffer, SharedDeviceBuffer info) {
+    std::lock_guard<std::mutex> lock(mutex);
+    buffers[buffer] = info;
+  }
+  void remove(void *buffer) {
+    std::lock_guard<std::mutex> lock(mutex);
+    buffers.erase(buffer);
+  }
+  std::optional<SharedDeviceBuffer> lookup(void *buffer) const {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = buffers.find(buffer);
+    if (it == buffers.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+private:
+  mutable std::mutex mutex;
+  llvm::DenseMap<void *, SharedDeviceBuffer> buffers;
+};
+
 /// One callable function of an executable: its signature and its wrapper.
 struct CompiledFunction {
   EntrySignature signature;
@@ -64,8 +102,24 @@ struct Executable {
   bool reuseBuffers = false;
 
   ~Executable() {
-    for (auto &[buffer, bytes] : deviceBuffers)
+    for (auto &[buffer, bytes] : deviceBuffers) {
+      DeviceBufferRegistry::get().remove(buffer);
       gpu->free(buffer);
+    }
+  }
+
+  /// The size of the device buffer at `buffer` if this executable may pass
+  /// it to its functions: one it uploaded, or another executable's of the
+  /// same GPU runtime.
+  std::optional<uint64_t> getDeviceBufferBytes(void *buffer) const {
+    auto own = deviceBuffers.find(buffer);
+    if (own != deviceBuffers.end())
+      return own->second;
+    std::optional<SharedDeviceBuffer> shared =
+        DeviceBufferRegistry::get().lookup(buffer);
+    if (shared && gpu && shared->alloc == gpu->alloc)
+      return shared->bytes;
+    return std::nullopt;
   }
 };
 
@@ -260,14 +314,17 @@ void *mlirQuantBlockExecutableUpload(MlirQuantBlockExecutable cExecutable,
   void *device = executable.gpu->alloc(std::max<uint64_t>(bytes, 1));
   executable.gpu->upload(device, array->data, bytes);
   executable.deviceBuffers[device] = bytes;
+  DeviceBufferRegistry::get().add(device, {bytes, executable.gpu->alloc});
   return device;
 }
 
 void mlirQuantBlockExecutableFreeDevice(MlirQuantBlockExecutable cExecutable,
                                         void *device) {
   Executable &executable = unwrap(cExecutable);
-  if (executable.deviceBuffers.erase(device))
+  if (executable.deviceBuffers.erase(device)) {
+    DeviceBufferRegistry::get().remove(device);
     executable.gpu->free(device);
+  }
 }
 
 bool mlirQuantBlockExecutableGetCopyStats(MlirQuantBlockExecutable cExecutable,
@@ -413,8 +470,9 @@ mlirQuantBlockFunctionCall(MlirQuantBlockFunction cFunction,
     // the host code on a device one.
     const BoundaryValue &argument = signature.arguments[index];
     const Executable &executable = *function.executable;
-    auto device = executable.deviceBuffers.find(buffer.data);
-    bool isDeviceBuffer = device != executable.deviceBuffers.end();
+    std::optional<uint64_t> deviceBytes =
+        executable.getDeviceBufferBytes(buffer.data);
+    bool isDeviceBuffer = deviceBytes.has_value();
     if (argument.deviceResident != isDeviceBuffer) {
       report(onError, userData,
              "error: " + argument.name +
@@ -426,13 +484,12 @@ mlirQuantBlockFunctionCall(MlirQuantBlockFunction cFunction,
       return {nullptr};
     }
     if (isDeviceBuffer) {
-      if (device->second != described.getByteSize() ||
-          !isDenseRowMajor(buffer)) {
+      if (*deviceBytes != described.getByteSize() || !isDenseRowMajor(buffer)) {
         report(onError, userData,
                "error: " + argument.name + " takes " +
                    std::to_string(described.getByteSize()) +
                    " dense bytes but its device buffer holds " +
-                   std::to_string(device->second) + "\n");
+                   std::to_string(*deviceBytes) + "\n");
         return {nullptr};
       }
       call.setDenseArgument(index, buffer.data, described.shape);

@@ -103,7 +103,7 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
   pm.addNestedPass<func::FuncOp>(createDeallocateAfterLastUse());
   // Before the linalg ops become loops: a copy into a strided view would
   // otherwise call the runner utility library.
-  pm.addNestedPass<func::FuncOp>(createCPULowerStridedCopies());
+  pm.addNestedPass<func::FuncOp>(createLowerStridedCopies());
 
   // After bufferization: buffer deallocation refuses the intrinsic calls.
   if (options.vectorize && options.matmulKernels && target.x86Vnni)

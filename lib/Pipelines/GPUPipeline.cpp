@@ -54,6 +54,10 @@ void mlir::quant_block::buildGPUMiddlePipeline(
     OpPassManager &pm, const GPUMiddleOptions &options) {
   buildBufferizationStage(pm);
   pm.addPass(createCanonicalizerPass());
+  // Copies into or out of strided views (the LLaMA model's KV cache
+  // stores) as linalg.copy: kernels below, where a memref.copy would call
+  // the runner library's memrefCopy on the host.
+  pm.addNestedPass<func::FuncOp>(createLowerStridedCopies());
 
   // Reassociable reductions: a workgroup per output element, a tree in
   // workgroup memory. Then parallel loops become workgroups and threads;

@@ -196,9 +196,15 @@ class _Emitter:
 
     def __init__(self, config, n_tokens, capacity, weights, fast,
                  activations, whole_capacity=False,
-                 threads_over_heads=False):
+                 threads_over_heads=False, device_resident=False):
         self.c = config
         self.whole_capacity = whole_capacity
+        # GPU pipelines: the weights, the cache and the RoPE tables are
+        # device buffers the caller uploaded once (quant_block.
+        # device_resident on every argument that holds them, in the layer
+        # functions too: their arguments are views of those buffers).
+        self.resident = " {quant_block.device_resident}" \
+            if device_resident else ""
         # A decode step's attention split over threads by kv head (an
         # scf.forall: the CPU pipeline's threads).
         self.threads_over_heads = threads_over_heads
@@ -409,7 +415,7 @@ class _Emitter:
                 f"{tensor_type((n, kv, d), 'f32')}")
         # The insert becomes a copy into a strided view of the cache (the
         # heads' slices are rows * head_dim floats apart), which the CPU
-        # pipeline makes loops (--quant-block-cpu-lower-strided-copies).
+        # pipeline makes loops (--quant-block-lower-strided-copies).
         heads = self.generic(
             [(grouped, tensor_type((n, kv, d), "f32"))], (kv, n, d),
             ["(k, t, i) -> (t, k, i)", "(k, t, i) -> (k, t, i)"],
@@ -784,16 +790,24 @@ class _Emitter:
         # buffer per block, which ownership-based deallocation frees only
         # when the model's function returns (it decides their ownership at
         # run time), all of them live at once.
+        r = self.resident
+        # The whole RoPE tables, sliced here at the position: a slice
+        # passed in would be copied (function arguments are whole buffers),
+        # on the host, which cannot read device-resident tables.
+        table = tensor_type((self.capacity, c.head_dim // 2), "f32")
         arguments = [f"%xin: {self.activation_type}",
                      f"%xout: {self.activation_type}", "%pos: index",
                      "%layer: index",
-                     f"%kcache: {self.cache_type}",
-                     f"%vcache: {self.cache_type}",
-                     f"%cos: {half}", f"%sin: {half}"]
+                     f"%kcache: {self.cache_type}{r}",
+                     f"%vcache: {self.cache_type}{r}",
+                     f"%rope_cos: {table}{r}", f"%rope_sin: {table}{r}"]
         arguments += [f"{self.arg_names[p + t + '.weight']}: "
-                      f"{self.weights[p + t + '.weight'].mlir_type}"
+                      f"{self.weights[p + t + '.weight'].mlir_type}{r}"
                       for t in self.LAYER_TENSORS]
         self.cos, self.sin = "%cos", "%sin"
+        for out, source in (("%cos", "%rope_cos"), ("%sin", "%rope_sin")):
+            self.op(f"{out} = tensor.extract_slice {source}[%pos, 0] [{n}, "
+                    f"{c.head_dim // 2}] [1, 1] : {table} to {half}")
         self.op(f"%x = bufferization.to_tensor %xin restrict : "
                 f"{self.activation_type} to {xt}")
         h = self.rms_norm("%x", self.arg_names[p + "attn_norm.weight"])
@@ -841,23 +855,22 @@ class _Emitter:
         self._start("rope")
         self.arg_names = {w: f"%w_{i}" for i, w in enumerate(order)}
         table = tensor_type((self.capacity, half), "f32")
+        r = self.resident
         arguments = [f"%tokens: {tensor_type((n,), 'i32')}", "%pos: index",
-                     f"%kcache: {self.cache_type}",
-                     f"%vcache: {self.cache_type}",
-                     f"%rope_cos: {table}", f"%rope_sin: {table}"]
+                     f"%kcache: {self.cache_type}{r}",
+                     f"%vcache: {self.cache_type}{r}",
+                     f"%rope_cos: {table}{r}", f"%rope_sin: {table}{r}"]
         for w in order:
             # Weights the model widened are not the file's parts: no
             # quant_block.gguf_tensor, which promises those.
-            marker = "" if getattr(self.weights[w], "made_by_model", False) \
-                else \
-                f' {{quant_block.gguf_tensor = "{w}"}}'
+            attributes = [] if getattr(self.weights[w], "made_by_model",
+                                       False) \
+                else [f'quant_block.gguf_tensor = "{w}"']
+            if r:
+                attributes.append("quant_block.device_resident")
+            marker = f" {{{', '.join(attributes)}}}" if attributes else ""
             arguments.append(f"{self.arg_names[w]}: "
                              f"{self.weights[w].mlir_type}{marker}")
-        rows = tensor_type((n, half), "f32")
-        cos, sin = self.fresh(), self.fresh()
-        for out, source in ((cos, "%rope_cos"), (sin, "%rope_sin")):
-            self.op(f"{out} = tensor.extract_slice {source}[%pos, 0] [{n}, "
-                    f"{half}] [1, 1] : {table} to {rows}")
         self.b.location = "token_embd"
         x = self.embed()
         xt = tensor_type((n, e), "f32")
@@ -878,11 +891,11 @@ class _Emitter:
                             for t in self.LAYER_TENSORS]
             source, target = buffers[layer % 2], buffers[1 - layer % 2]
             self.op(f"func.call @{function}({source}, {target}, %pos, "
-                    f"{index}, %kcache, %vcache, {cos}, {sin}, "
+                    f"{index}, %kcache, %vcache, %rope_cos, %rope_sin, "
                     f"{', '.join(weights)}) : ({self.activation_type}, "
                     f"{self.activation_type}, index, index, "
-                    f"{self.cache_type}, {self.cache_type}, {rows}, {rows}, "
-                    f"{', '.join(weight_types)}) -> ()")
+                    f"{self.cache_type}, {self.cache_type}, {table}, "
+                    f"{table}, {', '.join(weight_types)}) -> ()")
         x = self.fresh()
         self.op(f"{x} = bufferization.to_tensor {buffers[c.n_layer % 2]} "
                 f"restrict : {self.activation_type} to {xt}")
@@ -1077,6 +1090,9 @@ class Llama:
         self.rope_cos, self.rope_sin = rope_tables(c, self.capacity)
         self.position = 0
         self._functions = {}
+        # GPU pipelines: whether the weights, the cache and the RoPE tables
+        # were uploaded (at the first compile).
+        self.on_device = False
 
     def module_text(self, n_tokens, last_logits=False):
         """The module of the forward function for calls of `n_tokens`
@@ -1085,19 +1101,46 @@ class Llama:
                            self.fast, self.activations,
                            whole_capacity="spirv" in self.pipeline,
                            threads_over_heads=self.pipeline.startswith(
-                               "quant-block-cpu-pipeline"))
+                               "quant-block-cpu-pipeline"),
+                           device_resident=self._gpu_runtime() is not None)
         return emitter.build("forward", self.order, last_logits)
+
+    def _gpu_runtime(self):
+        """The GPU runtime the pipeline's host code calls ("vulkan",
+        "cuda"), or None for the CPU pipeline."""
+        if self.pipeline.startswith("quant-block-spirv-pipeline"):
+            return "vulkan"
+        if self.pipeline.startswith("quant-block-nvvm-pipeline"):
+            return "cuda"
+        return None
 
     def _function(self, n_tokens, last_logits=False):
         key = (n_tokens, last_logits and n_tokens > 1)
         if key not in self._functions:
-            from .runner import compile, release_compiler_memory
+            from .runner import (compile, gpu_runtime_library,
+                                 release_compiler_memory)
+            # The GPU pipelines' host code calls their runtime.
+            runtime = self._gpu_runtime()
+            libraries = [gpu_runtime_library(runtime)] if runtime else []
             # A layer's temporaries are the same sizes in every layer: each
             # is reused within the call instead of mapped afresh (a prefill
             # of 512 tokens on two threads spent about 8 % of its time in
             # page faults; bench/README.md).
-            forward = compile(self.module_text(*key), self.pipeline,
-                              reuse_buffers=True).forward
+            executable = compile(self.module_text(*key), self.pipeline,
+                                 libraries=libraries, reuse_buffers=True)
+            forward = executable.forward
+            if runtime and not self.on_device:
+                # Uploaded once, through the first function compiled (the
+                # runtime, and so the device buffers, are the process's):
+                # a call then moves only the tokens and the logits (and
+                # the activations between the layer functions). The host
+                # copies are dropped.
+                self.kcache, self.vcache, self.rope_cos, self.rope_sin = (
+                    executable.upload(a) for a in (
+                        self.kcache, self.vcache, self.rope_cos,
+                        self.rope_sin))
+                self.parts = [executable.upload(p) for p in self.parts]
+                self.on_device = True
             # The cache, the RoPE tables and the weights are the same
             # arrays in every call: their descriptors are made once (a
             # decode step of a 19-layer model passes 316 arrays).

@@ -413,6 +413,49 @@ def test_gpu_pipelines_compile_the_model(files, tmp_path, pipeline, validator):
     assert "validated" in check.stdout and "kernel objects" in check.stdout
 
 
+def _vulkan_runtime():
+    from quant_block.runner import gpu_runtime_library
+    try:
+        return gpu_runtime_library("vulkan")
+    except (FileNotFoundError, ImportError):
+        return None
+
+
+@pytest.mark.skipif(_vulkan_runtime() is None,
+                    reason="libQuantBlockVulkanRuntime.so was not built")
+@pytest.mark.parametrize("pipeline,activations", [
+    ("quant-block-spirv-pipeline", "f32"),
+    ("quant-block-spirv-pipeline{int8-dot-products=true}", "int8"),
+])
+def test_the_model_runs_on_vulkan_with_resident_weights(files, pipeline,
+                                                       activations):
+    """The model through the SPIR-V pipeline, run on the Vulkan device
+    (lavapipe here): its weights, KV cache and RoPE tables uploaded once and
+    passed as device-resident arguments to every compiled function (the
+    prefill's and the decode's), the layer functions taking them as such; a
+    decode step then moves a few KiB (the token, the activations between the
+    layer functions, the logits), not the weights. The logits are the CPU
+    pipeline's within the f32 bound, the same top-1 token at every
+    position (int8 activations: the integer kernels' SDot block sums)."""
+    cpu = llama.Llama(files["Q4_0"], capacity=16, activations=activations)
+    want = np.concatenate([cpu.prefill(PROMPT[:8])]
+                          + [cpu.decode(t)[None] for t in PROMPT[8:10]])
+    gpu = llama.Llama(files["Q4_0"], capacity=16, activations=activations,
+                      pipeline=pipeline)
+    got = [gpu.prefill(PROMPT[:8]), gpu.decode(PROMPT[8])[None]]
+    assert gpu.on_device
+    weight_bytes = sum(p.nbytes for p in gpu.parts)
+    executable = gpu._functions[(1, False)].function._executable
+    before = executable.copy_stats()
+    got.append(gpu.decode(PROMPT[9])[None])
+    after = executable.copy_stats()
+    got = np.concatenate(got)
+    moved = after["host_to_device"][1] - before["host_to_device"][1]
+    assert 0 < moved < 16384 < weight_bytes
+    assert _rel(got, want) < F32_BOUND
+    assert np.array_equal(got.argmax(1), want.argmax(1))
+
+
 def test_the_demo_runs():
     """examples/llama_demo.py, the main job of `./run.sh demo`: it writes,
     imports, compiles and runs a model and reports its agreement."""

@@ -108,13 +108,28 @@ static bool isDeviceResident(Value buffer) {
                          QuantBlockDialect::getDeviceResidentAttrName());
 }
 
+/// Whether `use` passes a buffer to a function of the module whose
+/// argument is device-resident too (that function is checked on its own):
+/// a model's layer functions take views of its resident weights and cache.
+static bool passesToDeviceResidentArgument(OpOperand &use) {
+  auto call = dyn_cast<func::CallOp>(use.getOwner());
+  if (!call)
+    return false;
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  return callee && !callee.isExternal() &&
+         isDeviceResident(callee.getArgument(use.getOperandNumber()));
+}
+
 /// Finds a use of the device-resident `buffer` (through views) that host
 /// code would execute on its elements: anything but a kernel operand, a
-/// view, or a query of its shape.
+/// view, a query of its shape, or an argument of a call that is
+/// device-resident in the callee.
 static OpOperand *findHostAccess(Value buffer) {
   for (OpOperand &use : buffer.getUses()) {
     Operation *user = use.getOwner();
-    if (isa<gpu::LaunchFuncOp>(user) || touchesNoElements(user))
+    if (isa<gpu::LaunchFuncOp>(user) || touchesNoElements(user) ||
+        passesToDeviceResidentArgument(use))
       continue;
     if (isBufferView(user) && use.getOperandNumber() == 0) {
       if (OpOperand *access = findHostAccess(user->getResult(0)))
@@ -148,7 +163,11 @@ static LogicalResult checkDeviceResidentArguments(ModuleOp module) {
             << " on the host ('"
             << QuantBlockDialect::getDeviceResidentAttrName()
             << "': its elements live on the device only, so only kernels may "
-               "read or write them)";
+               "read or write them";
+        if (isa<func::CallOp>(access->getOwner()))
+          diag << ", and functions that take it as a device-resident "
+                  "argument too";
+        diag << ")";
         diag.attachNote(func.getLoc()) << "the argument is declared here";
         return WalkResult::interrupt();
       }

@@ -46,6 +46,33 @@ static LogicalResult mapTo(scf::ParallelOp loop, gpu::Processor processor) {
   return gpu::setMappingAttr(loop, mapping);
 }
 
+/// Replaces `loop` (a loop nested in a mapped one, without reductions) by a
+/// nest of scf.for loops, its first dimension outermost: it runs in
+/// sequence in each thread anyway, and convert-parallel-loops-to-gpu leaves
+/// the whole mapped loop on the host when a sequential scf.parallel sits
+/// inside an scf.for within it (a linalg op whose reduction dimension is not
+/// innermost: the LLaMA model's attention-weighted sum of V).
+static LogicalResult toNestedFors(RewriterBase &rewriter,
+                                  scf::ParallelOp loop) {
+  if (!loop.getInitVals().empty())
+    return loop.emitError("parallel loops with reductions are not mapped "
+                          "to the GPU");
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> ivs;
+  for (auto [lower, upper, step] : llvm::zip_equal(
+           loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    auto nest = scf::ForOp::create(rewriter, loop.getLoc(), lower, upper, step);
+    ivs.push_back(nest.getInductionVar());
+    rewriter.setInsertionPointToStart(nest.getBody());
+  }
+  Block *body = loop.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(
+      body, rewriter.getInsertionBlock()->getTerminator(), ivs);
+  rewriter.eraseOp(loop);
+  return success();
+}
+
 /// The number of iterations of `loop` (all dimensions), when static. Taken
 /// before the dimensions are collapsed: the collapsed loop's upper bound is
 /// an arith.muli of the trip counts, not a constant.
@@ -238,7 +265,7 @@ struct GPUMapParallelLoopsPass
     loop.getBody()->walk(
         [&](scf::ParallelOp inner) { nested.push_back(inner); });
     for (scf::ParallelOp inner : nested)
-      if (failed(mapTo(inner, gpu::Processor::Sequential)))
+      if (failed(toNestedFors(rewriter, inner)))
         return failure();
 
     std::optional<int64_t> trips = staticTripCount(loop);

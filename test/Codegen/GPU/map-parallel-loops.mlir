@@ -163,3 +163,38 @@ func.func @lanes_not_shared(%bytes: memref<4x32xi8>, %out: memref<4x16x2xf32>, %
   }
   return
 }
+
+// A parallel loop inside an scf.for within the mapped loop (from a linalg
+// op whose reduction dimension is not innermost: the attention-weighted sum
+// of V) becomes a nest of scf.for loops, run in sequence in each thread:
+// convert-parallel-loops-to-gpu would leave the whole nest on the host.
+// CHECK-LABEL: func.func @parallel_in_for
+// CHECK: scf.parallel
+// CHECK: scf.for %[[K:.*]] = %c0{{.*}} to %c16
+// CHECK-NEXT: scf.for %[[D:.*]] = %c0{{.*}} to %c64
+// CHECK-NEXT: memref.load %{{.*}}[%{{.*}}, %[[K]]]
+// CHECK-NEXT: memref.load %{{.*}}[%[[K]], %[[D]]]
+// CHECK-NOT: scf.parallel
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = thread_x
+func.func @parallel_in_for(%p: memref<4x16xf32>, %v: memref<16x64xf32>, %o: memref<4x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%h) = (%c0) to (%c4) step (%c1) {
+    scf.for %k = %c0 to %c16 step %c1 {
+      scf.parallel (%d) = (%c0) to (%c64) step (%c1) {
+        %a = memref.load %p[%h, %k] : memref<4x16xf32>
+        %b = memref.load %v[%k, %d] : memref<16x64xf32>
+        %c = memref.load %o[%h, %d] : memref<4x64xf32>
+        %m = arith.mulf %a, %b : f32
+        %s = arith.addf %c, %m : f32
+        memref.store %s, %o[%h, %d] : memref<4x64xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}

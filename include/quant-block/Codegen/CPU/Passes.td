@@ -507,31 +507,6 @@ def CPULegalizeBF16Vectors : Pass<"quant-block-cpu-legalize-bf16-vectors",
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
-def CPULowerStridedCopies : Pass<"quant-block-cpu-lower-strided-copies",
-                                  "::mlir::func::FuncOp"> {
-  let summary = "Turn copies between non-contiguous views into loops";
-  let description = [{
-    A `memref.copy` whose source or target is not one contiguous block (a
-    view with gaps between its rows, e.g. a slice of several heads of a
-    head-major KV cache) lowers, in convert-memref-to-llvm, to a call of
-    `memrefCopy` from MLIR's C runner utility library: a symbol the JIT
-    and a linked object find only where that library is loaded, and an
-    element-by-element copy. This pass rewrites such copies as
-    `linalg.copy`, which the CPU pipeline lowers to loops (their innermost
-    dimension contiguous, vectorized by LLVM). Copies between contiguous
-    views keep `memref.copy` (a `memcpy`).
-
-    ```mlir
-    memref.copy %a, %b : memref<2x1x64xf32>
-                      to memref<2x1x64xf32, strided<[4096, 64, 1], offset: ?>>
-    // becomes
-    linalg.copy ins(%a : memref<2x1x64xf32>)
-                outs(%b : memref<2x1x64xf32, strided<[4096, 64, 1], offset: ?>>)
-    ```
-  }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
-}
-
 def CPUThreadSchedule : Pass<"quant-block-cpu-thread-schedule"> {
   let summary = "Choose how the iterations of the threads' loops are "
                 "handed out";

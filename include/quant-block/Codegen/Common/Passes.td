@@ -167,4 +167,30 @@ def MarkRunnerUtilsReadOnly : Pass<"quant-block-mark-runner-utils-read-only",
   ];
 }
 
+def LowerStridedCopies : Pass<"quant-block-lower-strided-copies",
+                              "::mlir::func::FuncOp"> {
+  let summary = "Turn copies between non-contiguous views into loops";
+  let description = [{
+    A `memref.copy` whose source or target is not one contiguous block (a
+    view with gaps between its rows, e.g. a slice of several heads of a
+    head-major KV cache) lowers, in convert-memref-to-llvm, to a call of
+    `memrefCopy` from MLIR's C runner utility library: a symbol the JIT
+    and a linked object find only where that library is loaded, and an
+    element-by-element copy. This pass rewrites such copies as
+    `linalg.copy`, which the CPU pipeline lowers to loops (their innermost
+    dimension contiguous, vectorized by LLVM) and the GPU pipelines to a
+    kernel (the data stays on the device). Copies between contiguous views
+    keep `memref.copy` (a `memcpy`).
+
+    ```mlir
+    memref.copy %a, %b : memref<2x1x64xf32>
+                      to memref<2x1x64xf32, strided<[4096, 64, 1], offset: ?>>
+    // becomes
+    linalg.copy ins(%a : memref<2x1x64xf32>)
+                outs(%b : memref<2x1x64xf32, strided<[4096, 64, 1], offset: ?>>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // QUANT_BLOCK_CODEGEN_COMMON_PASSES_TD

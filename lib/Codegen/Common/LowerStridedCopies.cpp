@@ -1,21 +1,22 @@
 //===- LowerStridedCopies.cpp - copies between strided views as loops -----===//
 //
-// --quant-block-cpu-lower-strided-copies: see Passes.td. The CPU pipeline's
-// code must not call the runner utility library for a copy one-shot
+// --quant-block-lower-strided-copies: see Passes.td. The pipelines' code
+// must not call the runner utility library for a copy one-shot
 // bufferization made (an insert of a tensor into a strided slice): the
-// compiled functions are linked without it.
+// compiled functions are linked without it (and on a GPU target the copy
+// belongs on the device).
 //
 //===----------------------------------------------------------------------===//
 
-#include "quant-block/Codegen/CPU/Passes.h"
+#include "quant-block/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 
 namespace mlir::quant_block {
-#define GEN_PASS_DEF_CPULOWERSTRIDEDCOPIES
-#include "quant-block/Codegen/CPU/Passes.h.inc"
+#define GEN_PASS_DEF_LOWERSTRIDEDCOPIES
+#include "quant-block/Codegen/Common/Passes.h.inc"
 } // namespace mlir::quant_block
 
 using namespace mlir;
@@ -29,9 +30,8 @@ static bool isOneContiguousBlock(Type type) {
 }
 
 namespace {
-struct CPULowerStridedCopiesPass
-    : public quant_block::impl::CPULowerStridedCopiesBase<
-          CPULowerStridedCopiesPass> {
+struct LowerStridedCopiesPass
+    : public quant_block::impl::LowerStridedCopiesBase<LowerStridedCopiesPass> {
   using Base::Base;
 
   void runOnOperation() override {

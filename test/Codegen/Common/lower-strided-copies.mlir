@@ -1,7 +1,7 @@
 // Copies into or out of a view with gaps become linalg.copy (loops in the
 // CPU pipeline) instead of a call of the runner library's memrefCopy;
 // copies between contiguous views stay memref.copy (a memcpy).
-// RUN: quant-opt %s --split-input-file --quant-block-cpu-lower-strided-copies | FileCheck %s
+// RUN: quant-opt %s --split-input-file --quant-block-lower-strided-copies | FileCheck %s
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-pipeline | FileCheck %s --check-prefix=LLVM
 
 // Two heads of a head-major cache, 4096 floats apart.
