@@ -54,10 +54,13 @@ void mlir::quant_block::buildGPUMiddlePipeline(
     OpPassManager &pm, const GPUMiddleOptions &options) {
   buildBufferizationStage(pm);
   pm.addPass(createCanonicalizerPass());
-  // Copies into or out of strided views (the LLaMA model's KV cache
-  // stores) as linalg.copy: kernels below, where a memref.copy would call
-  // the runner library's memrefCopy on the host.
-  pm.addNestedPass<func::FuncOp>(createLowerStridedCopies());
+  // Copies as linalg.copy: kernels below, where a memref.copy would run on
+  // the host (a call of the runner library's memrefCopy for strided views,
+  // the LLaMA model's KV cache stores; a memcpy otherwise, which cannot
+  // touch device-resident buffers).
+  LowerStridedCopiesOptions copies;
+  copies.contiguous = true;
+  pm.addNestedPass<func::FuncOp>(createLowerStridedCopies(copies));
 
   // Reassociable reductions: a workgroup per output element, a tree in
   // workgroup memory. Then parallel loops become workgroups and threads;

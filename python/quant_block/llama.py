@@ -789,14 +789,16 @@ class _Emitter:
         # owns (two, used in turn): a returned tensor would be a fresh
         # buffer per block, which ownership-based deallocation frees only
         # when the model's function returns (it decides their ownership at
-        # run time), all of them live at once.
+        # run time), all of them live at once. On a GPU pipeline they are
+        # device buffers too (the forward function's, used only by kernels
+        # and these calls), so that nothing crosses PCIe between blocks.
         r = self.resident
         # The whole RoPE tables, sliced here at the position: a slice
         # passed in would be copied (function arguments are whole buffers),
         # on the host, which cannot read device-resident tables.
         table = tensor_type((self.capacity, c.head_dim // 2), "f32")
-        arguments = [f"%xin: {self.activation_type}",
-                     f"%xout: {self.activation_type}", "%pos: index",
+        arguments = [f"%xin: {self.activation_type}{r}",
+                     f"%xout: {self.activation_type}{r}", "%pos: index",
                      "%layer: index",
                      f"%kcache: {self.cache_type}{r}",
                      f"%vcache: {self.cache_type}{r}",

@@ -37,7 +37,7 @@ struct LowerStridedCopiesPass
   void runOnOperation() override {
     SmallVector<memref::CopyOp> strided;
     getOperation().walk([&](memref::CopyOp copy) {
-      if (!isOneContiguousBlock(copy.getSource().getType()) ||
+      if (contiguous || !isOneContiguousBlock(copy.getSource().getType()) ||
           !isOneContiguousBlock(copy.getTarget().getType()))
         strided.push_back(copy);
     });

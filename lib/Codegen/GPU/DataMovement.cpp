@@ -69,33 +69,6 @@ static void collectAccess(Value buffer, Access &access) {
   }
 }
 
-/// Whether every use of `buffer` (through views) is a kernel operand of a
-/// gpu.launch_func or a deallocation, or a view that has no other uses.
-static bool onlyKernelsUse(Value buffer) {
-  for (OpOperand &use : buffer.getUses()) {
-    Operation *user = use.getOwner();
-    if (isa<memref::DeallocOp>(user))
-      continue;
-    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(user)) {
-      if (llvm::is_contained(launch.getKernelOperands(), buffer))
-        continue;
-      return false;
-    }
-    if (isBufferView(user) && use.getOperandNumber() == 0 &&
-        onlyKernelsUse(user->getResult(0)))
-      continue;
-    return false;
-  }
-  return true;
-}
-
-/// Whether host op `op` uses a buffer operand without touching its
-/// elements: it takes its shape or its address.
-static bool touchesNoElements(Operation *op) {
-  return isa<memref::DimOp, memref::ExtractStridedMetadataOp,
-             memref::ExtractAlignedPointerAsIndexOp>(op);
-}
-
 /// Whether `buffer` is an argument of a host function that the caller
 /// passes on the device (`quant_block.device_resident`).
 static bool isDeviceResident(Value buffer) {
@@ -119,6 +92,37 @@ static bool passesToDeviceResidentArgument(OpOperand &use) {
       call, call.getCalleeAttr());
   return callee && !callee.isExternal() &&
          isDeviceResident(callee.getArgument(use.getOperandNumber()));
+}
+
+/// Whether every use of `buffer` (through views) is a kernel operand of a
+/// gpu.launch_func, an argument of a call that is device-resident in the
+/// callee, or a deallocation, or a view that has no other uses.
+static bool onlyKernelsUse(Value buffer) {
+  for (OpOperand &use : buffer.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<memref::DeallocOp>(user))
+      continue;
+    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(user)) {
+      if (llvm::is_contained(launch.getKernelOperands(), buffer))
+        continue;
+      return false;
+    }
+    // A function that takes it as a device-resident argument: its kernels.
+    if (passesToDeviceResidentArgument(use))
+      continue;
+    if (isBufferView(user) && use.getOperandNumber() == 0 &&
+        onlyKernelsUse(user->getResult(0)))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+/// Whether host op `op` uses a buffer operand without touching its
+/// elements: it takes its shape or its address.
+static bool touchesNoElements(Operation *op) {
+  return isa<memref::DimOp, memref::ExtractStridedMetadataOp,
+             memref::ExtractAlignedPointerAsIndexOp>(op);
 }
 
 /// Finds a use of the device-resident `buffer` (through views) that host
@@ -235,6 +239,8 @@ struct GPUDataMovementPass
     });
     for (memref::AllocOp alloc : deviceOnly)
       moveToDevice(alloc);
+    if (failed(checkDeviceResidentCalls(module)))
+      return signalPassFailure();
 
     llvm::SetVector<Block *> blocks;
     for (gpu::LaunchFuncOp launch : launches)
@@ -242,6 +248,31 @@ struct GPUDataMovementPass
     for (Block *block : blocks)
       if (failed(moveDataOfBlock(*block, symbols)))
         return signalPassFailure();
+  }
+
+  /// A function's device-resident argument must get a device buffer (a
+  /// view of one): a device-resident argument of the caller, or a buffer
+  /// that lives on the device only (moved there above). A host buffer would
+  /// reach the callee's kernels as a host pointer.
+  static LogicalResult checkDeviceResidentCalls(ModuleOp module) {
+    WalkResult result = module.walk([](func::CallOp call) {
+      for (OpOperand &operand : call->getOpOperands()) {
+        if (!isa<MemRefType>(operand.get().getType()) ||
+            !passesToDeviceResidentArgument(operand))
+          continue;
+        Value root = getRootBuffer(operand.get());
+        if (isDeviceResident(root) ||
+            isa_and_nonnull<gpu::AllocOp>(root.getDefiningOp()))
+          continue;
+        call.emitOpError("passes a host buffer as device-resident argument #")
+            << operand.getOperandNumber() << " of @" << call.getCallee()
+            << " (a device-resident argument of the caller or a buffer "
+               "that only kernels and such arguments use is needed)";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
   }
 
   /// Replaces `alloc` and its deallocations with their gpu counterparts.

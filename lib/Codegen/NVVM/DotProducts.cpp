@@ -22,29 +22,25 @@ using namespace mlir::quant_block;
 
 namespace {
 
-struct ReductionToDp4a : OpRewritePattern<vector::ReductionOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct ReductionToDp4a : ByteDotProductPattern {
+  using ByteDotProductPattern::ByteDotProductPattern;
 
-  LogicalResult matchAndRewrite(vector::ReductionOp op,
-                                PatternRewriter &rewriter) const override {
-    std::optional<ByteDotProduct> dot = matchByteDotProduct(op);
-    if (!dot)
-      return rewriter.notifyMatchFailure(op, "not a 4-way byte dot product");
-    Location loc = op.getLoc();
+protected:
+  Value build(PatternRewriter &rewriter, Location loc,
+              const ByteDotProduct &dot) const override {
     auto type = [&](const ByteDotFactor &factor) {
       return NVVM::DotAccumulateTypeAttr::get(
           rewriter.getContext(), factor.isSigned
                                      ? NVVM::DotAccumulateType::SIGNED
                                      : NVVM::DotAccumulateType::UNSIGNED);
     };
-    Value acc = dot->acc ? dot->acc
-                         : arith::ConstantOp::create(
-                               rewriter, loc, rewriter.getI32IntegerAttr(0));
-    rewriter.replaceOpWithNewOp<NVVM::DotAccumulate4WayOp>(
-        op, rewriter.getI32Type(), dot->lhs.materialize(rewriter, loc),
-        type(dot->lhs), dot->rhs.materialize(rewriter, loc), type(dot->rhs),
-        acc);
-    return success();
+    Value acc = dot.acc ? dot.acc
+                        : arith::ConstantOp::create(
+                              rewriter, loc, rewriter.getI32IntegerAttr(0));
+    return NVVM::DotAccumulate4WayOp::create(
+        rewriter, loc, rewriter.getI32Type(),
+        dot.lhs.materialize(rewriter, loc), type(dot.lhs),
+        dot.rhs.materialize(rewriter, loc), type(dot.rhs), acc);
   }
 };
 

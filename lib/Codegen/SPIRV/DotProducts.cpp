@@ -26,16 +26,13 @@ using namespace mlir::quant_block;
 
 namespace {
 
-struct ReductionToDot : OpRewritePattern<vector::ReductionOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct ReductionToDot : ByteDotProductPattern {
+  using ByteDotProductPattern::ByteDotProductPattern;
 
-  LogicalResult matchAndRewrite(vector::ReductionOp op,
-                                PatternRewriter &rewriter) const override {
-    std::optional<ByteDotProduct> dot = matchByteDotProduct(op);
-    if (!dot)
-      return rewriter.notifyMatchFailure(op, "not a 4-way byte dot product");
-    Location loc = op.getLoc();
-    ByteDotFactor first = dot->lhs, second = dot->rhs;
+protected:
+  Value build(PatternRewriter &rewriter, Location loc,
+              const ByteDotProduct &dot) const override {
+    ByteDotFactor first = dot.lhs, second = dot.rhs;
     // SUDot takes the signed factor first.
     if (!first.isSigned && second.isSigned)
       std::swap(first, second);
@@ -52,10 +49,9 @@ struct ReductionToDot : OpRewritePattern<vector::ReductionOp> {
     else
       sum = spirv::UDotOp::create(rewriter, loc, i32, a, b,
                                   spirv::PackedVectorFormatAttr());
-    if (dot->acc)
-      sum = arith::AddIOp::create(rewriter, loc, dot->acc, sum);
-    rewriter.replaceOp(op, sum);
-    return success();
+    if (dot.acc)
+      sum = arith::AddIOp::create(rewriter, loc, dot.acc, sum);
+    return sum;
   }
 };
 

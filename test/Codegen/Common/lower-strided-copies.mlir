@@ -3,6 +3,9 @@
 // copies between contiguous views stay memref.copy (a memcpy).
 // RUN: quant-opt %s --split-input-file --quant-block-lower-strided-copies | FileCheck %s
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-pipeline | FileCheck %s --check-prefix=LLVM
+// With contiguous=true (the GPU pipelines: a kernel, which may touch
+// device-resident buffers) every copy becomes linalg.copy.
+// RUN: quant-opt %s --split-input-file --quant-block-lower-strided-copies=contiguous=true | FileCheck %s --check-prefix=ALL
 
 // Two heads of a head-major cache, 4096 floats apart.
 // CHECK-LABEL: func.func @into_strided(
@@ -28,6 +31,9 @@ func.func @into_strided(%from: memref<2x1x64xf32>, %cache: memref<2x64x64xf32>, 
 // CHECK-NOT: linalg.copy
 // LLVM-LABEL: llvm.func @into_one_row(
 // LLVM: "llvm.intr.memcpy"
+// ALL-LABEL: func.func @into_one_row(
+// ALL-NOT: memref.copy
+// ALL: linalg.copy ins(%{{.*}} : memref<1x1x64xf32>)
 func.func @into_one_row(%from: memref<1x1x64xf32>, %cache: memref<2x64x64xf32>, %pos: index) {
   %view = memref.subview %cache[0, %pos, 0] [1, 1, 64] [1, 1, 1]
       : memref<2x64x64xf32> to memref<1x1x64xf32, strided<[4096, 64, 1], offset: ?>>

@@ -99,3 +99,67 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// A function whose arguments are device-resident (a model's layer function)
+// takes a view of the caller's device-resident argument, and a buffer that
+// only kernels and such calls use, which lives on the device only: no
+// copies around the call.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @fill(%a: memref<16xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func private @layer(%w: memref<4xf32, strided<[1], offset: 4>> {quant_block.device_resident},
+                           %x: memref<16xf32> {quant_block.device_resident}) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@fill blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%x : memref<16xf32>)
+    return
+  }
+  // CHECK-LABEL: func.func @forward
+  // CHECK-SAME: (%[[W:.*]]: memref<16xf32> {quant_block.device_resident})
+  // CHECK: %[[X:.*]], %{{.*}} = gpu.alloc async {{.*}} : memref<16xf32>
+  // CHECK: %[[VIEW:.*]] = memref.subview %[[W]]
+  // CHECK: call @layer(%[[VIEW]], %[[X]])
+  // CHECK-NOT: gpu.memcpy
+  // CHECK: gpu.dealloc async [%{{.*}}] %[[X]]
+  // CHECK-NOT: gpu.memcpy
+  // CHECK: return
+  func.func @forward(%w: memref<16xf32> {quant_block.device_resident}) {
+    %c1 = arith.constant 1 : index
+    %x = memref.alloc() : memref<16xf32>
+    gpu.launch_func @kernels::@fill blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%x : memref<16xf32>)
+    %view = memref.subview %w[4] [4] [1] : memref<16xf32> to memref<4xf32, strided<[1], offset: 4>>
+    call @layer(%view, %x) : (memref<4xf32, strided<[1], offset: 4>>, memref<16xf32>) -> ()
+    memref.dealloc %x : memref<16xf32>
+    return
+  }
+}
+
+// -----
+
+// A host buffer must not reach a device-resident argument of a callee.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @fill(%a: memref<16xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func private @layer(%x: memref<16xf32> {quant_block.device_resident}) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@fill blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%x : memref<16xf32>)
+    return
+  }
+  func.func @forward(%host: memref<16xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cst = arith.constant 1.0 : f32
+    memref.store %cst, %host[%c0] : memref<16xf32>
+    gpu.launch_func @kernels::@fill blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%host : memref<16xf32>)
+    // expected-error @below {{'func.call' op passes a host buffer as device-resident argument #0 of @layer (a device-resident argument of the caller or a buffer that only kernels and such arguments use is needed)}}
+    call @layer(%host) : (memref<16xf32>) -> ()
+    return
+  }
+}

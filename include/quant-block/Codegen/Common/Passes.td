@@ -189,8 +189,17 @@ def LowerStridedCopies : Pass<"quant-block-lower-strided-copies",
     linalg.copy ins(%a : memref<2x1x64xf32>)
                 outs(%b : memref<2x1x64xf32, strided<[4096, 64, 1], offset: ?>>)
     ```
+
+    With `contiguous` (the GPU pipelines), every copy becomes a
+    `linalg.copy`, a kernel there: a copy into or out of a device-resident
+    buffer (a layer's result into the buffer its caller passed) cannot be
+    a host `memcpy`.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let options = [
+    Option<"contiguous", "contiguous", "bool", /*default=*/"false",
+           "Contiguous copies too">,
+  ];
 }
 
 #endif // QUANT_BLOCK_CODEGEN_COMMON_PASSES_TD

@@ -22,6 +22,7 @@
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <optional>
 
@@ -48,6 +49,26 @@ struct ByteDotProduct {
 /// Matches the form above at `reduction`.
 std::optional<ByteDotProduct>
 matchByteDotProduct(vector::ReductionOp reduction);
+
+/// Replaces each byte dot product by what a target makes of it (`build`:
+/// the i32 sum, accumulator included).
+class ByteDotProductPattern : public OpRewritePattern<vector::ReductionOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::ReductionOp op,
+                                PatternRewriter &rewriter) const final {
+    std::optional<ByteDotProduct> dot = matchByteDotProduct(op);
+    if (!dot)
+      return rewriter.notifyMatchFailure(op, "not a 4-way byte dot product");
+    rewriter.replaceOp(op, build(rewriter, op.getLoc(), *dot));
+    return success();
+  }
+
+protected:
+  virtual Value build(PatternRewriter &rewriter, Location loc,
+                      const ByteDotProduct &dot) const = 0;
+};
 
 } // namespace mlir::quant_block
 

@@ -379,8 +379,14 @@ def GPUDataMovement : Pass<"quant-block-gpu-data-movement", "ModuleOp"> {
     A function argument marked `quant_block.device_resident` is a device
     buffer the caller owns (weights uploaded once, a KV cache kept on the
     device): kernels get it, or views of it, as it is, with no copies and
-    no allocation. Host code may take its shape (`memref.dim`, views) but
-    nothing else; any other host use is an error at that use.
+    no allocation. Host code may take its shape (`memref.dim`, views) and
+    pass it to a function of the module whose argument is device-resident
+    too (a model's layer function), but nothing else; any other host use
+    is an error at that use. A buffer that only kernels and such calls use
+    lives on the device only; passing any other (host) buffer to a
+    device-resident argument is an error at the call. Waits between
+    launches (those of the device allocations) keep the device copies of
+    host buffers live.
 
     ```mlir
     // Before (after gpu-kernel-outlining):
