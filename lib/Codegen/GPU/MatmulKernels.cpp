@@ -369,6 +369,13 @@ private:
   SmallVector<Value> emitDotProductBlockSums(Value blockWords,
                                              ArrayRef<Value> lhsBlockWords,
                                              Value zeroPoint, bool isSigned);
+  /// The same sums code by code: each code extracted, extended (E2M1: twice
+  /// its value), less the zero point, multiplied by its activation and
+  /// added.
+  SmallVector<Value> emitCodeByCodeBlockSums(Value blockWords,
+                                             ArrayRef<Value> lhsBlockWords,
+                                             Value zeroPoint, bool isSigned,
+                                             bool e2m1);
   /// `acc` plus the dot product of the 4 bytes `weightBytes` (signed or
   /// unsigned) and the 4 signed bytes `lhsBytes`: the target-neutral form
   /// that --quant-block-nvvm-dot-products and
@@ -691,6 +698,40 @@ KernelEmitter::emitDotProductBlockSums(Value blockWords,
   return sums;
 }
 
+SmallVector<Value> KernelEmitter::emitCodeByCodeBlockSums(
+    Value blockWords, ArrayRef<Value> lhsBlockWords, Value zeroPoint,
+    bool isSigned, bool e2m1) {
+  Type i32 = b.getI32Type();
+  SmallVector<Value> blockSums(plan.tileM, i32Constant(0));
+  int64_t lhsWordsPerWord = plan.codesPerWord / 4;
+  for (int64_t v = 0; v < plan.wordsPerBlock; ++v) {
+    Value packed = vector::ExtractOp::create(b, loc, blockWords, v);
+    for (int64_t mi = 0; mi < plan.tileM; ++mi) {
+      // The activation codes of the word's k.
+      SmallVector<Value> lhsCodes;
+      for (int64_t t = 0; t < lhsWordsPerWord; ++t) {
+        Value lhsWord = vector::ExtractOp::create(b, loc, lhsBlockWords[mi],
+                                                  v * lhsWordsPerWord + t);
+        for (int64_t byte = 0; byte < 4; ++byte)
+          lhsCodes.push_back(arith::ExtSIOp::create(
+              b, loc, i32, extractCode(lhsWord, byte, 8, /*isSigned=*/true)));
+      }
+      for (int64_t j = 0; j < plan.codesPerWord; ++j) {
+        Value code = extractCode(packed, j, plan.bits, isSigned);
+        code = e2m1 ? quant_block::detail::emitE2M1TwiceValue(b, loc, code)
+                    : quant_block::detail::extendInteger(b, loc, code, i32,
+                                                         isSigned);
+        if (zeroPoint)
+          code = arith::SubIOp::create(b, loc, code, zeroPoint);
+        blockSums[mi] = arith::AddIOp::create(
+            b, loc, blockSums[mi],
+            arith::MulIOp::create(b, loc, lhsCodes[j], code));
+      }
+    }
+  }
+  return blockSums;
+}
+
 SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
     Value lane, Value n, Value m0, Value lhsWords, Value lhsScales, Value words,
     Value scales, Value zeroPoints, Value outer) {
@@ -725,8 +766,6 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
         !quant_block::detail::hasUnsignedZeroPoints(plan.scheme));
   bool isSigned = plan.scheme.isSignedStorage();
   bool e2m1 = isa<Float4E2M1FNType>(plan.scheme.getStorageType());
-  // The block's exact integer sums, one per activation row.
-  SmallVector<Value> blockSums(plan.tileM, i32Constant(0));
   // The block's words, and each activation row's (4 codes a word), each
   // with one (vector) load.
   Value firstWord =
@@ -741,35 +780,12 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
     lhsBlockWords.push_back(
         loadVector(lhsWords, {m, firstLhsWord}, lhsWordsPerBlock, i32));
   }
-  int64_t lhsWordsPerWord = plan.codesPerWord / 4;
-  if (plan.byteDotProducts)
-    blockSums =
-        emitDotProductBlockSums(blockWords, lhsBlockWords, zeroPoint, isSigned);
-  for (int64_t v = 0; !plan.byteDotProducts && v < plan.wordsPerBlock; ++v) {
-    Value packed = vector::ExtractOp::create(b, loc, blockWords, v);
-    for (int64_t mi = 0; mi < plan.tileM; ++mi) {
-      // The activation codes of the word's k.
-      SmallVector<Value> lhsCodes;
-      for (int64_t t = 0; t < lhsWordsPerWord; ++t) {
-        Value lhsWord = vector::ExtractOp::create(b, loc, lhsBlockWords[mi],
-                                                  v * lhsWordsPerWord + t);
-        for (int64_t byte = 0; byte < 4; ++byte)
-          lhsCodes.push_back(arith::ExtSIOp::create(
-              b, loc, i32, extractCode(lhsWord, byte, 8, /*isSigned=*/true)));
-      }
-      for (int64_t j = 0; j < plan.codesPerWord; ++j) {
-        Value code = extractCode(packed, j, plan.bits, isSigned);
-        code = e2m1 ? quant_block::detail::emitE2M1TwiceValue(b, loc, code)
-                    : quant_block::detail::extendInteger(b, loc, code, i32,
-                                                         isSigned);
-        if (zeroPoint)
-          code = arith::SubIOp::create(b, loc, code, zeroPoint);
-        blockSums[mi] = arith::AddIOp::create(
-            b, loc, blockSums[mi],
-            arith::MulIOp::create(b, loc, lhsCodes[j], code));
-      }
-    }
-  }
+  // The block's exact integer sums, one per activation row.
+  SmallVector<Value> blockSums =
+      plan.byteDotProducts ? emitDotProductBlockSums(blockWords, lhsBlockWords,
+                                                     zeroPoint, isSigned)
+                           : emitCodeByCodeBlockSums(blockWords, lhsBlockWords,
+                                                     zeroPoint, isSigned, e2m1);
   // The terms f32(isum) * (f32(sl) * f32(sr)) (zero past the last block),
   // added in block order: lane 0 takes lane i's values with a shuffle by
   // xor i, for i = 0, 1, ..., 31.

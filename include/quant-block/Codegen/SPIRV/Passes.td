@@ -142,7 +142,11 @@ def SPIRVDotProducts : Pass<"quant-block-spirv-dot-products",
     `spirv.SUDot` (one signed, taken first) or `spirv.UDot` on the two
     `vector<4xi8>`, and the accumulator is added with a plain `arith.addi`:
     the saturating `*DotAccSat` forms would differ from the i32 arithmetic
-    of the form where it wraps.
+    of the form where it wraps. A module that gets dot products has its
+    target environment raised to SPIR-V 1.6 (in its targets and its
+    `spirv.target_env`): MLIR's availability rules take the capabilities
+    from that version on, whatever the extension says. The other modules
+    keep their version, on which their entry points' interfaces depend.
     ```mlir
     // Before:
     %a32 = arith.extui %a : vector<4xi8> to vector<4xi32>
