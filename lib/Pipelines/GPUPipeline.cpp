@@ -81,11 +81,12 @@ void mlir::quant_block::buildGPUMiddlePipeline(
   // workgroup size (known_block_size) that SPIR-V entry points need.
   pm.addPass(createCanonicalizerPass());
   // The matmul kernels' shuffles through workgroup memory: all of them
-  // where subgroups need not be 32 wide, those between the warps of a
-  // split-K sum on targets with warps of 32.
+  // where the subgroup size is unknown, those whose offset reaches past a
+  // subgroup elsewhere (between the warps of a split-K sum on targets with
+  // warps of 32).
   GPUEmulateShufflesOptions emulation;
   emulation.workgroupMemory = options.target.getWorkgroupMemoryName().str();
-  emulation.nativeWidth = options.target.subgroupsOf32 ? 32 : 0;
+  emulation.nativeWidth = options.target.subgroupSize;
   pm.addNestedPass<func::FuncOp>(createGPUEmulateShuffles(emulation));
 
   // The same f16 / bf16 numerics as the CPU pipeline: arithmetic in f32,

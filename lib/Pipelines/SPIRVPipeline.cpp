@@ -57,8 +57,18 @@ void mlir::quant_block::buildSPIRVBackHalfPipeline(
     for (StringRef capability : {"DotProduct", "DotProductInput4x8Bit"})
       if (!llvm::is_contained(target.spirvCapabilities, capability))
         target.spirvCapabilities.push_back(capability.str());
+  // Shuffles within subgroups of the device's size.
+  if (options.subgroupSize > 0)
+    for (StringRef capability : {"GroupNonUniform", "GroupNonUniformShuffle"})
+      if (!llvm::is_contained(target.spirvCapabilities, capability))
+        target.spirvCapabilities.push_back(capability.str());
   target.clientApi = options.clientApi;
   pm.addPass(createGpuSPIRVAttachTarget(target));
+  if (options.subgroupSize > 0) {
+    SPIRVSubgroupSizeOptions subgroups;
+    subgroups.subgroupSize = options.subgroupSize;
+    pm.addNestedPass<gpu::GPUModuleOp>(createSPIRVSubgroupSize(subgroups));
+  }
 
   // Views inside kernels (the block iteration space of a quantized tensor is
   // an expand_shape of its buffer) become index arithmetic on the buffer,
@@ -87,6 +97,7 @@ void mlir::quant_block::buildSPIRVBackHalfPipeline(
       pm.nest<gpu::GPUModuleOp>().nest<spirv::ModuleOp>();
   spirvModules.addPass(spirv::createSPIRVLowerABIAttributesPass());
   spirvModules.addPass(spirv::createSPIRVUpdateVCEPass());
+  spirvModules.addPass(createSPIRVRecordSubgroupSize());
   if (!options.binary)
     return;
 
@@ -111,8 +122,9 @@ void mlir::quant_block::buildSPIRVPipeline(
   // convert-gpu-to-spirv lowers workgroup memory allocations, not the
   // workgroup attributions of a gpu.func. Subgroups are not assumed 32
   // wide (lavapipe's are 8): the matmul kernels' lanes add in workgroup
-  // memory.
+  // memory, except within subgroups of the `subgroup-size` given.
   GPUTargetTraits target = GPUTargetTraits::spirv();
+  target.subgroupSize = options.subgroupSize;
   if (options.int8DotProducts)
     target.byteDotProducts = true;
   GPUMiddleOptions middle = options.getGPUMiddleOptions(target);

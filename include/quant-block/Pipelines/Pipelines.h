@@ -236,10 +236,11 @@ struct GPUTargetTraits {
   /// spirv lowers only these).
   enum class WorkgroupMemory { Attribution, Alloc };
   WorkgroupMemory workgroupMemory = WorkgroupMemory::Attribution;
-  /// Subgroups are 32 wide, so the matmul kernels' lanes add with subgroup
-  /// shuffles (NVIDIA warps) instead of workgroup memory (Vulkan devices
-  /// have other widths: lavapipe's are 8).
-  bool subgroupsOf32 = false;
+  /// The width of the target's subgroups, which the matmul kernels'
+  /// shuffles with smaller offsets use (NVIDIA warps: 32; SPIR-V: the
+  /// pipeline's `subgroup-size`); 0: unknown, every shuffle goes through
+  /// workgroup memory (Vulkan devices have other widths: lavapipe's are 8).
+  int64_t subgroupSize = 0;
   /// Aligned 16-byte vector loads are fast and legal (NVVM) rather than
   /// scalar loads (SPIR-V).
   bool vectorLoads = false;
@@ -255,7 +256,7 @@ struct GPUTargetTraits {
 
   static GPUTargetTraits nvvm() {
     GPUTargetTraits traits;
-    traits.subgroupsOf32 = true;
+    traits.subgroupSize = 32;
     traits.vectorLoads = true;
     traits.exactF16Extension = true;
     traits.exactSubnormals = true;
@@ -404,6 +405,16 @@ struct SPIRVPipelineOptions : public GPUPipelineOptions<SPIRVPipelineOptions> {
                      "DotProductInput4x8Bit capabilities to the target; "
                      "kernels with them are SPIR-V 1.6, Vulkan 1.3's)"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> subgroupSize{
+      *this, "subgroup-size",
+      llvm::cl::desc("The device's subgroup size (a power of two dividing "
+                     "the matmul kernels' 32-thread warps): their shuffles "
+                     "with smaller offsets become SPIR-V subgroup shuffles "
+                     "(adds the GroupNonUniform and GroupNonUniformShuffle "
+                     "capabilities; the Vulkan runtime requires that size "
+                     "of the device); 0: every shuffle through workgroup "
+                     "memory"),
+      llvm::cl::init(0)};
   PassOptions::ListOption<std::string> capabilities{
       *this, "caps",
       llvm::cl::desc("SPIR-V capabilities the target supports (default: "

@@ -98,8 +98,25 @@ struct GPUEmulateShufflesPass
     launch.getBody().walk([&](gpu::ShuffleOp shuffle) {
       if (shuffle->getParentOfType<gpu::LaunchOp>() != launch)
         return;
-      // Shuffles within the device's subgroups stay native.
+      // Shuffles within the device's subgroups stay native: xor shuffles
+      // whose offset is below the subgroup size (subgroups are consecutive
+      // threads, so `t ^ offset` is in the subgroup of `t`), which then say
+      // so by their width (convert-gpu-to-spirv lowers only shuffles of
+      // the target's subgroup width), and other shuffles at most a
+      // subgroup wide.
       std::optional<int64_t> width = getConstantIntValue(shuffle.getWidth());
+      std::optional<int64_t> offset = getConstantIntValue(shuffle.getOffset());
+      if (nativeWidth > 0 && width && offset &&
+          shuffle.getMode() == gpu::ShuffleMode::XOR &&
+          llvm::isPowerOf2_64(*width) && *offset >= 0 &&
+          *offset < std::min<int64_t>(*width, nativeWidth)) {
+        if (*width != nativeWidth) {
+          OpBuilder b(shuffle);
+          shuffle.getWidthMutable().assign(arith::ConstantOp::create(
+              b, shuffle.getLoc(), b.getI32IntegerAttr(nativeWidth)));
+        }
+        return;
+      }
       if (nativeWidth > 0 && width && *width <= nativeWidth)
         return;
       shuffles.push_back(shuffle);

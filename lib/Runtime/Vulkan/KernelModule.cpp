@@ -1,9 +1,11 @@
 //===- KernelModule.cpp - SPIR-V modules and their kernels ----------------===//
 //
-// The binary is scanned for OpEntryPoint and OpExecutionMode LocalSize only:
-// enough to reject a kernel name the module does not define and a launch
-// whose block size is not the workgroup size baked into the SPIR-V, both of
-// which Vulkan itself would not diagnose.
+// The binary is scanned for OpEntryPoint, OpExecutionMode LocalSize and the
+// specialization constant of the subgroup size only: enough to reject a
+// kernel name the module does not define and a launch whose block size is
+// not the workgroup size baked into the SPIR-V, both of which Vulkan itself
+// would not diagnose, and to create the pipelines of kernels with subgroup
+// operations for the subgroup size they were compiled for.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,8 @@
 
 #include "RuntimeError.h"
 #include "VulkanDevice.h"
+
+#include "quant-block/Codegen/SPIRV/SubgroupSize.h"
 
 #include <cstring>
 #include <string>
@@ -22,6 +26,9 @@ namespace {
 constexpr uint32_t spirvMagic = 0x07230203;
 constexpr uint32_t opEntryPoint = 15;
 constexpr uint32_t opExecutionMode = 16;
+constexpr uint32_t opSpecConstant = 50;
+constexpr uint32_t opDecorate = 71;
+constexpr uint32_t decorationSpecId = 1;
 constexpr uint32_t executionModelGLCompute = 5;
 constexpr uint32_t executionModeLocalSize = 17;
 constexpr size_t headerWords = 5;
@@ -57,6 +64,9 @@ KernelModule::KernelModule(const void *data, size_t size) {
   // First the entry points, then their execution modes (which refer to them
   // by result id and follow them in the binary's logical layout).
   std::map<uint32_t, Kernel *> byId;
+  // The result id decorated with the subgroup size's SpecId (annotations
+  // precede the constants in the logical layout).
+  uint32_t subgroupSizeId = 0;
   for (size_t at = headerWords; at < words.size();) {
     uint32_t wordCount = words[at] >> 16;
     uint32_t opcode = words[at] & 0xffff;
@@ -68,6 +78,13 @@ KernelModule::KernelModule(const void *data, size_t size) {
       auto &kernel = kernels[name];
       kernel = std::make_unique<Kernel>(*this, name);
       byId[words[at + 2]] = kernel.get();
+    } else if (opcode == opDecorate && wordCount == 4 &&
+               words[at + 2] == decorationSpecId &&
+               words[at + 3] == kSubgroupSizeSpecId) {
+      subgroupSizeId = words[at + 1];
+    } else if (opcode == opSpecConstant && wordCount == 4 &&
+               subgroupSizeId != 0 && words[at + 2] == subgroupSizeId) {
+      requiredSubgroupSize = words[at + 3];
     } else if (opcode == opExecutionMode && wordCount >= 6 &&
                words[at + 2] == executionModeLocalSize) {
       auto it = byId.find(words[at + 1]);
@@ -152,6 +169,18 @@ const KernelPipeline &Kernel::getPipeline(uint32_t numBindings) {
   pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   pipelineInfo.stage.module = module.getShaderModule();
   pipelineInfo.stage.pName = name.c_str();
+  // Subgroup operations written for subgroups of `size` consecutive threads:
+  // that size, and only whole subgroups.
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroupSize{};
+  if (uint32_t size = module.getRequiredSubgroupSize()) {
+    VulkanDevice::get().checkSubgroupSize(size, name.c_str(), workgroupSize[0]);
+    subgroupSize.sType =
+        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO;
+    subgroupSize.requiredSubgroupSize = size;
+    pipelineInfo.stage.pNext = &subgroupSize;
+    pipelineInfo.stage.flags =
+        VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+  }
   pipelineInfo.layout = result.layout;
   VkResult created = vkCreateComputePipelines(
       device, VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &result.pipeline);

@@ -71,8 +71,13 @@ public:
   /// The VkShaderModule, created on first use.
   VkShaderModule getShaderModule();
 
+  /// The subgroup size the module's subgroup operations were compiled for
+  /// (--quant-block-spirv-record-subgroup-size), 0 without any.
+  uint32_t getRequiredSubgroupSize() const { return requiredSubgroupSize; }
+
 private:
   std::vector<uint32_t> words;
+  uint32_t requiredSubgroupSize = 0;
   std::map<std::string, std::unique_ptr<Kernel>> kernels;
   VkShaderModule shaderModule = VK_NULL_HANDLE;
 };

@@ -163,6 +163,33 @@ VulkanDevice::VulkanDevice() {
     haveIntegerDotProduct = true;
   }
 
+  // Subgroup size control (kernels with subgroup shuffles require the
+  // size they were compiled for): core in 1.3, an extension before.
+  bool haveSizeControl = core13;
+  if (!core13 &&
+      hasExtension(available, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME)) {
+    extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+    haveSizeControl = true;
+  }
+  VkPhysicalDeviceSubgroupSizeControlProperties sizeControlProps{};
+  sizeControlProps.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES;
+  VkPhysicalDeviceSubgroupProperties subgroupProps{};
+  subgroupProps.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  subgroupProps.pNext = haveSizeControl ? &sizeControlProps : nullptr;
+  VkPhysicalDeviceProperties2 props2{};
+  props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  props2.pNext = &subgroupProps;
+  vkGetPhysicalDeviceProperties2(physicalDevice, &props2);
+  subgroupSize = subgroupProps.subgroupSize;
+  if (subgroupProps.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT)
+    subgroupOperations = subgroupProps.supportedOperations;
+  if (haveSizeControl && (sizeControlProps.requiredSubgroupSizeStages &
+                          VK_SHADER_STAGE_COMPUTE_BIT)) {
+    minSubgroupSize = sizeControlProps.minSubgroupSize;
+    maxSubgroupSize = sizeControlProps.maxSubgroupSize;
+  }
+
   VkPhysicalDevice8BitStorageFeatures storage8{};
   storage8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES;
   VkPhysicalDeviceShaderFloat16Int8Features float16Int8{};
@@ -171,6 +198,9 @@ VulkanDevice::VulkanDevice() {
   VkPhysicalDeviceShaderIntegerDotProductFeatures integerDotProduct{};
   integerDotProduct.sType =
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES;
+  VkPhysicalDeviceSubgroupSizeControlFeatures sizeControl{};
+  sizeControl.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES;
   VkPhysicalDevice16BitStorageFeatures storage16{};
   storage16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
   VkPhysicalDeviceFeatures2 features{};
@@ -190,8 +220,14 @@ VulkanDevice::VulkanDevice() {
     *next = &integerDotProduct;
     next = &integerDotProduct.pNext;
   }
+  if (haveSizeControl) {
+    *next = &sizeControl;
+    next = &sizeControl.pNext;
+  }
   // Query, then enable exactly what was reported as supported.
   vkGetPhysicalDeviceFeatures2(physicalDevice, &features);
+  subgroupSizeControl = haveSizeControl && sizeControl.subgroupSizeControl &&
+                        sizeControl.computeFullSubgroups && minSubgroupSize;
   // Graphics-only features cost nothing to leave off; keep the compute ones.
   VkPhysicalDeviceFeatures supported = features.features;
   features.features = VkPhysicalDeviceFeatures{};
@@ -248,6 +284,33 @@ uint32_t VulkanDevice::findMemoryType(uint32_t typeBits,
           "for storage buffers",
           deviceName.c_str());
   return static_cast<uint32_t>(fallback);
+}
+
+void VulkanDevice::checkSubgroupSize(uint32_t size, const char *kernel,
+                                     uint32_t workgroupSizeX) const {
+  uint32_t shuffles =
+      VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+  if ((subgroupOperations & shuffles) != shuffles)
+    fatal("kernel '%s' uses subgroup shuffles, which Vulkan device '%s' does "
+          "not support in compute shaders; compile without "
+          "--quant-block-spirv-pipeline's subgroup-size",
+          kernel, deviceName.c_str());
+  if (!subgroupSizeControl)
+    fatal("kernel '%s' was compiled for subgroups of %u threads, but Vulkan "
+          "device '%s' cannot require a subgroup size for compute shaders "
+          "(no subgroup size control with full subgroups; its subgroups have "
+          "%u threads); compile without --quant-block-spirv-pipeline's "
+          "subgroup-size",
+          kernel, size, deviceName.c_str(), subgroupSize);
+  if (size < minSubgroupSize || size > maxSubgroupSize)
+    fatal("kernel '%s' was compiled for subgroups of %u threads, but Vulkan "
+          "device '%s' has subgroups of %u to %u threads; compile with "
+          "--quant-block-spirv-pipeline=subgroup-size=N for one of those",
+          kernel, size, deviceName.c_str(), minSubgroupSize, maxSubgroupSize);
+  if (workgroupSizeX % size != 0)
+    fatal("kernel '%s' has workgroups of %u threads, not whole subgroups of "
+          "%u",
+          kernel, workgroupSizeX, size);
 }
 
 void VulkanDevice::submitAndWait(VkCommandBuffer commandBuffer) {

@@ -46,6 +46,15 @@ public:
   uint32_t findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
                           VkMemoryPropertyFlags preferred) const;
 
+  /// Aborts with a message (fatal()) unless kernel `kernel`, whose
+  /// workgroups have `workgroupSizeX` threads (one dimension), can run in
+  /// whole subgroups of exactly `size` threads with subgroup shuffles:
+  /// subgroup size control (Vulkan 1.3 or VK_EXT_subgroup_size_control)
+  /// with `size` among the device's sizes for compute, full subgroups,
+  /// and the shuffle operations.
+  void checkSubgroupSize(uint32_t size, const char *kernel,
+                         uint32_t workgroupSizeX) const;
+
   /// Submits `commandBuffer` and blocks until it completed: execution is
   /// synchronous, so the host may read results right after a launch.
   void submitAndWait(VkCommandBuffer commandBuffer);
@@ -64,6 +73,13 @@ private:
   VkPhysicalDeviceProperties props{};
   VkPhysicalDeviceMemoryProperties memoryProps{};
   std::string deviceName;
+  /// Subgroups: the default size, the operations compute shaders have,
+  /// and whether size control and full subgroups were enabled, with the
+  /// sizes it allows.
+  uint32_t subgroupSize = 0;
+  VkSubgroupFeatureFlags subgroupOperations = 0;
+  bool subgroupSizeControl = false;
+  uint32_t minSubgroupSize = 0, maxSubgroupSize = 0;
 };
 
 } // namespace mlir::quant_block::vulkan

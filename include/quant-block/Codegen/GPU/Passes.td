@@ -194,10 +194,17 @@ def GPUEmulateShuffles : Pass<"quant-block-gpu-emulate-shuffles",
     them (one step of a butterfly over several sums) share one pair of
     barriers: each value has its own slots of the buffer.
 
-    With `native-width=W`, shuffles whose width is at most `W` are left to
-    the target (NVVM: `W = 32`, its warps), and only the wider ones, which
-    exchange values between warps (the split-K sums of
-    --quant-block-gpu-matmul-kernels), go through workgroup memory.
+    With `native-width=W` (the device's subgroup size), the xor shuffles
+    whose offset is below `W` are left to the target, with their width
+    made `W` (subgroups are `W` consecutive threads, so the partner is in
+    the same one; convert-gpu-to-spirv lowers only shuffles of the
+    target's subgroup width): NVVM's `W = 32` keeps a warp's butterfly,
+    the SPIR-V pipeline's `subgroup-size=8` its offsets 4, 2, 1, while 16
+    and 8 go through workgroup memory. Other shuffles at most `W` wide are
+    left to the target too. Only the rest, which exchange values between
+    subgroups (the split-K sums of --quant-block-gpu-matmul-kernels), go
+    through workgroup memory. Every shuffle gives the same value either
+    way, so the sums keep their order and their bits.
 
     Barriers need every thread of the workgroup: a shuffle nested in
     anything but `scf.for` loops with workgroup-uniform bounds (constants,
@@ -217,8 +224,8 @@ def GPUEmulateShuffles : Pass<"quant-block-gpu-emulate-shuffles",
            /*default=*/"\"attribution\"",
            "How the workgroup buffer is made: attribution or alloc">,
     Option<"nativeWidth", "native-width", "int64_t", /*default=*/"0",
-           "Shuffles at most this wide are left to the target (its "
-           "subgroup size; 0: every shuffle is emulated)">,
+           "The target's subgroup size: shuffles within its subgroups are "
+           "left to it (0: every shuffle is emulated)">,
   ];
 }
 

@@ -164,4 +164,55 @@ def SPIRVDotProducts : Pass<"quant-block-spirv-dot-products",
   ];
 }
 
+def SPIRVSubgroupSize : Pass<"quant-block-spirv-subgroup-size",
+                             "gpu::GPUModuleOp"> {
+  let summary = "Set the subgroup size of a kernel module's SPIR-V target";
+  let description = [{
+    Runs after `spirv-attach-target`, before `convert-gpu-to-spirv`: the
+    resource limits of the module's SPIR-V target environment (in its
+    targets and its `spirv.target_env`) get `subgroup_size` (and the
+    minimum and maximum) `subgroup-size`, the device's. convert-gpu-to-
+    spirv lowers a `gpu.shuffle` only when its width is the target's
+    subgroup size: the matmul kernels' shuffles within a subgroup get that
+    width from --quant-block-gpu-emulate-shuffles{native-width} and become
+    `spirv.GroupNonUniformShuffleXor`. The size must be a power of two.
+    ```mlir
+    // Before (spirv-attach-target's default limits):
+    gpu.module @k [#spirv.target_env<#spirv.vce<v1.3, [Shader,
+        GroupNonUniformShuffle], []>, #spirv.resource_limits<>>] { ... }
+    // After, with subgroup-size=8:
+    gpu.module @k [#spirv.target_env<#spirv.vce<v1.3, [Shader,
+        GroupNonUniformShuffle], []>, #spirv.resource_limits<
+        subgroup_size = 8, min_subgroup_size = 8, max_subgroup_size = 8>>]
+    ```
+  }];
+  let options = [
+    Option<"subgroupSize", "subgroup-size", "int64_t", /*default=*/"32",
+           "The device's subgroup size">,
+  ];
+}
+
+def SPIRVRecordSubgroupSize : Pass<"quant-block-spirv-record-subgroup-size",
+                                   "spirv::ModuleOp"> {
+  let summary = "Record in a SPIR-V module the subgroup size its subgroup "
+                "operations assume";
+  let description = [{
+    Vulkan fixes a kernel's subgroup size when the pipeline is created, not
+    in the SPIR-V, and a shuffle written for subgroups of 8 threads is
+    wrong on subgroups of another size. A `spirv.module` (inside its
+    `gpu.module`) that uses `GroupNonUniform*` operations gets the
+    specialization constant `quant_block_subgroup_size` with SpecId 20802
+    (0x5142) and the subgroup size of its target environment as value;
+    libQuantBlockVulkanRuntime.so reads it from the binary and creates the
+    kernel's pipeline with that required subgroup size and full subgroups,
+    or stops with an error where the device cannot. Modules without
+    subgroup operations are left as they are. Nothing reads the constant
+    in the kernels.
+    ```mlir
+    // Added, with subgroup_size = 8 in the target's resource limits:
+    spirv.SpecConstant @quant_block_subgroup_size spec_id(20802) = 8 : i32
+    ```
+  }];
+}
+
 #endif // QUANT_BLOCK_CODEGEN_SPIRV_PASSES_TD
