@@ -70,6 +70,7 @@ void mlir::quant_block::buildGPUMiddlePipeline(
     reductions.workgroupSize = options.workgroupSize;
     reductions.minReductionSize = options.minReductionSize;
     reductions.workgroupMemory = options.target.getWorkgroupMemoryName().str();
+    reductions.subgroupSize = options.target.subgroupSize;
     pm.addNestedPass<func::FuncOp>(createGPUMapReductions(reductions));
   }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

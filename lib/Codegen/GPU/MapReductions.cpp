@@ -109,6 +109,13 @@ struct GPUMapReductionsPass
                                     "min-reduction-size must be positive";
       return signalPassFailure();
     }
+    if (subgroupSize < 0 ||
+        (subgroupSize > 0 && !llvm::isPowerOf2_64(subgroupSize))) {
+      getOperation().emitError()
+          << "subgroup-size must be 0 or a power of two, not "
+          << static_cast<int64_t>(subgroupSize);
+      return signalPassFailure();
+    }
     if (workgroupMemory != "attribution" && workgroupMemory != "alloc") {
       getOperation().emitError()
           << "workgroup-memory must be 'attribution' or 'alloc', not '"
@@ -275,12 +282,30 @@ struct GPUMapReductionsPass
       scf::YieldOp::create(b, loc,
                            mapping.lookup(reduction.combiner->getResult(0)));
     }
-    memref::StoreOp::create(b, loc, partialLoop.getResult(0), buffer, thread);
-    gpu::BarrierOp::create(b, loc);
+    // The last steps of the tree within a subgroup, where the values left
+    // are those of threads 0 .. subgroup-size - 1: by xor shuffles of
+    // `subgroup-size` lanes (thread t < h takes the value of t ^ h = t + h,
+    // the same addition as in memory, so the same bits) instead of
+    // workgroup memory and a barrier each. Every thread runs them (a
+    // shuffle needs its partner active). Only for power-of-two workgroups
+    // of whole subgroups and 32-bit values, the shuffles' types.
+    Value partial = partialLoop.getResult(0);
+    unsigned bits =
+        element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
+    bool subgroupSteps = subgroupSize > 1 &&
+                         llvm::isPowerOf2_64(workgroupSize) &&
+                         workgroupSize % subgroupSize == 0 && bits == 32;
+    int64_t memoryDownTo = subgroupSteps ? subgroupSize : 1;
+    bool inMemory = workgroupSize > memoryDownTo;
+    if (inMemory) {
+      memref::StoreOp::create(b, loc, partial, buffer, thread);
+      gpu::BarrierOp::create(b, loc);
+    }
 
     // The tree: with n partial sums left, thread t < n - ceil(n/2) adds
     // sum t + ceil(n/2) into sum t.
-    for (int64_t left = workgroupSize; left > 1;) {
+    int64_t left = workgroupSize;
+    while (left > memoryDownTo) {
       int64_t half = llvm::divideCeil(left, 2);
       Value active = arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::ult, thread,
@@ -299,6 +324,22 @@ struct GPUMapReductionsPass
       gpu::BarrierOp::create(b, loc);
       left = half;
     }
+    Value subgroupTotal;
+    if (subgroupSteps) {
+      Value value =
+          inMemory ? memref::LoadOp::create(b, loc, buffer, thread) : partial;
+      Value width = arith::ConstantOp::create(
+          b, loc, b.getI32IntegerAttr(static_cast<int32_t>(subgroupSize)));
+      for (int64_t half = left / 2; half >= 1; half /= 2) {
+        Value offset = arith::ConstantOp::create(
+            b, loc, b.getI32IntegerAttr(static_cast<int32_t>(half)));
+        Value theirs = gpu::ShuffleOp::create(b, loc, value, offset, width,
+                                              gpu::ShuffleMode::XOR)
+                           .getShuffleResult();
+        value = combine(b, reduction.combiner, value, theirs);
+      }
+      subgroupTotal = value;
+    }
 
     // Thread 0 adds the total to the output's initial value, in the body's
     // operand order.
@@ -311,15 +352,21 @@ struct GPUMapReductionsPass
       SmallVector<Value> outIndices = applyMap(
           b, loc, op.getMatchingIndexingMap(op.getDpsInitOperand(0)), indices);
       Value init = memref::LoadOp::create(b, loc, output, outIndices);
-      Value total = memref::LoadOp::create(b, loc, buffer, c0);
+      Value total =
+          subgroupTotal
+              ? subgroupTotal
+              : memref::LoadOp::create(b, loc, buffer, c0).getResult();
       Value result = reduction.outOperand == 0
                          ? combine(b, reduction.combiner, init, total)
                          : combine(b, reduction.combiner, total, init);
       memref::StoreOp::create(b, loc, result, output, outIndices);
     }
-    // Thread 0 reads the buffer above; the next output element's partial
-    // sums overwrite it.
-    gpu::BarrierOp::create(b, loc);
+    // Thread 0 read the buffer's total above; the next output element's
+    // partial sums overwrite it. (With the subgroup steps each thread read
+    // only its own slot after the tree's last barrier, which it alone
+    // writes next.)
+    if (!subgroupSteps)
+      gpu::BarrierOp::create(b, loc);
 
     b.setInsertionPointToEnd(&launch.getBody().front());
     gpu::TerminatorOp::create(b, loc);

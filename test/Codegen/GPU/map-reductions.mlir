@@ -1,8 +1,12 @@
 // RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-map-reductions{workgroup-size=64 max-workgroups=4}))" | FileCheck %s
 // RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-map-reductions{workgroup-memory=alloc}))" | FileCheck %s --check-prefix=ALLOC
 // RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-map-reductions{workgroup-memory=global}))" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-map-reductions{subgroup-size=8}))" | FileCheck %s --check-prefix=SUB8
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-map-reductions{subgroup-size=64}))" | FileCheck %s --check-prefix=SUB64
+// RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-map-reductions{subgroup-size=12}))" 2>&1 | FileCheck %s --check-prefix=BADSUB
 
 // BAD: error: workgroup-memory must be 'attribution' or 'alloc', not 'global'
+// BADSUB: error: subgroup-size must be 0 or a power of two, not 12
 
 // A GEMV whose k sum may be reassociated: 5 output elements, at most 4
 // workgroups (each takes outputs b, b + 4, ...), 64 threads striding over k
@@ -29,6 +33,35 @@
 // CHECK: memref.store %[[R]], %{{.*}}[%[[N]]] : memref<5xf32>
 // CHECK: gpu.barrier
 // CHECK-NOT: linalg.generic
+// With subgroups of 8 threads the tree's first three steps (32, 16 and 8
+// sums left) stay in workgroup memory, the last three (4, 2, 1) are xor
+// shuffles of width 8 that every thread runs, and thread 0 adds its
+// register's total: no barrier after it (each thread read only its own
+// slot after the tree's last barrier).
+// SUB8-LABEL: func.func @reassoc
+// SUB8: memref.store %{{.*}}, %[[BUF:.*]][%[[T:.*]]]
+// SUB8-NEXT: gpu.barrier
+// SUB8-COUNT-3: gpu.barrier
+// SUB8-NEXT: %[[MINE:.*]] = memref.load %[[BUF]][%[[T]]]
+// SUB8: %[[W:.*]] = arith.constant 8 : i32
+// SUB8: %[[O4:.*]] = arith.constant 4 : i32
+// SUB8: %[[S4:.*]], %{{.*}} = gpu.shuffle xor %[[MINE]], %[[O4]], %[[W]] : f32
+// SUB8: %[[A4:.*]] = arith.addf %[[MINE]], %[[S4]] fastmath<reassoc,contract>
+// SUB8: gpu.shuffle xor %[[A4]]
+// SUB8: arith.addf
+// SUB8: gpu.shuffle xor
+// SUB8: %[[TOTAL:.*]] = arith.addf
+// SUB8: scf.if
+// SUB8: %[[INIT:.*]] = memref.load
+// SUB8-NEXT: arith.addf %[[INIT]], %[[TOTAL]]
+// SUB8-NOT: gpu.barrier
+// SUB8: scf.yield
+// One subgroup of 64 holds the whole workgroup: the tree is six shuffles.
+// SUB64-LABEL: func.func @reassoc
+// SUB64-NOT: gpu.barrier
+// SUB64-COUNT-6: gpu.shuffle xor
+// SUB64-NOT: gpu.barrier
+// SUB64: return
 // ALLOC-LABEL: func.func @reassoc
 // ALLOC: gpu.launch
 // ALLOC-NOT: workgroup(

@@ -298,6 +298,13 @@ def GPUMapReductions : Pass<"quant-block-gpu-map-reductions",
       tree whose shape depends only on `workgroup-size` (the order is fixed
       by the compiled code, never by the device), separated by
       `gpu.barrier`s;
+    * with `subgroup-size=S` (the target's subgroup size; 0 by default,
+      NVVM 32, SPIR-V its pipeline's option), a power-of-two workgroup of
+      whole subgroups and 32-bit values, the tree's last `log2(S)` steps,
+      where the values left are those of threads `0 .. S-1`, are xor
+      shuffles of width `S` (thread `t < h` takes the value of
+      `t ^ h = t + h`: the same additions, the same bits) instead of a
+      store and a barrier each;
     * thread 0 adds the total to the output's initial value with the op's
       combiner and stores it.
     Strict-order float sums (`arith.addf` without `reassoc`) and every other
@@ -326,6 +333,9 @@ def GPUMapReductions : Pass<"quant-block-gpu-map-reductions",
     Option<"workgroupMemory", "workgroup-memory", "std::string",
            /*default=*/"\"attribution\"",
            "How the workgroup buffer is made: attribution or alloc">,
+    Option<"subgroupSize", "subgroup-size", "int64_t", /*default=*/"0",
+           "The target's subgroup size: the tree's steps within a subgroup "
+           "by shuffles (0: all in workgroup memory)">,
   ];
 }
 
