@@ -7,6 +7,7 @@ the same file; errors for files that are not LLaMA models; the command
 line."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -421,11 +422,33 @@ def _vulkan_runtime():
         return None
 
 
+def _vulkan_subgroup_size():
+    """The subgroup size of the first Vulkan device vulkaninfo lists (the
+    runtime's), or None."""
+    try:
+        info = subprocess.run(["vulkaninfo"], capture_output=True, text=True,
+                              timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r"^\s*subgroupSize\s*=\s*(\d+)", info, re.M)
+    return int(found.group(1)) if found else None
+
+
+_SUBGROUP_SIZE = _vulkan_subgroup_size()
+
+
 @pytest.mark.skipif(_vulkan_runtime() is None,
                     reason="libQuantBlockVulkanRuntime.so was not built")
 @pytest.mark.parametrize("pipeline,activations", [
     ("quant-block-spirv-pipeline", "f32"),
     ("quant-block-spirv-pipeline{int8-dot-products=true}", "int8"),
+    # The matmul kernels' butterflies and the reductions' trees within a
+    # subgroup as subgroup shuffles, the device's size required.
+    pytest.param(
+        f"quant-block-spirv-pipeline{{subgroup-size={_SUBGROUP_SIZE}}}",
+        "f32", marks=pytest.mark.skipif(
+            _SUBGROUP_SIZE is None,
+            reason="vulkaninfo does not report the device's subgroup size")),
 ])
 def test_the_model_runs_on_vulkan_with_resident_weights(files, pipeline,
                                                        activations):
