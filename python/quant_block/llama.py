@@ -345,6 +345,20 @@ class _Emitter:
                      "%r = arith.addf %acc, %p : f32", "linalg.yield %r : f32"],
             init="0.0")
 
+    def columns(self, x, width, widths):
+        """The consecutive column ranges of `x` [N, width] of the given
+        widths (the products of a fused weight), each a tensor of its own."""
+        xt = tensor_type((self.n, width), "f32")
+        parts, offset = [], 0
+        for w in widths:
+            part = self.fresh()
+            self.op(f"{part} = tensor.extract_slice {x}[0, {offset}] "
+                    f"[{self.n}, {w}] [1, 1] : {xt} to "
+                    f"{tensor_type((self.n, w), 'f32')}")
+            parts.append(part)
+            offset += w
+        return parts
+
     def add(self, x, y, shape):
         t = tensor_type(shape, "f32")
         # Over y (a product's result, no other use), x + y as before.
@@ -765,6 +779,20 @@ class _Emitter:
     LAYER_TENSORS = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output",
                      "ffn_norm", "ffn_gate", "ffn_up", "ffn_down")
 
+    def layer_tensors(self, layer):
+        """The weights block `layer` takes, in order: LAYER_TENSORS, with
+        q, k, v as one `attn_qkv` and gate, up as one `ffn_gate_up` where
+        the model fused them (_fuse_products)."""
+        p = f"blk.{layer}."
+        names = []
+        for t in self.LAYER_TENSORS:
+            for fused, members in _FUSED_PRODUCTS.items():
+                if t in members and p + fused + ".weight" in self.weights:
+                    t = fused
+            if t not in names:
+                names.append(t)
+        return names
+
     def _start(self, location):
         """A fresh function body."""
         self.b = Builder()
@@ -781,8 +809,9 @@ class _Emitter:
         qw = c.n_head * c.head_dim
         p = f"blk.{layer}."
         self._start(p + "attn")
+        tensors = self.layer_tensors(layer)
         self.arg_names = {p + t + ".weight": f"%w{i}"
-                          for i, t in enumerate(self.LAYER_TENSORS)}
+                          for i, t in enumerate(tensors)}
         xt = tensor_type((n, e), "f32")
         half = tensor_type((n, c.head_dim // 2), "f32")
         # The activations come in and go out through buffers the caller
@@ -805,7 +834,7 @@ class _Emitter:
                      f"%rope_cos: {table}{r}", f"%rope_sin: {table}{r}"]
         arguments += [f"{self.arg_names[p + t + '.weight']}: "
                       f"{self.weights[p + t + '.weight'].mlir_type}{r}"
-                      for t in self.LAYER_TENSORS]
+                      for t in tensors]
         self.cos, self.sin = "%cos", "%sin"
         for out, source in (("%cos", "%rope_cos"), ("%sin", "%rope_sin")):
             self.op(f"{out} = tensor.extract_slice {source}[%pos, 0] [{n}, "
@@ -813,9 +842,16 @@ class _Emitter:
         self.op(f"%x = bufferization.to_tensor %xin restrict : "
                 f"{self.activation_type} to {xt}")
         h = self.rms_norm("%x", self.arg_names[p + "attn_norm.weight"])
-        q = self.rope(self.linear(h, p + "attn_q.weight", e, qw), c.n_head)
-        k = self.rope(self.linear(h, p + "attn_k.weight", e, kvw), c.n_head_kv)
-        v = self.linear(h, p + "attn_v.weight", e, kvw)
+        if p + "attn_qkv.weight" in self.weights:
+            qkv = self.linear(h, p + "attn_qkv.weight", e, qw + 2 * kvw)
+            q_rows, k_rows, v = self.columns(qkv, qw + 2 * kvw,
+                                             [qw, kvw, kvw])
+        else:
+            q_rows = self.linear(h, p + "attn_q.weight", e, qw)
+            k_rows = self.linear(h, p + "attn_k.weight", e, kvw)
+            v = self.linear(h, p + "attn_v.weight", e, kvw)
+        q = self.rope(q_rows, c.n_head)
+        k = self.rope(k_rows, c.n_head_kv)
         self.store("%kcache", k)
         self.store("%vcache", v)
         o = self.attention(q)
@@ -823,8 +859,13 @@ class _Emitter:
                      (n, e))
         self.b.location = p + "ffn"
         h = self.rms_norm(x, self.arg_names[p + "ffn_norm.weight"])
-        act = self.swiglu(self.linear(h, p + "ffn_gate.weight", e, c.n_ff),
-                          self.linear(h, p + "ffn_up.weight", e, c.n_ff))
+        if p + "ffn_gate_up.weight" in self.weights:
+            gate_up = self.linear(h, p + "ffn_gate_up.weight", e, 2 * c.n_ff)
+            act = self.swiglu(*self.columns(gate_up, 2 * c.n_ff,
+                                            [c.n_ff, c.n_ff]))
+        else:
+            act = self.swiglu(self.linear(h, p + "ffn_gate.weight", e, c.n_ff),
+                              self.linear(h, p + "ffn_up.weight", e, c.n_ff))
         x = self.add(x, self.linear(act, p + "ffn_down.weight", c.n_ff, e),
                      (n, e))
         self.op(f"bufferization.materialize_in_destination {x} in restrict "
@@ -846,8 +887,8 @@ class _Emitter:
         # One layer function per distinct tuple of weight types.
         signatures, layer_functions, calls = {}, [], []
         for layer in range(c.n_layer):
-            key = tuple(self.weights[f"blk.{layer}.{t}.weight"].mlir_type
-                        for t in self.LAYER_TENSORS)
+            key = tuple((t, self.weights[f"blk.{layer}.{t}.weight"].mlir_type)
+                        for t in self.layer_tensors(layer))
             if key not in signatures:
                 signatures[key] = f"layer{len(signatures)}"
                 layer_functions.append(
@@ -888,9 +929,9 @@ class _Emitter:
             index = self.fresh()
             self.op(f"{index} = arith.constant {layer} : index")
             weights = [self.arg_names[p + t + ".weight"]
-                       for t in self.LAYER_TENSORS]
+                       for t in self.layer_tensors(layer)]
             weight_types = [self.weights[p + t + ".weight"].mlir_type
-                            for t in self.LAYER_TENSORS]
+                            for t in self.layer_tensors(layer)]
             source, target = buffers[layer % 2], buffers[1 - layer % 2]
             self.op(f"func.call @{function}({source}, {target}, %pos, "
                     f"{index}, %kcache, %vcache, %rope_cos, %rope_sin, "
@@ -936,11 +977,12 @@ class _ModelTensor:
     or row-tiled): its type and parts, in the interface of gguf.Tensor the
     emitter reads."""
 
-    def __init__(self, tensor, scheme, parts):
-        self.name, self.type, self.shape = tensor.name, tensor.type, tensor.shape
+    def __init__(self, tensor, scheme, parts, name=None, shape=None):
+        self.name, self.type = name or tensor.name, tensor.type
+        self.shape = tuple(shape or tensor.shape)
         self.scheme = scheme
         self.mlir_type = ("!quant_block.tensor<" + "x".join(
-            str(d) for d in tensor.shape) + f", {scheme}>")
+            str(d) for d in self.shape) + f", {scheme}>")
         self.parts = [gguf.Part(part.role, array.dtype, array.shape)
                       for part, array in zip(tensor.parts, parts)]
         self.made_by_model = True
@@ -976,6 +1018,42 @@ def _widen_q6_k(tensor, parts):
               "outer = <f16, block = [16]>>")
     widened = [codes, scales, outer]
     return _ModelTensor(tensor, scheme, widened), widened
+
+
+# Products of one activation that the CPU pipeline computes as one, their
+# weights' rows concatenated at load (the same products and bits: each
+# output row's sum does not depend on the others): one quantization of the
+# activations and one pass of the threads instead of three (q, k, v) or two
+# (gate, up), fewer waits at the threads' barriers.
+_FUSED_PRODUCTS = {"attn_qkv": ("attn_q", "attn_k", "attn_v"),
+                   "ffn_gate_up": ("ffn_gate", "ffn_up")}
+
+
+def _fuse_rows(name, tensors, parts):
+    """The weights `tensors` (with their `parts`) as one weight `name` of
+    their rows in order, or None where they differ in type, scheme or K, or
+    have a part without a row (or row tile) per weight row, such as a
+    per-tensor scale."""
+    first = tensors[0]
+    schemes = {t.scheme for t in tensors}
+    if (len({t.type for t in tensors}) != 1 or len(schemes) != 1
+            or None in schemes
+            or len({t.shape[1] for t in tensors}) != 1
+            or len({len(p) for p in parts}) != 1):
+        return None
+    tiled = "row_tile" in first.scheme
+    for tensor, arrays in zip(tensors, parts):
+        rows = tensor.shape[0] // _ROW_TILE if tiled else tensor.shape[0]
+        if any(a.ndim < 1 or a.shape[0] != rows for a in arrays):
+            return None
+    for j in range(len(parts[0])):
+        if len({a.shape[1:] for a in (p[j] for p in parts)}) != 1:
+            return None
+    fused = [np.concatenate([p[j] for p in parts])
+             for j in range(len(parts[0]))]
+    shape = (sum(t.shape[0] for t in tensors), first.shape[1])
+    return _ModelTensor(first, first.scheme, fused, name=name,
+                        shape=shape), fused
 
 
 # The types row_tiles stores row-tiled: those whose int8 kernel reads the
@@ -1015,7 +1093,8 @@ class Llama:
 
     def __init__(self, path, capacity=None, threads=None, fast=True,
                  activations="f32", widen_q6_k=None,
-                 pipeline="quant-block-cpu-pipeline", row_tiles=None):
+                 pipeline="quant-block-cpu-pipeline", row_tiles=None,
+                 fuse_products=None):
         """`row_tiles`: store the Q4_0 / Q8_0 / Q4_1 / Q4_K / Q6_K weights of
         the products row-tiled (docs/Packing.md). By default, with int8
         activations on the CPU pipeline where the host has AVX512-VNNI:
@@ -1027,7 +1106,13 @@ class Llama:
         8.56 bits per weight instead of 6.56). By default unless those int8
         kernels read the 6-bit codes themselves (the same host and options
         as `row_tiles`): the float kernels and the GPU pipelines have no
-        form for 6-bit codes. The logits are the same bits either way."""
+        form for 6-bit codes. The logits are the same bits either way.
+
+        `fuse_products`: the q, k, v weights of a block as one product, and
+        gate and up as one, where their types and schemes agree (their rows
+        concatenated at load; the same bits). By default on the CPU
+        pipeline (the GPU pipelines' kernels take whole buffers, not the
+        column slices of a fused product's result)."""
         if threads:
             # libomp reads it when the first parallel region starts.
             os.environ["OMP_NUM_THREADS"] = str(threads)
@@ -1051,6 +1136,8 @@ class Llama:
         if widen_q6_k is None:
             widen_q6_k = not row_lane_kernels
         self.row_tiles = row_tiles
+        if fuse_products is None:
+            fuse_products = pipeline.startswith("quant-block-cpu-pipeline")
         has_output = any(t.name == "output.weight" for t in self.file.tensors)
         self.order = []
         self.tensors = {}
@@ -1072,7 +1159,7 @@ class Llama:
             self.order.append(name)
         # Weights: repacked once from the mapped file; the file's pages of
         # each are released after it (the parts are the resident copy).
-        self.parts = []
+        parts_of = {}
         for name in self.order:
             parts = self.file.parts(name, threads=threads or 1, release=True)
             if widen_q6_k and self.tensors[name].type == "Q6_K":
@@ -1081,7 +1168,10 @@ class Llama:
             if self.row_tiles and _can_tile_rows(name, self.tensors[name]):
                 self.tensors[name], parts = _tile_rows(self.tensors[name],
                                                        parts)
-            self.parts += parts
+            parts_of[name] = parts
+        if fuse_products:
+            self._fuse_products(parts_of)
+        self.parts = [part for name in self.order for part in parts_of[name]]
         # Head-major: [layer, kv head, position, head dim] (_Emitter.store).
         self.kcache = np.zeros((c.n_layer, c.n_head_kv,
                                 cache_rows(self.capacity), c.head_dim),
@@ -1095,6 +1185,28 @@ class Llama:
         # GPU pipelines: whether the weights, the cache and the RoPE tables
         # were uploaded (at the first compile).
         self.on_device = False
+
+    def _fuse_products(self, parts_of):
+        """Replaces each block's q, k, v (and gate, up) by their fused
+        weight where _fuse_rows can make it, in the tensors, the order and
+        `parts_of`."""
+        for layer in range(self.config.n_layer):
+            p = f"blk.{layer}."
+            for fused, members in _FUSED_PRODUCTS.items():
+                names = [p + m + ".weight" for m in members]
+                made = _fuse_rows(p + fused + ".weight",
+                                  [self.tensors[n] for n in names],
+                                  [parts_of[n] for n in names])
+                if made is None:
+                    continue
+                tensor, parts = made
+                self.order[self.order.index(names[0])] = tensor.name
+                for n in names:
+                    del self.tensors[n], parts_of[n]
+                    if n in self.order:
+                        self.order.remove(n)
+                self.tensors[tensor.name] = tensor
+                parts_of[tensor.name] = parts
 
     def module_text(self, n_tokens, last_logits=False):
         """The module of the forward function for calls of `n_tokens`

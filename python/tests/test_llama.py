@@ -144,7 +144,8 @@ def test_row_tiled_weights(files, mix):
     for model, want_tiles in ((tiled, True), (plain, False)):
         lines = model.module_text(1).splitlines()
         products = [line for line in lines if "quant_block.matmul" in line]
-        assert len(products) >= 8  # a layer function (shared) and the head
+        # A layer function (shared; q|k|v and gate|up fused) and the head.
+        assert len(products) >= 5
         if mix == "Q4_K_M":
             assert any("min = f16" in line for line in products)
             assert any("i8 : f32, block = [16]" in line for line in products)
@@ -154,6 +155,50 @@ def test_row_tiled_weights(files, mix):
                        if "quant_block.dequantize" in line)
     got = prefill_then_decode(tiled, tokens, 20)
     want = prefill_then_decode(plain, tokens, 20)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert np.isfinite(got).all() and np.abs(got).max() > 0
+
+
+@pytest.mark.parametrize("mix,activations", [
+    ("Q4_0", "int8"), ("Q4_K_M", "int8"), ("Q8_0", "f32")])
+def test_fused_products_give_the_same_bits(files, mix, activations):
+    """fuse_products (the default on the CPU pipeline): a block's q, k, v
+    weights become one product and gate, up another where their types agree
+    (Q4_K_M: not q, k, v in the layers whose attn_v is Q6_K), their rows
+    concatenated at load; the logits of a prefill (AMX tiles for 16 rows
+    where the host has them) and of decode steps are the same bits as with
+    the products apart, and no weight byte is added."""
+    tokens = np.random.default_rng(11).integers(3, TINY["n_vocab"], 22).tolist()
+    fused, apart = (llama.Llama(files[mix], capacity=32,
+                                activations=activations, fuse_products=fuse)
+                    for fuse in (True, False))
+    layers = TINY["n_layer"]
+    assert sum(".ffn_gate_up." in n for n in fused.order) == layers
+    qkv = sum(".attn_qkv." in n for n in fused.order)
+    types = {apart.tensors[f"blk.{i}.attn_{t}.weight"].type
+             for i in range(layers) for t in "qkv"}
+    if len(types) == 1:
+        assert qkv == layers
+    else:  # Q4_K_M: attn_v is Q6_K in the layers use_more_bits picks.
+        assert 0 < qkv < layers
+    # Each block has either the fused weight or all of its members.
+    for i in range(layers):
+        for fused_name, members in (("attn_qkv", ("attn_q", "attn_k",
+                                                  "attn_v")),
+                                    ("ffn_gate_up", ("ffn_gate", "ffn_up"))):
+            present = [f"blk.{i}.{m}.weight" in fused.order for m in members]
+            if f"blk.{i}.{fused_name}.weight" in fused.order:
+                assert not any(present)
+            else:
+                assert all(present)
+    products = [line for line in fused.module_text(1).splitlines()
+                if "quant_block.matmul" in line]
+    assert len(products) < len([line for line in apart.module_text(1)
+                                .splitlines() if "quant_block.matmul" in line])
+    assert sum(p.nbytes for p in fused.parts) == sum(
+        p.nbytes for p in apart.parts)
+    got = prefill_then_decode(fused, tokens, 18)
+    want = prefill_then_decode(apart, tokens, 18)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
     assert np.isfinite(got).all() and np.abs(got).max() > 0
 
@@ -206,9 +251,12 @@ def test_module_uses_quant_block_ops_on_the_imported_weights(files):
     model = llama.Llama(files["Q4_0"], capacity=16)
     text = model.module_text(4)
     # One function per distinct tuple of block weight types (one here),
-    # called once per block: 7 products in it, the head in @forward.
+    # called once per block: 4 products in it (q|k|v and gate|up fused:
+    # fuse_products; 7 apart), the head in @forward.
     assert text.count("func.call @layer0(") == TINY["n_layer"]
-    assert text.count("quant_block.matmul") == 7 + 1
+    assert text.count("quant_block.matmul") == 4 + 1
+    assert llama.Llama(files["Q4_0"], capacity=16, fuse_products=False) \
+        .module_text(4).count("quant_block.matmul") == 7 + 1
     # The embedding is a gather of quantized rows: the one dequantize makes
     # the 4 rows of the call, and no [n_vocab, n_embd] float table exists.
     assert text.count("quant_block.dequantize") == 1
