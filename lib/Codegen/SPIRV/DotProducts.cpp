@@ -93,16 +93,7 @@ struct SPIRVDotProductsPass
     spirv::TargetEnvAttr raised = withVersion16(env);
     if (raised == env)
       return;
-    if (ArrayAttr targets = module.getTargetsAttr()) {
-      SmallVector<Attribute> updated(targets.begin(), targets.end());
-      for (Attribute &attr : updated)
-        if (attr == env)
-          attr = raised;
-      module.setTargetsAttr(ArrayAttr::get(&getContext(), updated));
-    }
-    if (module->hasAttr(spirv::getTargetEnvAttrName()) ||
-        !module.getTargetsAttr())
-      module->setAttr(spirv::getTargetEnvAttrName(), raised);
+    replaceSPIRVTargetEnv(module, env, raised);
   }
 };
 

@@ -62,17 +62,7 @@ struct SPIRVSubgroupSizePass
     spirv::TargetEnvAttr env = getSPIRVTargetEnv(module);
     if (!env)
       return;
-    spirv::TargetEnvAttr sized = withSubgroupSize(env, subgroupSize);
-    if (ArrayAttr targets = module.getTargetsAttr()) {
-      SmallVector<Attribute> updated(targets.begin(), targets.end());
-      for (Attribute &attr : updated)
-        if (attr == env)
-          attr = sized;
-      module.setTargetsAttr(ArrayAttr::get(&getContext(), updated));
-    }
-    if (module->hasAttr(spirv::getTargetEnvAttrName()) ||
-        !module.getTargetsAttr())
-      module->setAttr(spirv::getTargetEnvAttrName(), sized);
+    replaceSPIRVTargetEnv(module, env, withSubgroupSize(env, subgroupSize));
   }
 };
 
@@ -89,11 +79,8 @@ struct SPIRVRecordSubgroupSizePass
     });
     if (!usesSubgroups)
       return;
-    spirv::TargetEnvAttr env;
-    if (auto parent = module->getParentOfType<gpu::GPUModuleOp>())
-      env = getSPIRVTargetEnv(parent);
-    if (!env)
-      env = spirv::lookupTargetEnvOrDefault(module);
+    // convert-gpu-to-spirv gives the spirv.module its gpu.module's target.
+    spirv::TargetEnvAttr env = spirv::lookupTargetEnvOrDefault(module);
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
     auto constant = spirv::SpecConstantOp::create(
         b, module.getLoc(), kSubgroupSizeConstantName,

@@ -23,6 +23,25 @@ inline spirv::TargetEnvAttr getSPIRVTargetEnv(gpu::GPUModuleOp module) {
   return spirv::lookupTargetEnv(module);
 }
 
+/// Replaces `module`'s SPIR-V target environment `env` (as
+/// getSPIRVTargetEnv found it) by `updated`, in its targets and in its
+/// spirv.target_env attribute (or sets that attribute when the module has
+/// no targets).
+inline void replaceSPIRVTargetEnv(gpu::GPUModuleOp module,
+                                  spirv::TargetEnvAttr env,
+                                  spirv::TargetEnvAttr updated) {
+  if (ArrayAttr targets = module.getTargetsAttr()) {
+    SmallVector<Attribute> replaced(targets.begin(), targets.end());
+    for (Attribute &attr : replaced)
+      if (attr == env)
+        attr = updated;
+    module.setTargetsAttr(ArrayAttr::get(module.getContext(), replaced));
+  }
+  if (module->hasAttr(spirv::getTargetEnvAttrName()) ||
+      !module.getTargetsAttr())
+    module->setAttr(spirv::getTargetEnvAttrName(), updated);
+}
+
 } // namespace mlir::quant_block
 
 #endif // QUANT_BLOCK_LIB_CODEGEN_SPIRV_TARGETENV_H
