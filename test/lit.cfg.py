@@ -176,6 +176,9 @@ if target == "host":
                     flags = set(line.split(":", 1)[1].split())
                     if {"avx512_vnni", "avx512bw"} <= flags:
                         config.available_features.add("x86-avx512-vnni")
+                        # 6-bit codes spread by vpmultishiftqb.
+                        if "avx512vbmi" in flags:
+                            config.available_features.add("x86-avx512-vbmi")
                         # AMX also needs Linux to grant the tile data state
                         # (arch_prctl ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA;
                         # syscall 158 on x86-64), as quant-run asks for it.

@@ -33,7 +33,7 @@ namespace {
 /// with `target-cpu` / `target-features`, what the target has for each
 /// option the user did not set.
 struct TargetChoices {
-  bool x86Vnni, x86Amx, x86AmxBF16, x86Avx512, x86F16c;
+  bool x86Vnni, x86Amx, x86AmxBF16, x86Avx512, x86F16c, x86Vbmi;
   int64_t vectorBits;
   /// Whether the target options resolved (false: the record-target pass
   /// reports why, before anything else runs).
@@ -44,7 +44,8 @@ struct TargetChoices {
 
 static TargetChoices chooseTarget(const CPUPipelineOptions &options) {
   TargetChoices choices{options.x86Vnni,   options.x86Amx,  options.x86AmxBF16,
-                        options.x86Avx512, options.x86F16c, options.vectorBits};
+                        options.x86Avx512, options.x86F16c, options.x86Vbmi,
+                        options.vectorBits};
   if (options.targetCPU.empty() && options.targetFeatures.empty())
     return choices;
   choices.hasTarget = true;
@@ -66,6 +67,8 @@ static TargetChoices chooseTarget(const CPUPipelineOptions &options) {
     choices.x86Avx512 = target->avx512f;
   if (!options.x86F16c.getNumOccurrences())
     choices.x86F16c = target->f16c;
+  if (!options.x86Vbmi.getNumOccurrences())
+    choices.x86Vbmi = target->avx512Vbmi;
   if (!options.vectorBits.getNumOccurrences())
     choices.vectorBits = target->vectorBits;
   return choices;
@@ -108,6 +111,9 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
   // After bufferization: buffer deallocation refuses the intrinsic calls.
   if (options.vectorize && options.matmulKernels && target.x86Vnni)
     pm.addNestedPass<func::FuncOp>(createCPUX86DotProducts());
+  if (options.vectorize && options.matmulKernels && target.x86Vnni &&
+      target.x86Vbmi)
+    pm.addNestedPass<func::FuncOp>(createCPUX86SixBitSpreads());
   if (options.vectorize && options.matmulKernels && target.x86Avx512)
     pm.addNestedPass<func::FuncOp>(createCPUX86TableLookups());
 

@@ -27,6 +27,10 @@
 // RUN: quant-run %s -e q6k_m20_i8 --quantized-as-parts -i %t/q6k_m20_xq.npy -i %t/q6k_m20_xs.npy -i %t/q6k_m20_data8.npy -i %t/q6k_m20_scales.npy -i %t/q6k_m20_outer.npy -o %t/q6k_m20.i8.npy
 // RUN: cmp %t/q6k_m20.npy %t/q6k_m20.i8.npy
 // RUN: cmp %t/q6k_m20.npy %t/q6k_m20.generic.npy
+// Where quant-run spreads the codes with vpmultishiftqb (AVX512-VBMI hosts),
+// also without it: the shifts and masks give the same bits.
+// RUN: quant-run %s -e q6k_m20 --pipeline='quant-block-cpu-pipeline{x86-avx512-vbmi=false}' --quantized-as-parts -i %t/q6k_m20_xq.npy -i %t/q6k_m20_xs.npy -i %t/q6k_m20_data6.npy -i %t/q6k_m20_scales.npy -i %t/q6k_m20_outer.npy -o %t/q6k_m20.shifts.npy
+// RUN: cmp %t/q6k_m20.npy %t/q6k_m20.shifts.npy
 //
 // RUN: quant-run %s -e q6k_dyn --quantized-as-parts -i %t/q6k_dyn_xq.npy -i %t/q6k_dyn_xs.npy -i %t/q6k_dyn_data6.npy -i %t/q6k_dyn_scales.npy -i %t/q6k_dyn_outer.npy -o %t/q6k_dyn.npy
 // RUN: quant-run %s -e q6k_dyn --pipeline='quant-block-cpu-pipeline{x86-avx512-vnni=false}' --quantized-as-parts -i %t/q6k_dyn_xq.npy -i %t/q6k_dyn_xs.npy -i %t/q6k_dyn_data6.npy -i %t/q6k_dyn_scales.npy -i %t/q6k_dyn_outer.npy -o %t/q6k_dyn.generic.npy
@@ -37,6 +41,8 @@
 // RUN: quant-run %s -e q6k_tiled --quantized-as-parts -i %t/q6k_tiled_xq.npy -i %t/q6k_tiled_xs.npy -i %t/q6k_tiled_data6_tiled.npy -i %t/q6k_tiled_scales_tiled.npy -i %t/q6k_tiled_outer_tiled.npy -o %t/q6k_tiled.npy
 // RUN: quant-run %s -e q6k_tiled_i8 --quantized-as-parts -i %t/q6k_tiled_xq.npy -i %t/q6k_tiled_xs.npy -i %t/q6k_tiled_data8.npy -i %t/q6k_tiled_scales.npy -i %t/q6k_tiled_outer.npy -o %t/q6k_tiled.i8.npy
 // RUN: cmp %t/q6k_tiled.npy %t/q6k_tiled.i8.npy
+// RUN: quant-run %s -e q6k_tiled --pipeline='quant-block-cpu-pipeline{x86-avx512-vbmi=false}' --quantized-as-parts -i %t/q6k_tiled_xq.npy -i %t/q6k_tiled_xs.npy -i %t/q6k_tiled_data6_tiled.npy -i %t/q6k_tiled_scales_tiled.npy -i %t/q6k_tiled_outer_tiled.npy -o %t/q6k_tiled.shifts.npy
+// RUN: cmp %t/q6k_tiled.npy %t/q6k_tiled.shifts.npy
 //
 // RUN: quant-run %s -e i6_b32 --quantized-as-parts -i %t/i6_b32_xq.npy -i %t/i6_b32_xs.npy -i %t/i6_b32_data6.npy -i %t/i6_b32_scales.npy -o %t/i6_b32.npy
 // RUN: quant-run %s -e i6_b32 --pipeline='quant-block-cpu-pipeline{x86-avx512-vnni=false}' --quantized-as-parts -i %t/i6_b32_xq.npy -i %t/i6_b32_xs.npy -i %t/i6_b32_data6.npy -i %t/i6_b32_scales.npy -o %t/i6_b32.generic.npy

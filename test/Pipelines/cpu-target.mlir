@@ -1,10 +1,12 @@
 // The CPU pipeline's target options: a named CPU (or the host) sets every
 // option that depends on the target's instructions and was not given
-// (vector-bits, x86-avx512, x86-avx512-vnni, x86-amx, x86-f16c), and the lowered
+// (vector-bits, x86-avx512, x86-avx512-vnni, x86-avx512-vbmi, x86-amx,
+// x86-f16c), and the lowered
 // functions record it. Named CPUs resolve from LLVM's tables, so these
 // checks do not depend on the host.
 // RUN: quant-opt %s --quant-block-cpu-pipeline="target-cpu=icelake-server" | FileCheck %s --check-prefix=ICX
 // RUN: quant-opt %s --quant-block-cpu-pipeline="target-cpu=x86-64-v3" | FileCheck %s --check-prefix=V3
+// RUN: quant-opt %s --quant-block-cpu-pipeline="target-cpu=cascadelake" | FileCheck %s --check-prefix=CLX
 // RUN: quant-opt %s --quant-block-cpu-pipeline="target-cpu=sapphirerapids" | FileCheck %s --check-prefix=SPR
 // RUN: quant-opt %s --quant-block-cpu-pipeline="target-cpu=sapphirerapids x86-amx=false" | FileCheck %s --check-prefix=SPR-OFF
 // RUN: quant-opt %s --quant-block-cpu-pipeline="target-features=+avx512f,+avx512bw,+avx512vnni" | FileCheck %s --check-prefix=FEATURES
@@ -28,6 +30,18 @@
 // ICX-NOT: llvm.x86.tdp
 // ICX: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 
+// icelake-server has AVX512-VBMI: 6-bit codes are spread to bytes by
+// vpmultishiftqb (x86-avx512-vbmi from the target); cascadelake has
+// AVX512-VNNI without VBMI: shifts and masks.
+// ICX-LABEL: llvm.func @q6k(
+// ICX: llvm.call_intrinsic "llvm.x86.avx512.pmultishift.qb.512"
+// CLX-LABEL: llvm.func @q6k(
+// CLX-SAME: target_cpu = "cascadelake"
+// CLX-NOT: pmultishift
+// CLX: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CLX-NOT: pmultishift
+// CLX: llvm.return
+
 // sapphirerapids has AMX-TILE and AMX-INT8: the product of 16 activation
 // rows takes AMX tiles (x86-amx from the target), the one of 2 rows does
 // not; x86-amx=false wins.
@@ -45,6 +59,7 @@
 // V3-SAME: target_cpu = "x86-64-v3"
 // V3-NOT: vpdpbusd
 // V3-NOT: vector<16xf32>
+// V3-LABEL: llvm.func @prefill(
 
 // Features alone, on the triple's generic CPU.
 // FEATURES-LABEL: llvm.func @f(
@@ -56,6 +71,7 @@
 // GIVEN-SAME: target_cpu = "icelake-server"
 // GIVEN-NOT: vpdpbusd
 // GIVEN-NOT: vector<16xf32>
+// GIVEN-LABEL: llvm.func @prefill(
 
 // Without target options: portable code, nothing recorded.
 // PORTABLE-LABEL: llvm.func @f(
@@ -89,4 +105,11 @@ func.func @prefill(%x: tensor<16x128xf32>, %w: !w) -> tensor<16x16xf32> {
   %a = quant_block.quantize_dynamic absmax %x : tensor<16x128xf32> -> !a16
   %y = quant_block.matmul %a, %w transpose_rhs accumulate(i32) inhibit : !a16, !w -> tensor<16x16xf32>
   return %y : tensor<16x16xf32>
+}
+
+!w6 = !quant_block.tensor<16x256, #quant_block.scheme<i6 : f32, block = [1, 16], scale = i8, outer = <f16, block = [16]>>>
+!a6 = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+func.func @q6k(%x: !a6, %w: !w6) -> tensor<1x16xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a6, !w6 -> tensor<1x16xf32>
+  return %y : tensor<1x16xf32>
 }

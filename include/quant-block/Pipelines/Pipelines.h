@@ -186,6 +186,13 @@ struct CPUPipelineOptions
                      "the code needs a host with AVX512F. quant-run sets it "
                      "when its target has AVX512F"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> x86Vbmi{
+      *this, "x86-avx512-vbmi",
+      llvm::cl::desc("With x86-avx512-vnni: 6-bit integer codes are spread "
+                     "to bytes with AVX512-VBMI's vpmultishiftqb (the same "
+                     "bits); the code needs a host with AVX512-VBMI. "
+                     "quant-run sets it when its target has it"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> x86F16c{
       *this, "x86-f16c",
       llvm::cl::desc("The target has F16C: f16 -> f32 extensions are left to "
@@ -200,7 +207,8 @@ struct CPUPipelineOptions
                      "'znver4'), or empty (default: portable code and "
                      "options as given). Every option that depends on the "
                      "target's instructions and is not given (vector-bits, "
-                     "x86-avx512, x86-avx512-vnni, x86-amx, x86-f16c) comes "
+                     "x86-avx512, x86-avx512-vnni, x86-avx512-vbmi, "
+                     "x86-amx, x86-f16c) comes "
                      "from it, and the lowered functions record it "
                      "(target_cpu / target_features)"),
       llvm::cl::init("")};

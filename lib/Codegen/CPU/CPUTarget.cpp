@@ -137,6 +137,7 @@ mlir::quant_block::resolveCPUTarget(StringRef cpu, StringRef features) {
         result.avx512Vnni && info.checkFeatures("+amx-tile,+amx-int8");
     result.amxBF16 = info.checkFeatures("+amx-tile,+amx-bf16");
     result.f16c = info.checkFeatures("+f16c");
+    result.avx512Vbmi = result.avx512Vnni && info.checkFeatures("+avx512vbmi");
     result.vectorBits = result.avx512f               ? 512
                         : info.checkFeatures("+avx") ? 256
                                                      : 128;

@@ -299,8 +299,9 @@ private:
   Value numRows;
   /// With AMX: the activation codes as a buffer (tile loads read memory),
   /// and while a tile's AMX rows are emitted, its decoded weight panel and
-  /// the buffer its block sums pass through.
-  Value amxActivations, amxPanel, amxSums, amxScales;
+  /// the buffer its block sums pass through; amxFirstRow is the first
+  /// activation row of the chunk the panel was decoded for.
+  Value amxActivations, amxPanel, amxSums, amxScales, amxFirstRow;
   /// With AMX-BF16: the whole 16-row tiles of bf16 activations packed as
   /// tdpbf16ps's second operand ([M / 16, K / 32, 16, 32]).
   Value amxBF16Activations;

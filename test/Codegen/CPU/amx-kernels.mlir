@@ -10,8 +10,10 @@
 // the exact signed q - zero point) and its scales into [block][row] f32;
 // then per K step up to 4 blocks' 16 x 16 block sums (one tile_muli each
 // for blocks of 32) are stored and read back a row at a time, and added in
-// block order as the vpdpbusd kernel adds its own: the same bits. The rows
-// left over (here 35 = 2 x 16 + 3) take the vpdpbusd tiles.
+// block order as the vpdpbusd kernel adds its own: the same bits. In the
+// first row tile of each chunk, each K step prefetches the next weight
+// tile's bytes of that step (the panel decoder then reads them from L2).
+// The rows left over (here 35 = 2 x 16 + 3) take the vpdpbusd tiles.
 // Without x86-amx nothing changes.
 
 // CHECK-LABEL: func.func @int4_rows_left_over
@@ -25,7 +27,11 @@
 // CHECK-COUNT-8: vector.store %{{.*}}, %[[PANEL]][%{{.*}}, %{{.*}}] : memref<32x64xi8>, vector<64xi8>
 // CHECK: scf.for
 // CHECK: vector.store %{{.*}}, %[[SCALES]][%{{.*}}, %{{.*}}] : memref<4x16xf32>, vector<16xf32>
-// CHECK: scf.for %[[M0:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: scf.for %[[M0:.*]] = %[[FIRST:.*]] to %{{.*}} step %c16
+// CHECK: %[[FIRSTPASS:.*]] = arith.cmpi eq, %[[M0]], %[[FIRST]] : index
+// CHECK: scf.if %[[FIRSTPASS]] {
+// CHECK: memref.prefetch %{{.*}}, read, locality<2>, data
+// CHECK: }
 // CHECK: %[[ZERO:.*]] = amx.tile_zero : !amx.tile<16x16xi32>
 // CHECK: %[[X:.*]] = amx.tile_load %[[CODES]][%[[M0]], %{{.*}}] : memref<35x128xi8, strided<[?, 1], offset: ?>> into !amx.tile<16x32xi8>
 // CHECK: %[[W:.*]] = amx.tile_load %[[PANEL]][%{{.*}}, %{{.*}}] : memref<32x64xi8> into !amx.tile<8x64xi8>

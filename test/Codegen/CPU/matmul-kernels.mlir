@@ -1,6 +1,7 @@
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="report=true" --verify-diagnostics | FileCheck %s
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="parallel=true parallel-min-iterations=1" 2>/dev/null | FileCheck %s --check-prefix=PAR
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="x86-avx512-vnni=true" 2>/dev/null | FileCheck %s --check-prefix=VNNI
+// RUN: quant-opt %s --split-input-file --quant-block-cpu-pipeline="x86-avx512-vnni=true x86-avx512-vbmi=true" 2>/dev/null | FileCheck %s --check-prefix=VBMI
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="prefetch=false" 2>/dev/null | FileCheck %s --check-prefix=NOPF
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-matmul-kernels="x86-avx512=true" 2>/dev/null | FileCheck %s --check-prefix=LOOKUP
 // RUN: quant-opt %s --split-input-file --quant-block-cpu-pipeline="x86-avx512=true" 2>/dev/null | FileCheck %s --check-prefix=VPERMPS
@@ -517,6 +518,12 @@ func.func @nvfp4_i8act(%x: !a, %w: !w) -> tensor<1x16xf32> {
 // VNNI: arith.shli %{{.*}}, %{{.*}} : vector<16xi32>
 // VNNI: arith.ori %{{.*}}, %{{.*}} : vector<16xi32>
 // VNNI: vector.contract
+// With x86-avx512-vbmi the pipeline spreads each group's codes with one
+// vpmultishiftqb (--quant-block-cpu-x86-six-bit-spreads), 8 per chunk.
+// VBMI-LABEL: llvm.func @q6k_i8act(
+// VBMI-COUNT-8: llvm.call_intrinsic "llvm.x86.avx512.pmultishift.qb.512"
+// VBMI: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// VBMI-LABEL: llvm.func @q6k_f32act(
 !w = !quant_block.tensor<16x256, #quant_block.scheme<i6 : f32, block = [1, 16], scale = i8, outer = <f16, block = [16]>>>
 !a = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 16]>>
 func.func @q6k_i8act(%x: !a, %w: !w) -> tensor<1x16xf32> {

@@ -42,6 +42,9 @@ struct CPUTarget {
   /// AMX-TILE and AMX-BF16 (tdpbf16ps).
   bool amxBF16 = false;
   bool f16c = false;
+  /// AVX512-VBMI (vpmultishiftqb: 6-bit codes spread to bytes) with
+  /// AVX512-VNNI.
+  bool avx512Vbmi = false;
   /// The widest vector registers, in bits (128 without AVX).
   int64_t vectorBits = 128;
 };

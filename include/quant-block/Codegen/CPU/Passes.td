@@ -391,6 +391,38 @@ def CPUX86DotProducts : Pass<"quant-block-cpu-x86-dot-products",
   ];
 }
 
+def CPUX86SixBitSpreads : Pass<"quant-block-cpu-x86-six-bit-spreads",
+                                "func::FuncOp"> {
+  let summary = "Spread 6-bit codes to bytes with AVX512-VBMI vpmultishiftqb";
+  let description = [{
+    Rewrites every spread of four 6-bit codes to a byte each,
+
+    ```mlir
+    // (d & 63) | (d << 2 & 63 << 8) | (d << 4 & 63 << 16) | (d << 6 & 63 << 24)
+    %lo = arith.andi %d, %c63 : vector<16xi32>
+    %s1 = arith.shli %d, %c2 : vector<16xi32>
+    %m1 = arith.andi %s1, %c16128 : vector<16xi32>
+    %o1 = arith.ori %lo, %m1 : vector<16xi32>
+    ...
+    ```
+
+    which --quant-block-cpu-matmul-kernels emits for each group of 4 codes
+    of GGUF Q6_K's 6-bit storage (about 7 shifts and masks), into one
+    `llvm.call_intrinsic "llvm.x86.avx512.pmultishift.qb.512"` and a mask:
+    vpmultishiftqb copies to each byte of a qword the 8 bits of that qword
+    from a bit offset of its own, so the offsets 0, 6, 12, 18 (and 32 more
+    for the qword's upper lane) give each lane's 4 codes. Where `%d` is a
+    logical right shift of a word by at most 8, the shift goes into the
+    offsets. The bytes are exactly the spread's, so the results do not
+    change; the code then needs a host with AVX512-VBMI. The CPU pipeline
+    runs this pass after bufferization with `x86-avx512-vbmi`.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def CPUX86TableLookups : Pass<"quant-block-cpu-x86-table-lookups",
                                "func::FuncOp"> {
   let summary = "Turn 16-entry table lookups into AVX-512 vpermps / vpshufb";
