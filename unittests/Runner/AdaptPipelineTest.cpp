@@ -2,7 +2,8 @@
 //
 // adaptPipelineToTarget gives the CPU pipeline x86-avx512-vnni=true exactly
 // when the JIT's target has AVX512-VNNI and AVX512BW, x86-avx512=true when
-// it has AVX512F, x86-f16c=true when it has F16C, unless the user set them,
+// it has AVX512F, x86-f16c=true when it has F16C, x86-avx512-vbmi=true when
+// it has AVX512-VBMI and the VNNI kernels' features, unless the user set them,
 // and leaves every other pipeline alone.
 //
 //===----------------------------------------------------------------------===//
@@ -63,6 +64,29 @@ TEST(AdaptPipelineToTarget, AddsVnniForTargetsThatHaveIt) {
             "quant-block-spirv-pipeline");
   EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline-x", *target),
             "quant-block-cpu-pipeline-x");
+}
+
+TEST(AdaptPipelineToTarget, AddsVbmiWithVnni) {
+  // x86-avx512-vbmi (6-bit codes spread by vpmultishiftqb) needs the VNNI
+  // kernels too: VBMI alone adds nothing.
+  std::unique_ptr<llvm::TargetMachine> target =
+      makeTarget("x86-64-v4", "+avx512vnni,+avx512vbmi");
+  if (!target)
+    GTEST_SKIP() << "the host cannot execute x86-64-v4 + avx512vnni + "
+                    "avx512vbmi code";
+  EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *target),
+            "quant-block-cpu-pipeline{x86-avx512-vnni=true x86-avx512=true "
+            "x86-avx512-vbmi=true x86-f16c=true}");
+  EXPECT_EQ(adaptPipelineToTarget(
+                "quant-block-cpu-pipeline{x86-avx512-vbmi=false}", *target),
+            "quant-block-cpu-pipeline{x86-avx512-vnni=true x86-avx512=true "
+            "x86-f16c=true x86-avx512-vbmi=false}");
+  std::unique_ptr<llvm::TargetMachine> vbmiOnly =
+      makeTarget("x86-64-v4", "+avx512vbmi");
+  if (vbmiOnly) {
+    EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *vbmiOnly),
+              "quant-block-cpu-pipeline{x86-avx512=true x86-f16c=true}");
+  }
 }
 
 TEST(AdaptPipelineToTarget, LeavesTargetsWithoutVnniAlone) {
