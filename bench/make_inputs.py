@@ -117,18 +117,21 @@ for _m in (8, 32, 128, 512):
 
 # The same layer with the weight in the row-tiled layout (row_tile = 16,
 # docs/Packing.md): random bytes in the tiled shapes of its parts.
-def _int4_g32_f16_tiled(m):
+def _int4_g32_f16_tiled(m, n=4096):
     return (["--quantized-as-parts"],
             [("x", lambda r: normal(r, (m, 4096))),
-             ("data", lambda r: random_bytes(r, (256, 512, 16, 4), np.int8)),
+             ("data",
+              lambda r: random_bytes(r, (n // 16, 512, 16, 4), np.int8)),
              ("scales",
-              lambda r: scales(r, (256, 128, 16)).astype(np.float16))])
+              lambda r: scales(r, (n // 16, 128, 16)).astype(np.float16))])
 
 
 KERNELS["linear_int4_g32_f16_i8act_tiled"] = _int4_g32_f16_tiled(1)
 # Prefill with the tiled weight (the AMX kernel's operand decoded from it).
 for _m in (32, 128):
     KERNELS[f"linear_int4_g32_f16_i8act_tiled_m{_m}"] = _int4_g32_f16_tiled(_m)
+KERNELS["linear_int4_g32_f16_i8act_tiled_n11008_m32"] = _int4_g32_f16_tiled(
+    32, 11008)
 
 # MXFP4 (FP4 E2M1 codes, E8M0 scales per 32), NVFP4 and int8 per-channel
 # GEMVs.

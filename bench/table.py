@@ -28,6 +28,7 @@ PEERS = {
     "linear_int4_g32_f16_i8act_m128": ("q4_0", 4096, 4096, 128),
     "linear_int4_g32_f16_i8act_tiled_m32": ("q4_0", 4096, 4096, 32),
     "linear_int4_g32_f16_i8act_tiled_m128": ("q4_0", 4096, 4096, 128),
+    "linear_int4_g32_f16_i8act_tiled_n11008_m32": ("q4_0", 11008, 4096, 32),
     "linear_int4_g32_f16_fast_m128": ("q4_0", 4096, 4096, 128),
     "linear_int4_g32_f16_fast_m512": ("q4_0", 4096, 4096, 512),
     "linear_int4_g32_f16_i8act_m512": ("q4_0", 4096, 4096, 512),
