@@ -80,12 +80,23 @@ def test_fast_math_and_int8_activations(files):
         products = [line for line in int8.module_text(1).splitlines()
                     if "quant_block.matmul" in line]
         assert all("accumulate(i32)" in line for line in products)
+        # Each block's f32 term one FMA (`contract`), unless strict.
+        assert all("accumulate(i32) inhibit fastmath<contract> :" in line
+                   for line in products)
         with_mins = [line for line in products if "min = f16" in line]
         assert bool(with_mins) == (mix == "Q4_K_M")
         assert all("accumulate(i32)" in line for line in with_mins)
         got = run_in_steps(int8, PROMPT)
         assert 1e-5 < _rel(got, want) < 0.05
         assert np.mean(got.argmax(1) == want.argmax(1)) >= 0.9
+        # Strict: the block terms rounded, then added; within the same
+        # bound, and not the same bits.
+        strict = llama.Llama(files[mix], capacity=16, activations="int8",
+                             fast=False)
+        assert "fastmath" not in strict.module_text(1)
+        exact_adds = run_in_steps(strict, PROMPT)
+        assert 1e-5 < _rel(exact_adds, want) < 0.05
+        assert not np.array_equal(exact_adds, got)
 
 
 def prefill_then_decode(model, tokens, prompt):
