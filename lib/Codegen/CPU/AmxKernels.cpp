@@ -100,9 +100,6 @@ SmallVector<Value> KernelEmitter::emitAmxKStep(ValueRange lhs, ValueRange parts,
   auto sumTile = amx::TileType::get({kAmxRows, kLanes}, b.getI32Type());
   auto rowI32 = VectorType::get({kLanes}, b.getI32Type());
   bool unsignedWeights = plan.storageBits == 8 && !plan.signedStorage;
-  // Every block's tile first, then their stores: the blocks' sums are
-  // independent tile registers (blocksPerStep + 2 of the 8), so the tile
-  // unit overlaps them instead of waiting for each store to drain.
   // The next weight tile's bytes of this step, once per chunk of rows (in
   // its first row tile's pass): the panel decoder then reads them from L2.
   // Without, each tile's decoding waited on DRAM while no tile's sums
@@ -115,6 +112,9 @@ SmallVector<Value> KernelEmitter::emitAmxKStep(ValueRange lhs, ValueRange parts,
       scf::YieldOp::create(b, loc);
     });
   }
+  // Every block's tile first, then their stores: the blocks' sums are
+  // independent tile registers (blocksPerStep + 2 of the 8), so the tile
+  // unit overlaps them instead of waiting for each store to drain.
   SmallVector<Value> tiles;
   for (int64_t j = 0; j < plan.blocksPerStep; ++j) {
     Value k0 = mul(add(firstBlock, j), plan.blockSize);

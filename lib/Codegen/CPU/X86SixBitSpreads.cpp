@@ -23,12 +23,13 @@ using namespace mlir::quant_block;
 
 static constexpr int64_t kLanes = 16;
 
-/// The splat value of an integer constant vector, if `value` is one.
+/// The value of an integer constant or splat vector (m_ConstantInt matches
+/// both), if `value` is one.
 static std::optional<uint64_t> getSplat(Value value) {
-  DenseIntElementsAttr constant;
-  if (!matchPattern(value, m_Constant(&constant)) || !constant.isSplat())
+  APInt constant;
+  if (!matchPattern(value, m_ConstantInt(&constant)))
     return std::nullopt;
-  return constant.getSplatValue<APInt>().getZExtValue();
+  return constant.getZExtValue();
 }
 
 /// `value` = (d << shift) & mask (no shift when `shift` is 0): d, or null.
@@ -117,9 +118,7 @@ struct CPUX86SixBitSpreadsPass
                          .getResult(0);
       auto lanes = cast<VectorType>(op.getType());
       Value mask = arith::ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(lanes,
-                                 b.getI32IntegerAttr(0x3F3F3F3F).getValue()));
+          b, loc, DenseElementsAttr::get(lanes, APInt(32, 0x3F3F3F3F)));
       Value spread = arith::AndIOp::create(
           b, loc, vector::BitCastOp::create(b, loc, lanes, picked), mask);
       op.getResult().replaceAllUsesWith(spread);
