@@ -155,6 +155,24 @@ MLIR_CAPI_EXPORTED bool mlirQuantBlockGGUFTensorRepack(
 MLIR_CAPI_EXPORTED void
 mlirQuantBlockGGUFTensorReleaseData(MlirQuantBlockGGUFFile f, intptr_t tensor);
 
+/// Repacks rows [rowBegin, rowEnd) of the tensor (a row: the elements of
+/// its last dimension, the leading dimensions flattened) into `numParts`
+/// dense rank-2 buffers, [rowEnd - rowBegin, the part's last dimension]
+/// each. With mlirQuantBlockGGUFTensorReleaseRows after each chunk, a
+/// loader that converts a tensor chunk by chunk (into a layout of its own)
+/// never holds the file's pages and a whole copy of a large tensor at once.
+MLIR_CAPI_EXPORTED bool mlirQuantBlockGGUFTensorRepackRows(
+    MlirQuantBlockGGUFFile f, intptr_t tensor, int64_t rowBegin, int64_t rowEnd,
+    intptr_t numParts, const MlirQuantBlockBuffer *parts, int numThreads,
+    MlirStringCallback onError, void *userData);
+
+/// Drops the whole pages of rows [rowBegin, rowEnd) of the tensor's bytes
+/// from the resident set (pages shared with other rows stay until
+/// mlirQuantBlockGGUFTensorReleaseData).
+MLIR_CAPI_EXPORTED void
+mlirQuantBlockGGUFTensorReleaseRows(MlirQuantBlockGGUFFile f, intptr_t tensor,
+                                    int64_t rowBegin, int64_t rowEnd);
+
 /// Imports the tensors named in `names` (all when `numNames` is 0) as a
 /// module of one function per tensor; null on failure, with the diagnostics
 /// reported to the context's handler. `skipUnsupported` leaves out tensors

@@ -271,12 +271,15 @@ int64_t mlirQuantBlockGGUFTensorGetPartDim(MlirQuantBlockGGUFFile f,
   return layoutOf(f, tensor).parts[part].shape[dim];
 }
 
-bool mlirQuantBlockGGUFTensorRepack(MlirQuantBlockGGUFFile f, intptr_t tensor,
-                                    intptr_t numParts,
-                                    const MlirQuantBlockBuffer *parts,
-                                    int numThreads, MlirStringCallback onError,
-                                    void *userData) {
-  OpenFile *file = unwrapFile(f);
+/// The buffers of `parts` as byte ranges, checked against the tensor's
+/// parts: each dense with `expectedShape(part)` and the part's element type.
+/// False (reported) otherwise.
+template <typename ShapeOf>
+static bool checkBuffers(OpenFile *file, intptr_t tensor, intptr_t numParts,
+                         const MlirQuantBlockBuffer *parts,
+                         ShapeOf expectedShape, MlirStringCallback onError,
+                         void *userData,
+                         std::vector<llvm::MutableArrayRef<uint8_t>> &buffers) {
   const TensorLayout *layout = file->layout(tensor);
   if (!layout) {
     report(onError, userData, file->layoutErrors[tensor]);
@@ -289,15 +292,18 @@ bool mlirQuantBlockGGUFTensorRepack(MlirQuantBlockGGUFFile f, intptr_t tensor,
                std::to_string(numParts) + " buffers given");
     return false;
   }
-  std::vector<llvm::MutableArrayRef<uint8_t>> buffers;
   for (intptr_t i = 0; i < numParts; ++i) {
     const PartLayout &part = layout->parts[i];
     const MlirQuantBlockBuffer &buffer = parts[i];
-    bool matches = buffer.rank == intptr_t(part.shape.size()) &&
+    llvm::SmallVector<int64_t, 4> shape = expectedShape(part);
+    bool matches = buffer.rank == intptr_t(shape.size()) &&
                    buffer.elementType.kind == part.kind &&
                    buffer.elementType.size == part.elementSize;
-    for (intptr_t d = 0; matches && d < buffer.rank; ++d)
-      matches = buffer.shape[d] == part.shape[d];
+    uint64_t bytes = part.elementSize;
+    for (intptr_t d = 0; matches && d < buffer.rank; ++d) {
+      matches = buffer.shape[d] == shape[d];
+      bytes *= shape[d];
+    }
     if (!matches || buffer.strides) {
       report(onError, userData,
              "tensor '" + file->tensor(tensor).name.str() + "': buffer " +
@@ -306,11 +312,54 @@ bool mlirQuantBlockGGUFTensorRepack(MlirQuantBlockGGUFFile f, intptr_t tensor,
                  " part's dense shape and element type");
       return false;
     }
-    buffers.emplace_back(static_cast<uint8_t *>(buffer.data),
-                         part.getByteSize());
+    buffers.emplace_back(static_cast<uint8_t *>(buffer.data), bytes);
   }
-  if (llvm::Error error = repackTensor(*file->file, *layout, buffers,
-                                       numThreads > 0 ? numThreads : 1)) {
+  return true;
+}
+
+bool mlirQuantBlockGGUFTensorRepack(MlirQuantBlockGGUFFile f, intptr_t tensor,
+                                    intptr_t numParts,
+                                    const MlirQuantBlockBuffer *parts,
+                                    int numThreads, MlirStringCallback onError,
+                                    void *userData) {
+  OpenFile *file = unwrapFile(f);
+  std::vector<llvm::MutableArrayRef<uint8_t>> buffers;
+  auto wholeShape = [](const PartLayout &part) { return part.shape; };
+  if (!checkBuffers(file, tensor, numParts, parts, wholeShape, onError,
+                    userData, buffers))
+    return false;
+  if (llvm::Error error =
+          repackTensor(*file->file, *file->layout(tensor), buffers,
+                       numThreads > 0 ? numThreads : 1)) {
+    report(onError, userData, llvm::toString(std::move(error)));
+    return false;
+  }
+  return true;
+}
+
+bool mlirQuantBlockGGUFTensorRepackRows(
+    MlirQuantBlockGGUFFile f, intptr_t tensor, int64_t rowBegin, int64_t rowEnd,
+    intptr_t numParts, const MlirQuantBlockBuffer *parts, int numThreads,
+    MlirStringCallback onError, void *userData) {
+  OpenFile *file = unwrapFile(f);
+  int64_t numRows = file->tensor(tensor).getNumRows();
+  if (rowBegin < 0 || rowEnd < rowBegin || rowEnd > numRows) {
+    report(onError, userData,
+           "tensor '" + file->tensor(tensor).name.str() + "': rows [" +
+               std::to_string(rowBegin) + ", " + std::to_string(rowEnd) +
+               ") are not within its " + std::to_string(numRows) + " rows");
+    return false;
+  }
+  std::vector<llvm::MutableArrayRef<uint8_t>> buffers;
+  auto rowsShape = [&](const PartLayout &part) {
+    return llvm::SmallVector<int64_t, 4>{rowEnd - rowBegin, part.shape.back()};
+  };
+  if (!checkBuffers(file, tensor, numParts, parts, rowsShape, onError, userData,
+                    buffers))
+    return false;
+  if (llvm::Error error =
+          repackTensorRows(*file->file, *file->layout(tensor), rowBegin, rowEnd,
+                           buffers, numThreads > 0 ? numThreads : 1)) {
     report(onError, userData, llvm::toString(std::move(error)));
     return false;
   }
@@ -321,6 +370,13 @@ void mlirQuantBlockGGUFTensorReleaseData(MlirQuantBlockGGUFFile f,
                                          intptr_t tensor) {
   OpenFile *file = unwrapFile(f);
   file->file->releaseTensorData(file->tensor(tensor));
+}
+
+void mlirQuantBlockGGUFTensorReleaseRows(MlirQuantBlockGGUFFile f,
+                                         intptr_t tensor, int64_t rowBegin,
+                                         int64_t rowEnd) {
+  OpenFile *file = unwrapFile(f);
+  file->file->releaseTensorRows(file->tensor(tensor), rowBegin, rowEnd);
 }
 
 MlirModule mlirQuantBlockGGUFImport(MlirContext context,

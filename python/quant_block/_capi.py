@@ -294,6 +294,12 @@ _SIGNATURES = {
           ctypes.c_int, StringCallback, ctypes.c_void_p], ctypes.c_bool),
     "mlirQuantBlockGGUFTensorReleaseData": ([GGUFFile, ctypes.c_ssize_t],
                                             None),
+    "mlirQuantBlockGGUFTensorRepackRows":
+        ([GGUFFile, ctypes.c_ssize_t, ctypes.c_int64, ctypes.c_int64,
+          ctypes.c_ssize_t, ctypes.POINTER(Buffer), ctypes.c_int,
+          StringCallback, ctypes.c_void_p], ctypes.c_bool),
+    "mlirQuantBlockGGUFTensorReleaseRows":
+        ([GGUFFile, ctypes.c_ssize_t, ctypes.c_int64, ctypes.c_int64], None),
     "mlirQuantBlockGGUFImport":
         ([Context, GGUFFile, ctypes.c_ssize_t, ctypes.POINTER(StringRef),
           ctypes.c_bool], Module),

@@ -39,6 +39,21 @@ _ARRAY_DTYPES = {0: "<u1", 1: "<i1", 2: "<u2", 3: "<i2", 4: "<u4", 5: "<i4",
                  6: "<f4", 7: "?", 10: "<u8", 11: "<i8", 12: "<f8"}
 
 
+
+def _buffers(arrays):
+    """The runner ABI's buffers for dense numpy arrays (they must outlive
+    the call: the shapes are kept on the returned array)."""
+    buffers = (_capi.Buffer * max(len(arrays), 1))()
+    shapes = []
+    for i, array in enumerate(arrays):
+        shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+        shapes.append(shape)
+        buffers[i] = _capi.Buffer(
+            array.ctypes.data, array.ndim, shape, None,
+            _capi.ElementType(array.dtype.kind.encode(), array.itemsize))
+    buffers._keep_alive = shapes
+    return buffers
+
 class GGUFError(Exception):
     """A file that cannot be read or a tensor that cannot be imported; the
     message names the file and the field or tensor."""
@@ -204,23 +219,52 @@ class GGUFFile:
         parts' size, not the parts' plus the file's)."""
         tensor = self._supported(name)
         arrays = [np.empty(p.shape, p.dtype) for p in tensor.parts]
-        buffers = (_capi.Buffer * len(arrays))()
-        keep_alive = []
-        for i, array in enumerate(arrays):
-            shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
-            keep_alive.append(shape)
-            buffers[i] = _capi.Buffer(
-                array.ctypes.data, array.ndim, shape, None,
-                _capi.ElementType(array.dtype.kind.encode(), array.itemsize))
         errors = _capi.TextCollector()
         if not self._lib.mlirQuantBlockGGUFTensorRepack(
-                self._handle, tensor.index, len(arrays), buffers, threads,
-                errors.callback, None):
+                self._handle, tensor.index, len(arrays), _buffers(arrays),
+                threads, errors.callback, None):
             raise GGUFError(errors.text)
         if release:
             self._lib.mlirQuantBlockGGUFTensorReleaseData(self._handle,
                                                           tensor.index)
         return arrays
+
+    def rows(self, name):
+        """The tensor's rows: the product of its shape but the last
+        dimension (a row is one run of the last dimension's elements)."""
+        return int(np.prod(self.tensor(name).shape[:-1], dtype=np.int64))
+
+    def parts_of_rows(self, name, begin, end, out=None, threads=1,
+                      release=False):
+        """Rows [begin, end) of the tensor's parts (see `rows`), each part
+        as [end - begin, its last dimension], written into `out` (dense
+        arrays of those shapes) or new arrays. With `release`, the whole
+        pages of those rows of the mapped file then leave the resident set:
+        a loader that converts a large tensor chunk by chunk holds one
+        chunk of the file at a time, not the whole tensor twice."""
+        tensor = self._supported(name)
+        count = end - begin
+        if out is None:
+            out = [np.empty((count, p.shape[-1]), p.dtype)
+                   for p in tensor.parts]
+        errors = _capi.TextCollector()
+        for array in out:
+            if not array.flags.c_contiguous:
+                raise GGUFError(f"tensor '{name}': the rows' buffers must "
+                                "be dense")
+        if not self._lib.mlirQuantBlockGGUFTensorRepackRows(
+                self._handle, tensor.index, begin, end, len(out),
+                _buffers(out), threads, errors.callback, None):
+            raise GGUFError(errors.text)
+        if release:
+            self._lib.mlirQuantBlockGGUFTensorReleaseRows(
+                self._handle, tensor.index, begin, end)
+        return out
+
+    def release(self, name):
+        """The tensor's pages of the mapped file leave the resident set."""
+        self._lib.mlirQuantBlockGGUFTensorReleaseData(
+            self._handle, self.tensor(name).index)
 
     def load_parts(self, names=None, threads=1):
         """{name: parts} of the tensors in `names` (default: every supported

@@ -1067,6 +1067,10 @@ def _fuse_rows(name, tensors, parts):
 # and mins, and Q6_K's outer scales, are tiled as its scales).
 _ROW_TILED_TYPES = ("Q4_0", "Q8_0", "Q4_1", "Q4_K", "Q6_K")
 _ROW_TILE = 16
+# The file's bytes the loader repacks at a time for a row-tiled or fused
+# weight (Llama._load_rows): small against a layer, large enough that the
+# calls cost nothing.
+_LOAD_CHUNK_BYTES = 4 << 20
 
 
 def _can_tile_rows(name, tensor):
@@ -1165,20 +1169,50 @@ class Llama:
             self.order.append(name)
         # Weights: repacked once from the mapped file; the file's pages of
         # each are released after it (the parts are the resident copy).
+        # Row-tiled weights, and the groups fused into one product, are
+        # written into their final arrays in chunks of rows, each chunk's
+        # file pages released after it: the load never holds a large
+        # tensor's file pages, its repacked parts and its tiled or fused
+        # copy at once (that took the peak RSS of a 3-layer 7B-shaped
+        # model to 1.38x the file + KV cache: the head, loaded last, three
+        # times).
+        threads_for_load = threads or 1
         parts_of = {}
+        fused_groups = self._fusable_groups(widen_q6_k) \
+            if fuse_products else {}
         for name in list(self.order):
-            parts = self.file.parts(name, threads=threads or 1, release=True)
+            if name not in self.tensors:  # a member of a group loaded already
+                continue
+            if name in fused_groups:
+                fused_name, members = fused_groups[name]
+                tensor, parts = self._load_fused(fused_name, members,
+                                                 threads_for_load)
+                self.order[self.order.index(members[0])] = fused_name
+                for member in members:
+                    del self.tensors[member]
+                    if member in self.order:
+                        self.order.remove(member)
+                self.tensors[fused_name] = tensor
+                parts_of[fused_name] = parts
+                continue
             if widen_q6_k and self.tensors[name].type == "Q6_K":
+                parts = self.file.parts(name, threads=threads_for_load,
+                                        release=True)
                 self.tensors[name], parts = _widen_q6_k(self.tensors[name],
                                                         parts)
-            if self.row_tiles and _can_tile_rows(name, self.tensors[name]):
-                self.tensors[name], parts = _tile_rows(self.tensors[name],
-                                                       parts)
+                if self.row_tiles and _can_tile_rows(name,
+                                                     self.tensors[name]):
+                    self.tensors[name], parts = _tile_rows(
+                        self.tensors[name], parts)
+            elif self.row_tiles and _can_tile_rows(name, self.tensors[name]):
+                self.tensors[name], parts = self._load_rows(
+                    name, [name], True, threads_for_load)
+            else:
+                parts = self.file.parts(name, threads=threads_for_load,
+                                        release=True)
             parts_of[name] = parts
-            # Fused as soon as a group is loaded: the members' copies, freed,
-            # then hold the next block's (fusing every block after loading
-            # all left about 0.9 GB of a 19-layer model's freed copies in
-            # the heap, resident).
+            # A group not loaded as one (widened Q6_K): fused from its
+            # members' copies once its last member is loaded.
             if fuse_products:
                 self._fuse_products(name, parts_of)
         self.parts = [part for name in self.order for part in parts_of[name]]
@@ -1219,6 +1253,89 @@ class Llama:
                     self.order.remove(n)
             self.tensors[tensor.name] = tensor
             parts_of[tensor.name] = parts
+
+    def _fusable_groups(self, widen_q6_k):
+        """{first member: (fused name, members)} of each block's group (q,
+        k, v; gate, up) whose weights can be one product: the same type,
+        scheme and K, none widened at load, and all row-tiled or none."""
+        groups = {}
+        for fused, members in _FUSED_PRODUCTS.items():
+            for block in range(self.config.n_layer):
+                prefix = f"blk.{block}."
+                names = [prefix + m + ".weight" for m in members]
+                if any(n not in self.tensors for n in names):
+                    continue
+                tensors = [self.tensors[n] for n in names]
+                first = tensors[0]
+                tiled = {self.row_tiles and _can_tile_rows(n, t)
+                         for n, t in zip(names, tensors)}
+                if (len({t.type for t in tensors}) != 1
+                        or len({t.scheme for t in tensors}) != 1
+                        or first.scheme is None or len(tiled) != 1
+                        or len({t.shape[1] for t in tensors}) != 1
+                        or any(len(t.shape) != 2 for t in tensors)
+                        or (widen_q6_k and first.type == "Q6_K")):
+                    continue
+                groups[names[0]] = (prefix + fused + ".weight", names)
+        return groups
+
+    def _load_rows(self, name, members, tiled, threads):
+        """The weight made of the rows of `members` in order (one tensor, or
+        a group fused into one product), in the row-tiled layout where
+        `tiled`: its _ModelTensor and parts, each part written in place in
+        chunks of rows, every chunk's file pages released after it. The
+        same arrays as repacking each member whole, then _tile_rows and
+        _fuse_rows."""
+        tensors = [self.tensors[m] for m in members]
+        first = tensors[0]
+        rows = [t.shape[0] for t in tensors]
+        total = sum(rows)
+        parts = []
+        for part in first.parts:
+            width = part.shape[-1]
+            if not tiled:
+                shape = (total, width)
+            elif part.role == "data":
+                shape = (total // _ROW_TILE, width // 4, _ROW_TILE, 4)
+            else:
+                shape = (total // _ROW_TILE, width, _ROW_TILE)
+            parts.append(np.empty(shape, part.dtype))
+        offset = 0
+        for member, tensor, n in zip(members, tensors, rows):
+            # Chunks of about _LOAD_CHUNK_BYTES of the file, whole row tiles.
+            row_bytes = max(tensor.nbytes // n, 1)
+            step = max(_LOAD_CHUNK_BYTES // row_bytes // _ROW_TILE,
+                       1) * _ROW_TILE
+            for begin in range(0, n, step):
+                end = min(n, begin + step)
+                chunk = self.file.parts_of_rows(member, begin, end,
+                                                threads=threads, release=True)
+                lo, hi = offset + begin, offset + end
+                for index, (array, rows_of) in enumerate(zip(parts, chunk)):
+                    if not tiled:
+                        array[lo:hi] = rows_of
+                    elif index == 0:
+                        array[lo // _ROW_TILE:hi // _ROW_TILE] = rows_of.reshape(
+                            -1, _ROW_TILE, rows_of.shape[1] // 4,
+                            4).transpose(0, 2, 1, 3)
+                    else:
+                        array[lo // _ROW_TILE:hi // _ROW_TILE] = rows_of.reshape(
+                            -1, _ROW_TILE, rows_of.shape[1]).transpose(0, 2, 1)
+            # The pages the chunks shared.
+            self.file.release(member)
+            offset += n
+        scheme = first.scheme
+        if tiled:
+            scheme = scheme[:-1] + f", row_tile = {_ROW_TILE}>"
+        tensor = _ModelTensor(first, scheme, parts, name=name,
+                              shape=(total, first.shape[1]))
+        return tensor, parts
+
+    def _load_fused(self, name, members, threads):
+        """The group `members` as the one weight `name` (_load_rows)."""
+        tiled = self.row_tiles and _can_tile_rows(members[0],
+                                                  self.tensors[members[0]])
+        return self._load_rows(name, members, tiled, threads)
 
     def module_text(self, n_tokens, last_logits=False):
         """The module of the forward function for calls of `n_tokens`

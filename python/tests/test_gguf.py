@@ -98,6 +98,55 @@ def test_parts_and_schemes(tmp_path):
                               -dmin.view("<f2").reshape(-1))
 
 
+@pytest.mark.parametrize("type_id", [gw.GGML_TYPE_Q4_K, gw.GGML_TYPE_Q6_K,
+                                     gw.GGML_TYPE_Q4_0, gw.GGML_TYPE_F16],
+                         ids=["Q4_K", "Q6_K", "Q4_0", "F16"])
+def test_parts_of_rows(tmp_path, type_id):
+    """parts_of_rows: rows [begin, end) of every part (the leading
+    dimensions of a 3-D tensor flattened) are those rows of the whole
+    repack, chunk by chunk, into the caller's arrays or new ones, with the
+    file's pages released; bad ranges and buffers are errors that name the
+    tensor."""
+    rng = np.random.default_rng(type_id)
+    elements = gw.BLOCK[type_id][0]
+    ne = [2 * max(elements, 32), 5, 3]  # 15 rows
+    raw = gw.random_blocks(type_id, int(np.prod(ne)) // elements, rng,
+                           "random")
+    path = tmp_path / "rows.gguf"
+    gw.write_gguf(path, [], [("w", ne, type_id, raw)])
+    with gguf.open(path) as f:
+        whole = [p.reshape(15, p.shape[-1]) for p in f.parts("w")]
+        assert f.rows("w") == 15
+        for begin, end in ((0, 4), (4, 11), (11, 15), (7, 7)):
+            got = f.parts_of_rows("w", begin, end, release=True)
+            for g, w in zip(got, whole):
+                assert g.shape == (end - begin, w.shape[1])
+                np.testing.assert_array_equal(g.view(np.uint8),
+                                              w[begin:end].view(np.uint8))
+        out = [np.zeros((3, p.shape[-1]), p.dtype) for p in f.tensor("w").parts]
+        assert f.parts_of_rows("w", 12, 15, out=out) is out
+        for o, w in zip(out, whole):
+            np.testing.assert_array_equal(o.view(np.uint8),
+                                          w[12:15].view(np.uint8))
+        with pytest.raises(gguf.GGUFError,
+                           match=r"tensor 'w': rows \[10, 16\) are not "
+                           r"within its 15 rows"):
+            f.parts_of_rows("w", 10, 16)
+        with pytest.raises(gguf.GGUFError, match=r"rows \[-1, 2\)"):
+            f.parts_of_rows("w", -1, 2)
+        with pytest.raises(gguf.GGUFError,
+                           match="tensor 'w': buffer 0 does not have the "
+                           "data part's dense shape"):
+            f.parts_of_rows("w", 0, 3, out=[np.zeros((2, o.shape[1]), o.dtype)
+                                            for o in out])
+        # The pages came back (a read maps them again): the same bytes.
+        assert bytes(f.raw("w")) == raw
+        np.testing.assert_array_equal(f.parts("w")[0].view(np.uint8),
+                                      whole[0].reshape(
+                                          f.tensor("w").parts[0].shape)
+                                      .view(np.uint8))
+
+
 def test_metadata_values(tmp_path):
     path = tmp_path / "meta.gguf"
     gw.write_gguf(path, [

@@ -214,6 +214,46 @@ def test_fused_products_give_the_same_bits(files, mix, activations):
     assert np.isfinite(got).all() and np.abs(got).max() > 0
 
 
+@pytest.mark.parametrize("mix", ["Q4_0", "Q4_K_M"])
+@pytest.mark.parametrize("row_tiles", [True, False])
+def test_weights_load_in_chunks_of_rows(files, mix, row_tiles, monkeypatch):
+    """The loader writes row-tiled and fused weights chunk by chunk into
+    their final arrays (gguf.File.parts_of_rows, each chunk's file pages
+    released after it); chunks of a few row tiles give exactly the arrays
+    of repacking each tensor whole, then tiling and concatenating it."""
+    monkeypatch.setattr(llama, "_LOAD_CHUNK_BYTES", 1000)
+    model = llama.Llama(files[mix], capacity=16, activations="int8",
+                        row_tiles=row_tiles, widen_q6_k=False)
+    assert any(n.endswith(".ffn_gate_up.weight") for n in model.order)
+    file = model.file
+    checked = 0
+    for name in model.order:
+        tensor = model.tensors[name]
+        if not getattr(tensor, "made_by_model", False):
+            continue
+        members = [name]
+        for fused, parts in llama._FUSED_PRODUCTS.items():
+            if name.endswith("." + fused + ".weight"):
+                prefix = name[:-len(fused + ".weight")]
+                members = [prefix + m + ".weight" for m in parts]
+        wholes = []
+        for member in members:
+            parts = file.parts(member)
+            if "row_tile" in tensor.scheme:
+                _, parts = llama._tile_rows(file.tensor(member), parts)
+            wholes.append(parts)
+        want = [np.concatenate(p) for p in zip(*wholes)]
+        got = model.parts[sum(len(model.tensors[n].parts) for n in
+                              model.order[:model.order.index(name)]):][
+                                  :len(want)]
+        assert len(got) == len(tensor.parts) == len(want)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape and g.dtype == w.dtype, name
+            np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
+        checked += 1
+    assert checked >= TINY["n_layer"]
+
+
 @pytest.mark.parametrize("row_tiles", [True, False])
 def test_q6k_in_its_own_six_bit_codes(files, row_tiles):
     """widen_q6_k=False (the default where the int8 kernels with one weight

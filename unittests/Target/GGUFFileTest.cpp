@@ -282,6 +282,45 @@ TEST(GGUFParts, Q4_0RepacksToSignedNibblesInElementOrder) {
   EXPECT_EQ(scales[0] | scales[1] << 8, 0x3C00);
 }
 
+TEST(GGUFParts, RowsRepackAsTheirSliceOfTheWholeTensor) {
+  // Three rows of one Q4_0 block each: d = row + 1 (f16 1.0, 2.0, 3.0),
+  // byte j of row r = 16 r + j.
+  Bytes b = header(3, 1, 0);
+  tensorInfo(b, {"w", {32, 3}, 2, 0});
+  b.padTo(32);
+  for (unsigned r = 0; r < 3; ++r) {
+    b.put<uint16_t>(0x3C00 + 0x400 * (r > 0) + 0x200 * (r > 1));
+    for (unsigned j = 0; j < 16; ++j)
+      b.put<uint8_t>(16 * r + j);
+  }
+  llvm::Expected<std::unique_ptr<GGUFFile>> file = open(b);
+  ASSERT_TRUE(bool(file)) << llvm::toString(file.takeError());
+  const GGUFTensorInfo &w = (*file)->getTensors()[0];
+  llvm::Expected<TensorLayout> layout = getTensorLayout(w);
+  ASSERT_TRUE(bool(layout)) << llvm::toString(layout.takeError());
+  std::vector<uint8_t> data(48), scales(6);
+  llvm::MutableArrayRef<uint8_t> whole[] = {data, scales};
+  ASSERT_FALSE(bool(repackTensor(**file, *layout, whole)));
+
+  std::vector<uint8_t> rowData(32), rowScales(4);
+  llvm::MutableArrayRef<uint8_t> rows[] = {rowData, rowScales};
+  ASSERT_FALSE(bool(repackTensorRows(**file, *layout, 1, 3, rows)));
+  EXPECT_EQ(rowData, std::vector<uint8_t>(data.begin() + 16, data.end()));
+  EXPECT_EQ(rowScales, std::vector<uint8_t>(scales.begin() + 2, scales.end()));
+  (*file)->releaseTensorRows(w, 1, 3);
+
+  llvm::Error outside = repackTensorRows(**file, *layout, 2, 4, rows);
+  ASSERT_TRUE(bool(outside));
+  EXPECT_EQ(llvm::toString(std::move(outside)),
+            "tensor 'w': rows [2, 4) are not within its 3 rows");
+  llvm::MutableArrayRef<uint8_t> tooSmall[] = {
+      llvm::MutableArrayRef<uint8_t>(rowData).take_front(16), rowScales};
+  llvm::Error size = repackTensorRows(**file, *layout, 1, 3, tooSmall);
+  ASSERT_TRUE(bool(size));
+  EXPECT_EQ(llvm::toString(std::move(size)),
+            "tensor 'w': the data part of 2 rows needs 32 bytes, 16 given");
+}
+
 TEST(GGUFParts, LatticeTypesAreNamedErrors) {
   Bytes b = header(3, 1, 0);
   tensorInfo(b, {"blk.0.ffn_up.weight", {256}, 16, 0});

@@ -293,21 +293,43 @@ GGUFFile::getTensorData(const GGUFTensorInfo &tensor) const {
       .slice(tensor.fileOffset, tensor.byteSize);
 }
 
-void GGUFFile::releaseTensorData(const GGUFTensorInfo &tensor) const {
+/// Drops the whole pages inside `bytes` (a range of the mapping) from the
+/// resident set.
+static void releasePages(const llvm::MemoryBuffer &buffer,
+                         llvm::ArrayRef<uint8_t> bytes) {
 #if defined(__unix__) || defined(__APPLE__)
-  if (buffer->getBufferKind() != llvm::MemoryBuffer::MemoryBuffer_MMap)
+  if (buffer.getBufferKind() != llvm::MemoryBuffer::MemoryBuffer_MMap)
     return;
   uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  uintptr_t begin = reinterpret_cast<uintptr_t>(getTensorData(tensor).data());
-  uintptr_t end = begin + tensor.byteSize;
-  // Only the pages wholly inside the tensor: its neighbours may be in use.
+  uintptr_t begin = reinterpret_cast<uintptr_t>(bytes.data());
+  uintptr_t end = begin + bytes.size();
+  // Only the pages wholly inside the range: its neighbours may be in use.
   begin = (begin + page - 1) / page * page;
   end = end / page * page;
   if (begin < end)
     (void)madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
 #else
-  (void)tensor;
+  (void)buffer;
+  (void)bytes;
 #endif
+}
+
+void GGUFFile::releaseTensorData(const GGUFTensorInfo &tensor) const {
+  releasePages(*buffer, getTensorData(tensor));
+}
+
+void GGUFFile::releaseTensorRows(const GGUFTensorInfo &tensor, int64_t rowBegin,
+                                 int64_t rowEnd) const {
+  int64_t rows = tensor.getNumRows();
+  rowBegin = std::clamp<int64_t>(rowBegin, 0, rows);
+  rowEnd = std::clamp<int64_t>(rowEnd, rowBegin, rows);
+  if (rows == 0 || rowBegin == rowEnd)
+    return;
+  // Every row has the same number of whole blocks.
+  uint64_t rowBytes = tensor.byteSize / rows;
+  releasePages(*buffer,
+               getTensorData(tensor).slice(rowBegin * rowBytes,
+                                           (rowEnd - rowBegin) * rowBytes));
 }
 
 static Error readScalar(Cursor &cursor, GGUFValueType type, GGUFValue &value,

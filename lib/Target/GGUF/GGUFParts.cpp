@@ -14,6 +14,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <thread>
@@ -513,17 +514,38 @@ mlir::quant_block::gguf::getTensorLayout(const GGUFTensorInfo &tensor) {
 Error mlir::quant_block::gguf::repackTensor(
     const GGUFFile &file, const TensorLayout &layout,
     llvm::ArrayRef<llvm::MutableArrayRef<uint8_t>> parts, unsigned numThreads) {
+  return repackTensorRows(file, layout, 0, layout.tensor->getNumRows(), parts,
+                          numThreads);
+}
+
+Error mlir::quant_block::gguf::repackTensorRows(
+    const GGUFFile &file, const TensorLayout &layout, int64_t rowBegin,
+    int64_t rowEnd, llvm::ArrayRef<llvm::MutableArrayRef<uint8_t>> parts,
+    unsigned numThreads) {
   const GGUFTensorInfo &tensor = *layout.tensor;
+  int64_t numRows = tensor.getNumRows();
+  if (rowBegin < 0 || rowEnd < rowBegin || rowEnd > numRows)
+    return makeError(llvm::formatv("tensor '{0}': rows [{1}, {2}) are not "
+                                   "within its {3} rows",
+                                   tensor.name, rowBegin, rowEnd, numRows));
+  int64_t rows = rowEnd - rowBegin;
   if (parts.size() != layout.parts.size())
     return makeError(llvm::formatv("tensor '{0}': {1} parts given, {2} needed",
                                    tensor.name, parts.size(),
                                    layout.parts.size()));
+  // Every part has one row per tensor row (the leading dimensions).
   for (auto [part, buffer] : llvm::zip(layout.parts, parts))
-    if (buffer.size() != part.getByteSize())
+    if (buffer.size() !=
+        part.getByteSize() / std::max<int64_t>(numRows, 1) * uint64_t(rows))
       return makeError(llvm::formatv(
-          "tensor '{0}': the {1} part needs {2} bytes, {3} given", tensor.name,
-          getPartRoleName(part.role), part.getByteSize(), buffer.size()));
-  llvm::ArrayRef<uint8_t> bytes = file.getTensorData(tensor);
+          "tensor '{0}': the {1} part of {2} rows needs {3} bytes, {4} given",
+          tensor.name, getPartRoleName(part.role), rows,
+          part.getByteSize() / std::max<int64_t>(numRows, 1) * uint64_t(rows),
+          buffer.size()));
+  // The tensor's bytes of these rows (every row has the same whole blocks).
+  uint64_t rowBytes = numRows ? tensor.byteSize / numRows : 0;
+  llvm::ArrayRef<uint8_t> bytes =
+      file.getTensorData(tensor).slice(rowBegin * rowBytes, rows * rowBytes);
   const GGMLTypeInfo &type = *tensor.type;
   if (type.support == GGMLTypeSupport::Plain) {
     // An empty tensor has no buffer to copy into (memcpy forbids null).
@@ -537,7 +559,7 @@ Error mlir::quant_block::gguf::repackTensor(
   // Bytes each ggml block fills in each part.
   int64_t elements = type.blockElements;
   int64_t dataBytes = elements * form->bits / 8;
-  int64_t numBlocks = tensor.getNumElements() / elements;
+  int64_t numBlocks = rows * (tensor.getRowLength() / elements);
   auto part = [&](PartRole role) -> uint8_t * {
     for (auto [layoutPart, buffer] : llvm::zip(layout.parts, parts))
       if (layoutPart.role == role)
@@ -587,9 +609,10 @@ Error mlir::quant_block::gguf::repackTensor(
   if (badBlock >= 0) {
     int64_t block = badBlock;
     int64_t blocksPerRow = tensor.getRowLength() / elements;
-    return makeError(llvm::formatv(
-        "tensor '{0}' ({1}): block {2} of row {3} has {4}", tensor.name,
-        type.name, block % blocksPerRow, block / blocksPerRow, form->badValue));
+    return makeError(
+        llvm::formatv("tensor '{0}' ({1}): block {2} of row {3} has {4}",
+                      tensor.name, type.name, block % blocksPerRow,
+                      rowBegin + block / blocksPerRow, form->badValue));
   }
   return Error::success();
 }

@@ -138,6 +138,13 @@ public:
   /// again), so a loader's peak memory is the repacked parts, not the parts
   /// plus the file. Nothing happens for a file read into memory.
   void releaseTensorData(const GGUFTensorInfo &tensor) const;
+  /// The same for the bytes of rows [rowBegin, rowEnd) (a row: ne[0]
+  /// elements, whole blocks): a loader that repacks a tensor in chunks of
+  /// rows releases each chunk's pages after it, so that a large tensor's
+  /// file pages and its copy are never all resident at once. Pages shared
+  /// with a neighbouring chunk stay until releaseTensorData.
+  void releaseTensorRows(const GGUFTensorInfo &tensor, int64_t rowBegin,
+                         int64_t rowEnd) const;
 
 private:
   explicit GGUFFile(std::unique_ptr<llvm::MemoryBuffer> buffer)

@@ -67,6 +67,19 @@ llvm::Error repackTensor(const GGUFFile &file, const TensorLayout &layout,
                          llvm::ArrayRef<llvm::MutableArrayRef<uint8_t>> parts,
                          unsigned numThreads = 1);
 
+/// The same for rows [rowBegin, rowEnd) of the tensor (a row: the ne[0]
+/// elements of the last dimension, the leading dimensions flattened; every
+/// part has one row per tensor row): `parts` hold those rows of each part,
+/// `rowEnd - rowBegin` times the part's bytes per row. A loader that
+/// repacks a large tensor in chunks of rows (and releases each chunk's
+/// file pages, GGUFFile::releaseTensorRows) never holds the whole tensor
+/// twice.
+llvm::Error
+repackTensorRows(const GGUFFile &file, const TensorLayout &layout,
+                 int64_t rowBegin, int64_t rowEnd,
+                 llvm::ArrayRef<llvm::MutableArrayRef<uint8_t>> parts,
+                 unsigned numThreads = 1);
+
 } // namespace mlir::quant_block::gguf
 
 #endif // QUANT_BLOCK_TARGET_GGUF_GGUFPARTS_H
