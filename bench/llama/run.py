@@ -206,8 +206,8 @@ def main():
           f"mean of {args.repetitions} timed run(s) per test")
     print("| mix | threads | ours pp (tok/s) | llama.cpp pp | ratio | ours tg "
           "(tok/s) | llama.cpp tg | ratio | tg read ratio | read GB/s | "
-          "peak RSS / (file + KV) | compile (s) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "peak RSS / (file + KV) | llama.cpp's | compile (s) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for mix in args.mix:
         path = model_file(mix, layers)
         size = os.path.getsize(path)
@@ -224,11 +224,16 @@ def main():
                 if theirs is None:
                     return "-", "-"
                 return f"{theirs[key]:.2f}", f"{mine[key] / theirs[key]:.2f}x"
+            # The peer's peak RSS over the same file + our KV cache (its
+            # cache is f16: smaller than ours).
+            rss_peer = "-" if theirs is None else \
+                f"{theirs['peak_rss'] / (size + mine['kv_bytes']):.2f}"
             pp_peer, pp_ratio = cell("pp")
             tg_peer, tg_ratio = cell("tg")
             print(f"| {mix} | {threads} | {mine['pp']:.2f} | {pp_peer} | "
                   f"{pp_ratio} | {mine['tg']:.2f} | {tg_peer} | {tg_ratio} | "
                   f"{read_ratio:.2f} | {mine['read_gbs']:.1f} | {rss:.2f} | "
+                  f"{rss_peer} | "
                   f"{mine['compile_s']:.0f} |", flush=True)
     return 0
 
