@@ -8,7 +8,7 @@
 #     | mlir-translate --mlir-to-llvmir | opt -O3 | llc -O3 -> K.so
 #
 # (the CPU pipeline gets the options quant-run's JIT sets for this host:
-# x86-avx512-vnni, x86-amx, x86-avx512-vbmi, x86-avx512, x86-f16c; opt and llc get the host's triple and
+# x86-avx512-vnni, x86-amx, x86-avx512-vbmi, x86-avx512, x86-avx512-bf16, x86-f16c; opt and llc get the host's triple and
 # -mcpu=native, as the JIT targets the host: mlir-translate writes no target
 # triple, and without one opt optimizes with no target information), calls `_mlir_ciface_K` from C (aot_call.c) cold, and
 # runs `quant-run --benchmark-cold` on the same kernel and inputs in the same
@@ -67,6 +67,9 @@ if [[ "$flags" == *avx512_vnni* && "$flags" == *avx512bw* &&
 fi
 if [[ "$flags" == *avx512f* ]]; then
   options+=(x86-avx512=true)
+fi
+if [[ "$flags" == *avx512f* && "$flags" == *avx512_bf16* ]]; then
+  options+=(x86-avx512-bf16=true)
 fi
 if [[ "$flags" == *f16c* ]]; then
   options+=(x86-f16c=true)

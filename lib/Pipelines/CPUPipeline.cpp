@@ -33,7 +33,7 @@ namespace {
 /// with `target-cpu` / `target-features`, what the target has for each
 /// option the user did not set.
 struct TargetChoices {
-  bool x86Vnni, x86Amx, x86AmxBF16, x86Avx512, x86F16c, x86Vbmi;
+  bool x86Vnni, x86Amx, x86AmxBF16, x86Avx512, x86F16c, x86Vbmi, x86BF16;
   int64_t vectorBits;
   /// Whether the target options resolved (false: the record-target pass
   /// reports why, before anything else runs).
@@ -43,9 +43,9 @@ struct TargetChoices {
 } // namespace
 
 static TargetChoices chooseTarget(const CPUPipelineOptions &options) {
-  TargetChoices choices{options.x86Vnni,   options.x86Amx,  options.x86AmxBF16,
-                        options.x86Avx512, options.x86F16c, options.x86Vbmi,
-                        options.vectorBits};
+  TargetChoices choices{
+      options.x86Vnni, options.x86Amx,  options.x86AmxBF16, options.x86Avx512,
+      options.x86F16c, options.x86Vbmi, options.x86BF16,    options.vectorBits};
   if (options.targetCPU.empty() && options.targetFeatures.empty())
     return choices;
   choices.hasTarget = true;
@@ -69,6 +69,8 @@ static TargetChoices chooseTarget(const CPUPipelineOptions &options) {
     choices.x86F16c = target->f16c;
   if (!options.x86Vbmi.getNumOccurrences())
     choices.x86Vbmi = target->avx512Vbmi;
+  if (!options.x86BF16.getNumOccurrences())
+    choices.x86BF16 = target->avx512BF16;
   if (!options.vectorBits.getNumOccurrences())
     choices.vectorBits = target->vectorBits;
   return choices;
@@ -139,6 +141,7 @@ void mlir::quant_block::buildCPUBackHalfPipeline(
   pm.addNestedPass<func::FuncOp>(createCPUPolynomialExp());
   ExpandFloatConversionsOptions conversions;
   conversions.nativeF16Extension = target.x86F16c;
+  conversions.nativeBF16Truncation = target.x86BF16;
   pm.addNestedPass<func::FuncOp>(createExpandFloatConversions(conversions));
   if (options.vectorize && options.parallel) {
     // The threads' scf.forall loops (parallel=true in the vectorizer).

@@ -313,6 +313,7 @@ std::string mlir::quant_block::runner::adaptPipelineToTarget(
       {"x86-amx", "+avx512vnni,+avx512bw,+amx-tile,+amx-int8"},
       {"x86-avx512", "+avx512f"},
       {"x86-avx512-vbmi", "+avx512vnni,+avx512bw,+avx512vbmi"},
+      {"x86-avx512-bf16", "+avx512f,+avx512bf16"},
       {"x86-f16c", "+f16c"},
   };
   std::string added;

@@ -134,6 +134,12 @@
 // RUN: quant-run %s -e u8_strict --quantized-as-parts -i %t/u8_strict_x.npy -i %t/u8_strict_data.npy -i %t/u8_strict_scales.npy -o %t/u8_strict.npy
 // RUN: quant-run %s -e i8_strict --quantized-as-parts -i %t/i8_strict_x.npy -i %t/i8_strict_data.npy -i %t/i8_strict_scales.npy -o %t/i8_strict.npy
 // RUN: quant-run %s -e bf16_fast --quantized-as-parts -i %t/bf16_fast_x.npy -i %t/bf16_fast_data.npy -i %t/bf16_fast_scales.npy -o %t/bf16_fast.npy
+// The weights' bf16 rounding in integer arithmetic, where the host run
+// above used vcvtneps2bf16 (quant-run sets x86-avx512-bf16 on AVX512-BF16
+// hosts): the same bits, the extreme f16 scales included.
+// RUN: quant-run %s -e bf16_fast --pipeline="quant-block-cpu-pipeline{x86-avx512-bf16=false}" --quantized-as-parts -i %t/bf16_fast_x.npy -i %t/bf16_fast_data.npy -i %t/bf16_fast_scales.npy -o %t/bf16_fast.expanded.npy
+// RUN: %python %S/Inputs/matmul_kernels_order.py same %t bf16_fast bf16_fast.expanded | FileCheck %s --check-prefix=BF16-SAME
+// BF16-SAME: bf16_fast bf16_fast.expanded: bit-exact
 // RUN: quant-run %s -e f16_strict --quantized-as-parts -i %t/f16_strict_x.npy -i %t/f16_strict_data.npy -i %t/f16_strict_scales.npy -o %t/f16_strict.npy
 // RUN: quant-run %s -e i4_zp_dyn -i %t/i4_zp_x.npy -i %t/i4_zp_data.npy -i %t/i4_zp_scales.npy -i %t/i4_zp_zp.npy -o %t/i4_zp.dyn.npy
 // RUN: quant-run %s -e i8_strict_dyn --quantized-as-parts -i %t/i8_strict_x.npy -i %t/i8_strict_data.npy -i %t/i8_strict_scales.npy -o %t/i8_strict.dyn.npy

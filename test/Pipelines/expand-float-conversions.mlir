@@ -1,4 +1,5 @@
 // RUN: quant-opt %s --split-input-file --quant-block-expand-float-conversions | FileCheck %s
+// RUN: quant-opt %s --split-input-file --quant-block-expand-float-conversions=native-bf16-truncation=true | FileCheck %s --check-prefix=NATIVE
 
 // f32 -> bf16: integer rounding on the bit pattern, no truncf left for LLVM
 // to lower to a host instruction.
@@ -56,4 +57,25 @@ func.func @left_alone(%x: f32, %y: f64) -> (bf16, f32, f64) {
   %b = arith.truncf %y : f64 to f32
   %c = arith.extf %x : f32 to f64
   return %a, %b, %c : bf16, f32, f64
+}
+
+// -----
+
+// native-bf16-truncation (AVX512-BF16 targets): an f32 -> bf16 truncation
+// marked never_subnormal_operand is left to LLVM (vcvtneps2bf16; the mark
+// is dropped, the LLVM dialect has no place for it); without
+// the mark, or without the option, it is expanded (the mark is only valid
+// on f32 -> bf16 truncations: test/Dialect/QuantBlock/invalid.mlir).
+// CHECK-LABEL: func.func @marked_truncations
+// CHECK-NOT: arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
+// NATIVE-LABEL: func.func @marked_truncations
+// NATIVE: %[[KEPT:.*]] = arith.truncf %arg0 : vector<16xf32> to vector<16xbf16>
+// NATIVE-NOT: arith.truncf {{.*}} to vector<16x{{bf16|f16}}>
+// NATIVE: return %[[KEPT]]
+func.func @marked_truncations(%w: vector<16xf32>, %d: vector<16xf64>)
+    -> (vector<16xbf16>, vector<16xbf16>, vector<16xbf16>) {
+  %kept = arith.truncf %w {quant_block.never_subnormal_operand} : vector<16xf32> to vector<16xbf16>
+  %unmarked = arith.truncf %w : vector<16xf32> to vector<16xbf16>
+  %f64 = arith.truncf %d : vector<16xf64> to vector<16xbf16>
+  return %kept, %unmarked, %f64 : vector<16xbf16>, vector<16xbf16>, vector<16xbf16>
 }

@@ -3,7 +3,8 @@
 // adaptPipelineToTarget gives the CPU pipeline x86-avx512-vnni=true exactly
 // when the JIT's target has AVX512-VNNI and AVX512BW, x86-avx512=true when
 // it has AVX512F, x86-f16c=true when it has F16C, x86-avx512-vbmi=true when
-// it has AVX512-VBMI and the VNNI kernels' features, unless the user set them,
+// it has AVX512-VBMI and the VNNI kernels' features, x86-avx512-bf16=true
+// when it has AVX512-BF16, unless the user set them,
 // and leaves every other pipeline alone.
 //
 //===----------------------------------------------------------------------===//
@@ -87,6 +88,22 @@ TEST(AdaptPipelineToTarget, AddsVbmiWithVnni) {
     EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *vbmiOnly),
               "quant-block-cpu-pipeline{x86-avx512=true x86-f16c=true}");
   }
+}
+
+TEST(AdaptPipelineToTarget, AddsBF16RoundingWithAvx512BF16) {
+  // x86-avx512-bf16: the kernels' weight roundings to bf16 that never see
+  // a subnormal are left to vcvtneps2bf16.
+  std::unique_ptr<llvm::TargetMachine> target =
+      makeTarget("x86-64-v4", "+avx512bf16");
+  if (!target)
+    GTEST_SKIP() << "the host cannot execute x86-64-v4 + avx512bf16 code";
+  EXPECT_EQ(adaptPipelineToTarget("quant-block-cpu-pipeline", *target),
+            "quant-block-cpu-pipeline{x86-avx512=true x86-avx512-bf16=true "
+            "x86-f16c=true}");
+  EXPECT_EQ(adaptPipelineToTarget(
+                "quant-block-cpu-pipeline{x86-avx512-bf16=false}", *target),
+            "quant-block-cpu-pipeline{x86-avx512=true x86-f16c=true "
+            "x86-avx512-bf16=false}");
 }
 
 TEST(AdaptPipelineToTarget, LeavesTargetsWithoutVnniAlone) {

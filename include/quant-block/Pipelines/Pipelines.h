@@ -193,6 +193,17 @@ struct CPUPipelineOptions
                      "bits); the code needs a host with AVX512-VBMI. "
                      "quant-run sets it when its target has it"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> x86BF16{
+      *this, "x86-avx512-bf16",
+      llvm::cl::desc("The target has AVX512-BF16: the kernels' roundings of "
+                     "dequantized weights to bf16 that can never see a "
+                     "subnormal (integer or E2M1 codes times one f16 scale) "
+                     "are left to LLVM (vcvtneps2bf16, the same bits as the "
+                     "integer expansion for such values); the code needs a "
+                     "host with AVX512-BF16 (elsewhere LLVM calls a "
+                     "builtin). quant-run sets it when its target has "
+                     "AVX512-BF16"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> x86F16c{
       *this, "x86-f16c",
       llvm::cl::desc("The target has F16C: f16 -> f32 extensions are left to "
@@ -208,7 +219,7 @@ struct CPUPipelineOptions
                      "options as given). Every option that depends on the "
                      "target's instructions and is not given (vector-bits, "
                      "x86-avx512, x86-avx512-vnni, x86-avx512-vbmi, "
-                     "x86-amx, x86-f16c) comes "
+                     "x86-avx512-bf16, x86-amx, x86-f16c) comes "
                      "from it, and the lowered functions record it "
                      "(target_cpu / target_features)"),
       llvm::cl::init("")};

@@ -88,9 +88,11 @@ bool requestAmxTileData();
 /// (`quant-block-cpu-pipeline`, with or without options) gets
 /// `x86-avx512-vnni=true` when the target has AVX512-VNNI and AVX512BW,
 /// `x86-amx=true` when it also has AMX-TILE and AMX-INT8 and the process was
-/// granted the tile data state (requestAmxTileData), and `x86-f16c=true`
-/// when it has F16C, unless the pipeline sets them; any other pipeline is
-/// returned as it is.
+/// granted the tile data state (requestAmxTileData), `x86-avx512=true` with
+/// AVX512F, `x86-avx512-vbmi=true` with AVX512-VBMI and the VNNI features,
+/// `x86-avx512-bf16=true` with AVX512-BF16, and `x86-f16c=true` when it has
+/// F16C, unless the pipeline sets them; any other pipeline is returned as it
+/// is.
 std::string adaptPipelineToTarget(llvm::StringRef pipeline,
                                   const llvm::TargetMachine &targetMachine);
 

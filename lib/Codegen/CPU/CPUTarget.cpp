@@ -138,6 +138,7 @@ mlir::quant_block::resolveCPUTarget(StringRef cpu, StringRef features) {
     result.amxBF16 = info.checkFeatures("+amx-tile,+amx-bf16");
     result.f16c = info.checkFeatures("+f16c");
     result.avx512Vbmi = result.avx512Vnni && info.checkFeatures("+avx512vbmi");
+    result.avx512BF16 = result.avx512f && info.checkFeatures("+avx512bf16");
     result.vectorBits = result.avx512f               ? 512
                         : info.checkFeatures("+avx") ? 256
                                                      : 128;

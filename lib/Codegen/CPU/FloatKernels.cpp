@@ -272,7 +272,8 @@ SmallVector<Value> KernelEmitter::emitOrderedKStep(Value lhs, ValueRange parts,
             Value code = decodeWordCodes(column, j, zeroPoint);
             Value w = roundToExpressed(
                 min ? math::FmaOp::create(b, loc, code, scale, min).getResult()
-                    : arith::MulFOp::create(b, loc, code, scale).getResult());
+                    : arith::MulFOp::create(b, loc, code, scale).getResult(),
+                !min && weightsNeverSubnormal());
             Value k = add(mul(chunk, kChunk), d * perWord + j);
             for (int64_t i = 0; i < plan.tileM; ++i) {
               Value x = vector::BroadcastOp::create(

@@ -13,6 +13,7 @@
 
 #include "TableLookups.h"
 
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockDialect.h"
 #include "quant-block/Dialect/QuantBlock/Utils/ScalarCodegen.h"
 #include "quant-block/Numerics/FloatFormats.h"
 
@@ -131,13 +132,28 @@ std::pair<Value, Value> KernelEmitter::decodeChunkCodes(Value data, Value row,
 /// Dequantized f32 weights rounded to the expressed type (f16 / bf16:
 /// rounded once, to nearest even, and extended back exactly, as
 /// quant_block.dequantize rounds them), for products in f32.
-Value KernelEmitter::roundToExpressed(Value weights) {
+/// `neverSubnormal` (weightsNeverSubnormal) marks a bf16 rounding that
+/// AVX512-BF16 may do (QuantBlockDialect::getNeverSubnormalOperandAttrName).
+Value KernelEmitter::roundToExpressed(Value weights, bool neverSubnormal) {
   if (!plan.expressed || plan.expressed.isF32())
     return weights;
   auto type = cast<VectorType>(weights.getType());
-  Value rounded =
+  auto rounded =
       arith::TruncFOp::create(b, loc, type.clone(plan.expressed), weights);
-  return arith::ExtFOp::create(b, loc, type, rounded);
+  if (neverSubnormal && plan.expressed.isBF16())
+    rounded->setAttr(QuantBlockDialect::getNeverSubnormalOperandAttrName(),
+                     b.getUnitAttr());
+  return arith::ExtFOp::create(b, loc, type, rounded.getResult());
+}
+
+/// Whether every dequantized weight without a min is zero, at least 2^-24
+/// in magnitude, infinite or NaN, never an f32 subnormal: integer codes
+/// (less a zero point) or E2M1 codes (at least 0.5) times one f16 scale
+/// (at least 2^-24 unless zero), exact in f32. A second level of scales or
+/// a float min could make smaller values.
+bool KernelEmitter::weightsNeverSubnormal() const {
+  return plan.scaleType && plan.scaleType.isF16() && !plan.hasOuter &&
+         !plan.outerBlocks && !plan.hasMins;
 }
 
 /// 4-bit codes (nibbles in i32 lanes, 0..15) as their f32 values, by a
@@ -211,7 +227,8 @@ KernelEmitter::decodeChunk(Value data, Value row, Value chunk,
     if (min)
       return roundToExpressed(
           math::FmaOp::create(b, loc, value, scale, min).getResult());
-    return roundToExpressed(arith::MulFOp::create(b, loc, value, scale));
+    return roundToExpressed(arith::MulFOp::create(b, loc, value, scale),
+                            weightsNeverSubnormal());
   };
   return {dequantize(first, scales.first), dequantize(second, scales.second)};
 }

@@ -231,7 +231,8 @@ private:
   Value decodeE2M1(Value codes);
   Value lookUpCodes(Value nibbles);
   Value lookUpTwiceBiasedE2M1(Value nibbles);
-  Value roundToExpressed(Value weights);
+  Value roundToExpressed(Value weights, bool neverSubnormal = false);
+  bool weightsNeverSubnormal() const;
   Value parametersToF32(Value values, Type schemeType);
   SmallVector<Value> readStepScales(Value scales, Value firstRow,
                                     int64_t numRows, Value firstBlock,

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quant-block/Codegen/Common/Passes.h"
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockDialect.h"
 #include "quant-block/Support/PatternDriver.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -200,12 +201,20 @@ static bool isSingleOrDouble(Type type) {
 namespace {
 
 struct ExpandTruncation : public OpRewritePattern<arith::TruncFOp> {
-  using OpRewritePattern::OpRewritePattern;
+  ExpandTruncation(MLIRContext *ctx, bool nativeBF16Truncation)
+      : OpRewritePattern(ctx), nativeBF16Truncation(nativeBF16Truncation) {}
 
   LogicalResult matchAndRewrite(arith::TruncFOp op,
                                 PatternRewriter &rewriter) const override {
     if (!isSingleOrDouble(op.getIn().getType()) || !isHalfWidth(op.getType()))
       return rewriter.notifyMatchFailure(op, "not f32/f64 to bf16/f16");
+    // vcvtneps2bf16 differs from the expansion on subnormal operands only.
+    if (nativeBF16Truncation &&
+        getElementTypeOrSelf(op.getIn().getType()).isF32() &&
+        getElementTypeOrSelf(op.getType()).isBF16() &&
+        op->hasAttr(
+            quant_block::QuantBlockDialect::getNeverSubnormalOperandAttrName()))
+      return rewriter.notifyMatchFailure(op, "left to AVX512-BF16");
     if (std::optional<arith::RoundingMode> mode = op.getRoundingmode();
         mode && *mode != arith::RoundingMode::to_nearest_even)
       return rewriter.notifyMatchFailure(op, "not round to nearest even");
@@ -221,6 +230,9 @@ struct ExpandTruncation : public OpRewritePattern<arith::TruncFOp> {
     rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), narrow);
     return success();
   }
+
+private:
+  bool nativeBF16Truncation;
 };
 
 struct ExpandExtension : public OpRewritePattern<arith::ExtFOp> {
@@ -259,13 +271,19 @@ struct ExpandFloatConversionsPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ExpandTruncation>(&getContext());
+    patterns.add<ExpandTruncation>(&getContext(), nativeBF16Truncation);
     patterns.add<ExpandExtension>(&getContext(), nativeF16Extension);
     // Only these rewrites (PatternDriver.h). The patterns create no op they
     // match (only f64 <-> f32 conversions), so they converge at once.
     if (failed(quant_block::applyOnlyPatterns(
             getOperation(), std::move(patterns), "float conversion expansion")))
       return signalPassFailure();
+    // The mark is this pass's alone: the conversion to the LLVM dialect
+    // would copy it onto the llvm.fptrunc, where it is not valid.
+    getOperation()->walk([](arith::TruncFOp op) {
+      op->removeAttr(
+          quant_block::QuantBlockDialect::getNeverSubnormalOperandAttrName());
+    });
   }
 };
 

@@ -1065,6 +1065,34 @@ func.func @repack_scheme(%w: !quant_block.tensor<32x64, #quant_block.scheme<i4 :
 }
 
 //===----------------------------------------------------------------------===//
+// quant_block.never_subnormal_operand
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @never_subnormal_operand_not_unit(%x: vector<16xf32>) -> vector<16xbf16> {
+  // expected-error @+1 {{'arith.truncf' op 'quant_block.never_subnormal_operand' must be a unit attribute}}
+  %r = arith.truncf %x {quant_block.never_subnormal_operand = true} : vector<16xf32> to vector<16xbf16>
+  return %r : vector<16xbf16>
+}
+
+// -----
+
+func.func @never_subnormal_operand_to_f16(%x: vector<16xf32>) -> vector<16xf16> {
+  // expected-error @+1 {{'arith.truncf' op 'quant_block.never_subnormal_operand' is only valid on an arith.truncf from f32 to bf16}}
+  %r = arith.truncf %x {quant_block.never_subnormal_operand} : vector<16xf32> to vector<16xf16>
+  return %r : vector<16xf16>
+}
+
+// -----
+
+func.func @never_subnormal_operand_not_on_truncf(%x: vector<16xf32>) -> vector<16xf32> {
+  // expected-error @+1 {{'arith.mulf' op 'quant_block.never_subnormal_operand' is only valid on an arith.truncf from f32 to bf16}}
+  %r = arith.mulf %x, %x {quant_block.never_subnormal_operand} : vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+//===----------------------------------------------------------------------===//
 // quant_block.cpu_kernel and #quant_block.cpu_matmul_kernel
 //===----------------------------------------------------------------------===//
 
@@ -1090,7 +1118,7 @@ func.func @cpu_kernel_not_an_attribute_of_its_kind(%x: tensor<1x64xf32>, %w: !w)
 
 !w = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
 func.func @unknown_operation_attribute(%x: tensor<1x64xf32>, %w: !w) -> tensor<1x16xf32> {
-  // expected-error @+1 {{'quant_block.matmul' op unknown attribute 'quant_block.kernel' of the quant_block dialect (known on operations: 'quant_block.cpu_kernel')}}
+  // expected-error @+1 {{'quant_block.matmul' op unknown attribute 'quant_block.kernel' of the quant_block dialect (known on operations: 'quant_block.cpu_kernel', 'quant_block.never_subnormal_operand')}}
   %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> {quant_block.kernel = 1 : i64} : tensor<1x64xf32>, !w -> tensor<1x16xf32>
   return %y : tensor<1x16xf32>
 }

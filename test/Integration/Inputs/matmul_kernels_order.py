@@ -135,8 +135,14 @@ def generate_narrow(directory):
         codes = rng.integers(lo, hi + 1, (n, k))
         np.save(f"{directory}/{name}_data.npy", pack(codes, bits))
         np.save(f"{directory}/{name}_codes.npy", codes)
-        np.save(f"{directory}/{name}_scales.npy",
-                rng.uniform(0.01, 0.2, (n, k // block)).astype(scale_type))
+        scales = rng.uniform(0.01, 0.2, (n, k // block)).astype(scale_type)
+        # The extremes of an f16 scale: its smallest subnormal (weights
+        # q * 2^-24, never f32 subnormals: what lets AVX512-BF16's
+        # vcvtneps2bf16 round them, x86-avx512-bf16), its smallest normal,
+        # negative ones and a large one.
+        scales[:4, :2] = [[2.0 ** -24, -2.0 ** -24], [2.0 ** -14, -0.5],
+                          [-3.0e4, 2.0 ** -20], [0.0, -0.0]]
+        np.save(f"{directory}/{name}_scales.npy", scales)
         x = round_expressed(rng.standard_normal((m, k)), expressed)
         np.save(f"{directory}/{name}_x.npy", to_storage(x, expressed))
 

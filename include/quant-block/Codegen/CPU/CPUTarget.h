@@ -45,6 +45,8 @@ struct CPUTarget {
   /// AVX512-VBMI (vpmultishiftqb: 6-bit codes spread to bytes) with
   /// AVX512-VNNI.
   bool avx512Vbmi = false;
+  /// AVX512-BF16 (vcvtneps2bf16) with AVX512F.
+  bool avx512BF16 = false;
   /// The widest vector registers, in bits (128 without AVX).
   int64_t vectorBits = 128;
 };

@@ -93,6 +93,25 @@ def ExpandFloatConversions : Pass<"quant-block-expand-float-conversions",
     do not change (quant-run sets the CPU pipeline's `x86-f16c` for such
     targets). Without F16C LLVM would call a libgcc builtin, so the option
     must not be set for them.
+
+    With `native-bf16-truncation`, an `arith.truncf` from f32 to bf16 that
+    carries the unit attribute `quant_block.never_subnormal_operand` is
+    left to LLVM, for targets known to have AVX512-BF16
+    (`vcvtneps2bf16`, one instruction per 16 values instead of about
+    eight). The instruction rounds to nearest even and makes a NaN quiet
+    exactly as the integer expansion does; it differs only on subnormal
+    operands (it reads them as zero), which the attribute rules out: the
+    CPU kernels set it where the value is integer or E2M1 codes times one
+    f16 scale, at least 2^-24 in magnitude unless zero (the CPU pipeline's
+    `x86-avx512-bf16`). Without the attribute, or the option, the
+    truncation is expanded as above.
+
+    ```mlir
+    // --quant-block-expand-float-conversions=native-bf16-truncation=true
+    %a = arith.truncf %w {quant_block.never_subnormal_operand}
+           : vector<16xf32> to vector<16xbf16>   // kept
+    %b = arith.truncf %x : vector<16xf32> to vector<16xbf16>  // expanded
+    ```
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -101,6 +120,11 @@ def ExpandFloatConversions : Pass<"quant-block-expand-float-conversions",
     Option<"nativeF16Extension", "native-f16-extension", "bool",
            /*default=*/"false",
            "Leave f16 -> f32 extensions to LLVM (targets with F16C only)">,
+    Option<"nativeBF16Truncation", "native-bf16-truncation", "bool",
+           /*default=*/"false",
+           "Leave f32 -> bf16 truncations marked "
+           "quant_block.never_subnormal_operand to LLVM (targets with "
+           "AVX512-BF16 only)">,
   ];
 }
 

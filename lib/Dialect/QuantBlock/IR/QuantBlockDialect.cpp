@@ -7,7 +7,9 @@
 
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlock.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
@@ -81,8 +83,24 @@ QuantBlockDialect::verifyOperationAttribute(Operation *op,
                 "matrix product)";
     return success();
   }
+  if (name == getNeverSubnormalOperandAttrName()) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitOpError()
+             << "'" << name.getValue() << "' must be a unit attribute";
+    // Only the float conversion expansion reads it, and only on f32 -> bf16
+    // truncations: anywhere else it would be ignored silently.
+    auto truncation = dyn_cast<arith::TruncFOp>(op);
+    if (!truncation ||
+        !getElementTypeOrSelf(truncation.getIn().getType()).isF32() ||
+        !getElementTypeOrSelf(truncation.getType()).isBF16())
+      return op->emitOpError()
+             << "'" << name.getValue()
+             << "' is only valid on an arith.truncf from f32 to bf16";
+    return success();
+  }
   return op->emitOpError() << "unknown attribute '" << name.getValue()
                            << "' of the quant_block dialect (known on "
                               "operations: '"
-                           << getCPUKernelAttrName() << "')";
+                           << getCPUKernelAttrName() << "', '"
+                           << getNeverSubnormalOperandAttrName() << "')";
 }

@@ -40,7 +40,8 @@ def QuantBlock_Dialect : Dialect {
   // Function argument attributes: `quant_block.device_resident` and
   // `quant_block.gguf_tensor`.
   let hasRegionArgAttrVerify = 1;
-  // `quant_block.cpu_kernel` on a quant_block.matmul.
+  // `quant_block.cpu_kernel` on a quant_block.matmul,
+  // `quant_block.never_subnormal_operand` on an arith.truncf.
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// A unit attribute on a function argument: the caller passes a buffer
@@ -61,6 +62,15 @@ def QuantBlock_Dialect : Dialect {
     /// kernel --quant-block-cpu-matmul-kernels emits for it.
     static constexpr ::llvm::StringLiteral getCPUKernelAttrName() {
       return "quant_block.cpu_kernel";
+    }
+    /// A unit attribute on an `arith.truncf` from f32 to bf16 whose operand
+    /// is never an f32 subnormal (its producer proves it: the CPU kernels'
+    /// integer or E2M1 codes times one f16 scale, at least 2^-24 in
+    /// magnitude unless zero). --quant-block-expand-float-conversions with
+    /// `native-bf16-truncation` leaves such a truncation to LLVM
+    /// (AVX512-BF16's vcvtneps2bf16, which reads subnormals as zero).
+    static constexpr ::llvm::StringLiteral getNeverSubnormalOperandAttrName() {
+      return "quant_block.never_subnormal_operand";
     }
 
   private:
