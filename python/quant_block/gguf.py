@@ -231,8 +231,12 @@ class GGUFFile:
 
     def rows(self, name):
         """The tensor's rows: the product of its shape but the last
-        dimension (a row is one run of the last dimension's elements)."""
-        return int(np.prod(self.tensor(name).shape[:-1], dtype=np.int64))
+        dimension (a row is one run of the last dimension's elements); 0
+        for a tensor without elements."""
+        shape = self.tensor(name).shape
+        if 0 in shape:  # no elements, no rows
+            return 0
+        return int(np.prod(shape[:-1], dtype=np.int64))
 
     def parts_of_rows(self, name, begin, end, out=None, threads=1,
                       release=False):

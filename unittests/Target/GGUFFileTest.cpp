@@ -321,6 +321,25 @@ TEST(GGUFParts, RowsRepackAsTheirSliceOfTheWholeTensor) {
             "tensor 'w': the data part of 2 rows needs 32 bytes, 16 given");
 }
 
+TEST(GGUFParts, EmptyTensorsHaveNoRows) {
+  // Only the element count is validated (0 here): the other dimensions'
+  // product, 3 * 2^62, would not fit in 64 bits (as 2^59 * 2^15 in the GGUF
+  // fuzzer's tools/fuzz/regressions/gguf/empty-tensor-rows-overflow.gguf).
+  Bytes b = header(3, 1, 0);
+  tensorInfo(b, {"w", {0, 3, int64_t(1) << 62}, 0, 0});
+  b.padTo(32);
+  llvm::Expected<std::unique_ptr<GGUFFile>> file = open(b);
+  ASSERT_TRUE(bool(file)) << llvm::toString(file.takeError());
+  const GGUFTensorInfo &w = (*file)->getTensors()[0];
+  EXPECT_EQ(w.getNumElements(), 0);
+  EXPECT_EQ(w.getNumRows(), 0);
+  llvm::Expected<TensorLayout> layout = getTensorLayout(w);
+  ASSERT_TRUE(bool(layout)) << llvm::toString(layout.takeError());
+  llvm::MutableArrayRef<uint8_t> none[] = {{}};
+  EXPECT_FALSE(bool(repackTensor(**file, *layout, none)));
+  (*file)->releaseTensorRows(w, 0, 1);
+}
+
 TEST(GGUFParts, LatticeTypesAreNamedErrors) {
   Bytes b = header(3, 1, 0);
   tensorInfo(b, {"blk.0.ffn_up.weight", {256}, 16, 0});

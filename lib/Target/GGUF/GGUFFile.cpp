@@ -241,6 +241,10 @@ int64_t GGUFTensorInfo::getNumElements() const {
 }
 
 int64_t GGUFTensorInfo::getNumRows() const {
+  // An empty tensor has no rows: only the element count (0) is validated,
+  // and its other dimensions' product may not fit in 64 bits.
+  if (llvm::is_contained(ne, 0))
+    return 0;
   int64_t rows = 1;
   for (int64_t n : llvm::drop_begin(ne))
     rows *= n;

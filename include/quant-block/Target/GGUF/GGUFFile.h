@@ -101,7 +101,7 @@ struct GGUFTensorInfo {
   /// The row-major shape: ne reversed.
   llvm::SmallVector<int64_t, 4> getShape() const;
   /// Elements per row (ne[0]) and the number of rows (the product of the
-  /// other dimensions).
+  /// other dimensions; 0 for a tensor without elements).
   int64_t getRowLength() const { return ne.front(); }
   int64_t getNumRows() const;
 };
