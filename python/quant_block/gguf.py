@@ -39,7 +39,6 @@ _ARRAY_DTYPES = {0: "<u1", 1: "<i1", 2: "<u2", 3: "<i2", 4: "<u4", 5: "<i4",
                  6: "<f4", 7: "?", 10: "<u8", 11: "<i8", 12: "<f8"}
 
 
-
 def _buffers(arrays):
     """The runner ABI's buffers for dense numpy arrays (they must outlive
     the call: the shapes are kept on the returned array)."""
@@ -53,6 +52,7 @@ def _buffers(arrays):
             _capi.ElementType(array.dtype.kind.encode(), array.itemsize))
     buffers._keep_alive = shapes
     return buffers
+
 
 class GGUFError(Exception):
     """A file that cannot be read or a tensor that cannot be imported; the

@@ -1083,6 +1083,11 @@ def _can_tile_rows(name, tensor):
             and len(tensor.shape) == 2 and tensor.shape[0] % _ROW_TILE == 0)
 
 
+def _row_tiled_scheme(scheme):
+    """`scheme` (a #quant_block.scheme's text) with `row_tile = 16`."""
+    return scheme[:-1] + f", row_tile = {_ROW_TILE}>"
+
+
 def _tile_rows(tensor, parts):
     """The weight in the row-tiled layout (`row_tile = 16`, docs/Packing.md):
     each tile of 16 rows one contiguous stream, the layout of the int8
@@ -1091,7 +1096,7 @@ def _tile_rows(tensor, parts):
     per weight row is tiled (data, scales, mins, blocked outer scales and
     outer mins); a per-tensor one stays."""
     n = tensor.shape[0]
-    scheme = tensor.scheme[:-1] + f", row_tile = {_ROW_TILE}>"
+    scheme = _row_tiled_scheme(tensor.scheme)
     tiled = [tile_rows(part, _ROW_TILE, data=index == 0)
              if index == 0 or (part.ndim == 2 and part.shape[0] == n)
              else part for index, part in enumerate(parts)]
@@ -1184,9 +1189,9 @@ class Llama:
             if name not in self.tensors:  # a member of a group loaded already
                 continue
             if name in fused_groups:
-                fused_name, members = fused_groups[name]
-                tensor, parts = self._load_fused(fused_name, members,
-                                                 threads_for_load)
+                fused_name, members, tiled = fused_groups[name]
+                tensor, parts = self._load_rows(fused_name, members, tiled,
+                                                threads_for_load)
                 self.order[self.order.index(members[0])] = fused_name
                 for member in members:
                     del self.tensors[member]
@@ -1255,9 +1260,10 @@ class Llama:
             parts_of[tensor.name] = parts
 
     def _fusable_groups(self, widen_q6_k):
-        """{first member: (fused name, members)} of each block's group (q,
-        k, v; gate, up) whose weights can be one product: the same type,
-        scheme and K, none widened at load, and all row-tiled or none."""
+        """{first member: (fused name, members, row-tiled)} of each block's
+        group (q, k, v; gate, up) whose weights can be one product: the same
+        type, scheme and K, none widened at load, and all row-tiled or
+        none."""
         groups = {}
         for fused, members in _FUSED_PRODUCTS.items():
             for block in range(self.config.n_layer):
@@ -1276,7 +1282,8 @@ class Llama:
                         or any(len(t.shape) != 2 for t in tensors)
                         or (widen_q6_k and first.type == "Q6_K")):
                     continue
-                groups[names[0]] = (prefix + fused + ".weight", names)
+                groups[names[0]] = (prefix + fused + ".weight", names,
+                                    tiled.pop())
         return groups
 
     def _load_rows(self, name, members, tiled, threads):
@@ -1312,30 +1319,18 @@ class Llama:
                                                 threads=threads, release=True)
                 lo, hi = offset + begin, offset + end
                 for index, (array, rows_of) in enumerate(zip(parts, chunk)):
-                    if not tiled:
-                        array[lo:hi] = rows_of
-                    elif index == 0:
-                        array[lo // _ROW_TILE:hi // _ROW_TILE] = rows_of.reshape(
-                            -1, _ROW_TILE, rows_of.shape[1] // 4,
-                            4).transpose(0, 2, 1, 3)
+                    if tiled:
+                        array[lo // _ROW_TILE:hi // _ROW_TILE] = tile_rows(
+                            rows_of, _ROW_TILE, data=index == 0)
                     else:
-                        array[lo // _ROW_TILE:hi // _ROW_TILE] = rows_of.reshape(
-                            -1, _ROW_TILE, rows_of.shape[1]).transpose(0, 2, 1)
+                        array[lo:hi] = rows_of
             # The pages the chunks shared.
             self.file.release(member)
             offset += n
-        scheme = first.scheme
-        if tiled:
-            scheme = scheme[:-1] + f", row_tile = {_ROW_TILE}>"
+        scheme = _row_tiled_scheme(first.scheme) if tiled else first.scheme
         tensor = _ModelTensor(first, scheme, parts, name=name,
                               shape=(total, first.shape[1]))
         return tensor, parts
-
-    def _load_fused(self, name, members, threads):
-        """The group `members` as the one weight `name` (_load_rows)."""
-        tiled = self.row_tiles and _can_tile_rows(members[0],
-                                                  self.tensors[members[0]])
-        return self._load_rows(name, members, tiled, threads)
 
     def module_text(self, n_tokens, last_logits=False):
         """The module of the forward function for calls of `n_tokens`
