@@ -25,6 +25,8 @@
 #              printed integers are f32 bit patterns, compared as values)
 #   matmul     test/GPU/Inputs/gpu_matmul_kernels.py: its `check GPU CPU`
 #              (the GPU's bits are the warp kernels' documented order);
+#              matmul-tc: its cases of 16 or more activation rows
+#              (`--cases tensor-cores`, the tensor-core kernel);
 #              matmul-kS[cC]: the same with `--split-k S` (and
 #              `--chunk-words C`)
 #   reduction  test/GPU/Inputs/reduction_gemv.py (matmul-kernels=false):
@@ -36,6 +38,8 @@
 # cold (rotated over 32 copies of the weight), tabulated by
 # resident_table.py (RESIDENT_SHAPES: its shapes; RESIDENT_VARIANTS: the
 # FMA cases again with other pipeline options, `suffix:opt,opt ...`, empty
+# for none; RESIDENT_PREFILL: the row counts M of the int8 prefill products,
+# `<case>_i8_m<M>`, each also as `..._warp` with tensor-cores=false, empty
 # for none).
 #
 # The runner utilities of Debian's LLVM name libMLIR and libLLVM as needed
@@ -136,6 +140,12 @@ add gpu-gemv-reassoc reassoc-bits "$T/GPU/gemv-reassoc.mlir" \
   "$CPU=matmul-kernels=false"
 "$PYTHON" "$T/GPU/Inputs/gpu_matmul_kernels.py" emit > "$OUT/log/matmul.mlir"
 add matmul-kernels matmul "$OUT/log/matmul.mlir" "$CPU"
+# The tensor-core kernel (mma.sync.m16n8k32, from sm_80 on): its cases of
+# 16 or more activation rows, bit for bit the contract's order. (The CPU
+# pipeline without OpenMP: cpu_run loads no libomp.)
+"$PYTHON" "$T/GPU/Inputs/gpu_matmul_kernels.py" emit --cases tensor-cores \
+  > "$OUT/log/matmul-tc.mlir"
+add matmul-tensor-cores matmul-tc "$OUT/log/matmul-tc.mlir" "$CPU=parallel=false"
 # The kernels before split-K, and with 8 warps per row and one-word chunks.
 add matmul-kernels-k1 matmul-k1 "$OUT/log/matmul.mlir" "$CPU" \
   "format=fatbin split-k=1"
@@ -181,7 +191,8 @@ if [ "${BENCH:-1}" != 0 ]; then
   dir=$OUT/bench-resident
   mkdir -p "$dir"
   (cd "$ROOT/bench/gpu" && "$PYTHON" resident.py --out "$dir" --fma --int8 \
-    --shapes "${RESIDENT_SHAPES:-4096x4096,11008x4096,4096x11008}")
+    --shapes "${RESIDENT_SHAPES:-4096x4096,11008x4096,4096x11008}" \
+    --prefill "${RESIDENT_PREFILL-16,64,256}")
   cc -c -O2 -I"$ROOT/include" "$ROOT/bench/gpu/resident_driver.c" \
     -o "$OUT/log/resident_driver.o"
   # Kernel variants of the FMA cases, compiled from the same modules:
@@ -199,6 +210,15 @@ if [ "${BENCH:-1}" != 0 ]; then
       esac
     done < "$dir/cases.txt"
   done
+  # The prefill products (int8 activations, M rows) also with the warp
+  # kernel (tensor-cores=false: dp4a, 8 rows per workgroup), in the same run.
+  while read -r name rest; do
+    case $name in *_i8_m*)
+      cp "$dir/$name.mlir" "$dir/${name}_warp.mlir"
+      echo "${name}_warp tensor-cores=false" >> "$dir/variants.txt"
+      echo "${name}_warp $rest" >> "$dir/cases.extra" ;;
+    esac
+  done < "$dir/cases.txt"
   [ -f "$dir/cases.extra" ] && cat "$dir/cases.extra" >> "$dir/cases.txt" &&
     rm "$dir/cases.extra"
   for name in $(cut -d' ' -f1 "$dir/cases.txt"); do

@@ -37,6 +37,8 @@ while read -r name kind; do
     reassoc) verdict=$("$PYTHON" "$BUNDLE/bundle_compare.py" --relative 1e-5 "$expected" "$out") ;;
     reassoc-bits) verdict=$("$PYTHON" "$BUNDLE/bundle_compare.py" --relative 1e-5 --f32-bits "$expected" "$out") ;;
     matmul) verdict=$("$PYTHON" "$BUNDLE/gpu_matmul_kernels.py" check "$out" "$expected" 2>&1 | tr '\n' ' ') ;;
+    matmul-tc) # the cases of 16 or more rows (the tensor-core kernel)
+      verdict=$("$PYTHON" "$BUNDLE/gpu_matmul_kernels.py" check --cases tensor-cores "$out" "$expected" 2>&1 | tr '\n' ' ') ;;
     matmul-k*) # matmul-k<S>[c<C>]: split-k S, chunk-words C (2 by default)
       spec=${kind#matmul-k}; split=${spec%%c*}; chunk=2
       [ "$spec" != "$split" ] && chunk=${spec#*c}
@@ -84,15 +86,15 @@ if [ -f "$dir/cases.txt" ]; then
   res=$RESULTS/bench-resident
   mkdir -p "$res"
   cp "$dir/cases.txt" "$res/"
-  while read -r name scheme n k bytes; do
+  while read -r name scheme n k bytes rows; do
     QUANT_BLOCK_CUDA_PROFILE=1 "$dir/$name" "$scheme" "$n" "$k" \
-      "${WARMUP:-10}" "${ITERS:-100}" "${RESIDENT_COPIES:-32}" \
+      "${WARMUP:-10}" "${ITERS:-100}" "${RESIDENT_COPIES:-32}" "${rows:-1}" \
       >"$res/$name.out" 2>"$res/$name.prof" || {
       echo "FAIL bench-resident $name: $(grep -v '^quant-block-cuda-profile' "$res/$name.prof" | tail -3)"
       status=1; }
     # The same without the runtime's stream pool and memory pool.
     QUANT_BLOCK_CUDA_CACHING=0 "$dir/$name" "$scheme" "$n" "$k" \
-      "${WARMUP:-10}" "${ITERS:-100}" 1 >"$res/$name.nocache.out" \
+      "${WARMUP:-10}" "${ITERS:-100}" 1 "${rows:-1}" >"$res/$name.nocache.out" \
       2>"$res/$name.nocache.err" || {
       echo "FAIL bench-resident $name (no caching): $(tail -3 "$res/$name.nocache.err")"
       status=1; }

@@ -5,11 +5,13 @@
 or with --fma also `fastmath<reassoc,contract>`, `llvm.emit_c_interface`;
 with --int8 also `<case>_i8`: x quantized in the module to int8 in blocks
 of 32, `quantize_dynamic absmax`, and the product `accumulate(i32)`, the
-integer kernel: dp4a for int4 codes), and DIR/cases.txt: `case scheme n k
-weight_bytes` (scheme `<scheme>+i8` for the int8 cases).
+integer kernel: dp4a for int4 codes; with --prefill M,... also
+`<case>_i8_m<M>`: M rows of x, the int4 cases' tensor-core kernel from
+sm_80 on), and DIR/cases.txt: `case scheme n k weight_bytes [rows]`
+(scheme `<scheme>+i8` for the int8 cases; rows 1 when absent).
 
     resident.py --out DIR [--shapes 4096x4096,...] [--schemes ...] [--fma]
-                [--int8]
+                [--int8] [--prefill 16,64,256]
 
 Unlike gen.py's forms, the weight is not built by the module: the driver
 uploads it once per copy (quantBlockGpuUpload) and passes device pointers,
@@ -43,22 +45,22 @@ func.func @gemv(%x: tensor<1x{k}xf32>, %w: !w {{quant_block.device_resident}})
 """
 
 
-def int8_module(scheme, n, k):
+def int8_module(scheme, n, k, m=1):
     w = f"!quant_block.tensor<{n}x{k}, {WEIGHT_TYPES[scheme]}>"
-    a = (f"!quant_block.tensor<1x{k}, #quant_block.scheme<i8 : f32, "
+    a = (f"!quant_block.tensor<{m}x{k}, #quant_block.scheme<i8 : f32, "
          f"block = [1, 32]>>")
-    return f"""// {scheme} GEMV, M = 1, N = {n}, K = {k}, with a device-resident weight
-// (bench/gpu/resident.py --int8): x quantized to int8 per block of 32,
-// exact integer block sums (accumulate(i32)).
+    return f"""// {scheme} product, M = {m}, N = {n}, K = {k}, with a device-resident
+// weight (bench/gpu/resident.py --int8 / --prefill): x quantized to int8 per
+// block of 32, exact integer block sums (accumulate(i32)).
 !w = {w}
 !a = {a}
 
-func.func @gemv(%x: tensor<1x{k}xf32>, %w: !w {{quant_block.device_resident}})
-    -> tensor<1x{n}xf32> attributes {{llvm.emit_c_interface}} {{
-  %xq = quant_block.quantize_dynamic absmax %x : tensor<1x{k}xf32> -> !a
+func.func @gemv(%x: tensor<{m}x{k}xf32>, %w: !w {{quant_block.device_resident}})
+    -> tensor<{m}x{n}xf32> attributes {{llvm.emit_c_interface}} {{
+  %xq = quant_block.quantize_dynamic absmax %x : tensor<{m}x{k}xf32> -> !a
   %y = quant_block.matmul %xq, %w transpose_rhs accumulate(i32) inhibit
-         : !a, !w -> tensor<1x{n}xf32>
-  return %y : tensor<1x{n}xf32>
+         : !a, !w -> tensor<{m}x{n}xf32>
+  return %y : tensor<{m}x{n}xf32>
 }}
 """
 
@@ -75,6 +77,10 @@ def main():
     parser.add_argument("--int8", action="store_true",
                         help="also each case with int8 activations "
                              "(accumulate(i32)), named <case>_i8")
+    parser.add_argument("--prefill", default="",
+                        help="comma-separated row counts M: also the int4 "
+                             "cases with M rows of int8 activations, named "
+                             "<case>_i8_m<M> (the tensor-core kernel)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     cases = []
@@ -96,6 +102,14 @@ def main():
                     f.write(int8_module(scheme, n, k))
                 cases.append(f"{name} {scheme}+i8 {n} {k} "
                              f"{weight_bytes(scheme, n, k)}")
+            if scheme != "int4_g32_f16":
+                continue
+            for m in (int(v) for v in args.prefill.split(",") if v):
+                name = f"resident_{scheme}_{n}x{k}_i8_m{m}"
+                with open(os.path.join(args.out, name + ".mlir"), "w") as f:
+                    f.write(int8_module(scheme, n, k, m))
+                cases.append(f"{name} {scheme}+i8 {n} {k} "
+                             f"{weight_bytes(scheme, n, k)} {m}")
     with open(os.path.join(args.out, "cases.txt"), "w") as f:
         f.write("\n".join(cases) + "\n")
 

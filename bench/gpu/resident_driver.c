@@ -15,7 +15,10 @@
 |* also max_error_over_bound, the error over what rounding x to 8 bits per    *|
 |* block of 32 may cost (sum |w| absmax / 127, plus 1e-5 of the magnitude).   *|
 |*                                                                            *|
-|*   driver SCHEME N K [WARMUP ITERS COPIES]                                  *|
+|*   driver SCHEME N K [WARMUP ITERS COPIES [ROWS]]                           *|
+|*                                                                            *|
+|* ROWS (M, 1 by default: a GEMV) rows of x: the prefill products of         *|
+|* resident.py --prefill; three of the M rows of y are checked.              *|
 |*                                                                            *|
 |* Run with QUANT_BLOCK_CUDA_PROFILE=1, the runtime also reports every       *|
 |* kernel's time; bench/gpu/resident_table.py reads both.                     *|
@@ -78,8 +81,9 @@ static double e2m1(int code) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4 && argc != 7) {
-    fprintf(stderr, "usage: %s SCHEME N K [WARMUP ITERS COPIES]\n", argv[0]);
+  if (argc != 4 && argc != 7 && argc != 8) {
+    fprintf(stderr, "usage: %s SCHEME N K [WARMUP ITERS COPIES [ROWS]]\n",
+            argv[0]);
     return 2;
   }
   char scheme[64];
@@ -90,9 +94,14 @@ int main(int argc, char **argv) {
   if (int8Activations)
     *suffix = 0;
   int64_t n = atoll(argv[2]), k = atoll(argv[3]);
-  int warmup = argc == 7 ? atoi(argv[4]) : 10;
-  int iters = argc == 7 ? atoi(argv[5]) : 100;
-  int copies = argc == 7 ? atoi(argv[6]) : 32;
+  int warmup = argc >= 7 ? atoi(argv[4]) : 10;
+  int iters = argc >= 7 ? atoi(argv[5]) : 100;
+  int copies = argc >= 7 ? atoi(argv[6]) : 32;
+  int64_t rows = argc == 8 ? atoll(argv[7]) : 1;
+  if (rows < 1) {
+    fprintf(stderr, "ROWS must be positive\n");
+    return 2;
+  }
   int int4 = strcmp(scheme, "int4_g32_f16") == 0;
   if (!int4 && strcmp(scheme, "mxfp4") != 0) {
     fprintf(stderr, "unknown scheme %s\n", scheme);
@@ -105,7 +114,7 @@ int main(int argc, char **argv) {
   // MXFP4 codes anywhere, E8M0 scales 2^(-4..-1).
   uint8_t *data = malloc(dataBytes);
   uint8_t *scales = malloc(scalesBytes);
-  float *x = malloc(k * sizeof(float));
+  float *x = malloc(rows * k * sizeof(float));
   for (size_t i = 0; i < dataBytes; ++i)
     data[i] = (uint8_t)next();
   for (int64_t i = 0; i < n * blocks; ++i) {
@@ -115,11 +124,11 @@ int main(int argc, char **argv) {
     else
       scales[i] = (uint8_t)(127 - 1 - e);
   }
-  for (int64_t i = 0; i < k; ++i)
+  for (int64_t i = 0; i < rows * k; ++i)
     x[i] = (float)((int)(next() % 17) - 8) / 8.0f;
   // Each block of 32 activations' largest magnitude (the int8 bound).
-  double *absmax = calloc(blocks, sizeof(double));
-  for (int64_t i = 0; i < k; ++i)
+  double *absmax = calloc(rows * blocks, sizeof(double));
+  for (int64_t i = 0; i < rows * k; ++i)
     absmax[i / 32] = fmax(absmax[i / 32], fabs(x[i]));
 
   void *deviceData[256], *deviceScales[256];
@@ -134,7 +143,9 @@ int main(int argc, char **argv) {
     quantBlockGpuUpload(deviceScales[c], scales, scalesBytes);
   }
 
-  Memref2D xArg = dense(x, 1, k);
+  Memref2D xArg = dense(x, rows, k);
+  // The rows of y checked: the first, a middle and the last one.
+  int64_t checkedRows[3] = {0, rows / 2, rows - 1};
   Memref2D result;
   double *times = malloc(sizeof(double) * iters);
   double worst = 0, worstOverBound = 0;
@@ -154,29 +165,34 @@ int main(int argc, char **argv) {
         times[call - warmup] = elapsed;
       if (call == warmup + iters - 1) {
         quantBlockGpuGetCopyStats(&after);
-        // Every row against float64 sums of the same products.
+        // Every column of the checked rows against float64 sums of the
+        // same products.
         const float *y = (const float *)result.aligned + result.offset;
-        for (int64_t row = 0; row < n; ++row) {
-          double sum = 0, magnitude = 0, bound = 0;
-          for (int64_t j = 0; j < k; ++j) {
-            uint8_t byte = data[row * (k / 2) + j / 2];
-            int code = j % 2 ? byte >> 4 : byte & 15;
-            int64_t b = row * blocks + j / 32;
-            double w = int4 ? (code >= 8 ? code - 16 : code) *
-                                  half(((uint16_t *)scales)[b])
-                            : e2m1(code) * ldexp(1, scales[b] - 127);
-            sum += w * x[j];
-            magnitude += fabs(w * x[j]);
-            bound += fabs(w) * absmax[j / 32] / 127;
+        for (int r = 0; r < 3; ++r)
+          for (int64_t row = 0; row < n; ++row) {
+            int64_t m = checkedRows[r];
+            double sum = 0, magnitude = 0, bound = 0;
+            for (int64_t j = 0; j < k; ++j) {
+              uint8_t byte = data[row * (k / 2) + j / 2];
+              int code = j % 2 ? byte >> 4 : byte & 15;
+              int64_t b = row * blocks + j / 32;
+              double w = int4 ? (code >= 8 ? code - 16 : code) *
+                                    half(((uint16_t *)scales)[b])
+                              : e2m1(code) * ldexp(1, scales[b] - 127);
+              double xj = x[m * k + j];
+              sum += w * xj;
+              magnitude += fabs(w * xj);
+              bound += fabs(w) * absmax[(m * k + j) / 32] / 127;
+            }
+            double yv = y[m * n + row];
+            double error = fabs(yv - sum) / (magnitude > 0 ? magnitude : 1);
+            if (error > worst)
+              worst = error;
+            bound += 1e-5 * magnitude;
+            double overBound = fabs(yv - sum) / (bound > 0 ? bound : 1);
+            if (overBound > worstOverBound)
+              worstOverBound = overBound;
           }
-          double error = fabs(y[row] - sum) / (magnitude > 0 ? magnitude : 1);
-          if (error > worst)
-            worst = error;
-          bound += 1e-5 * magnitude;
-          double overBound = fabs(y[row] - sum) / (bound > 0 ? bound : 1);
-          if (overBound > worstOverBound)
-            worstOverBound = overBound;
-        }
       }
       free(result.allocated);
     }

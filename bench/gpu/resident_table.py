@@ -3,7 +3,7 @@
 
     resident_table.py RESULTS_DIR WARMUP ITERS [COPY_OUT]
 
-reads RESULTS_DIR/cases.txt (`case scheme n k weight_bytes`), each case's
+reads RESULTS_DIR/cases.txt (`case scheme n k weight_bytes [rows]`), each case's
 <case>.out (RESULT lines) and <case>.prof (QUANT_BLOCK_CUDA_PROFILE's kernel
 times: WARMUP + ITERS hot calls, then as many cold ones), and COPY_OUT (the
 device-to-device copy of gen.py's copy module, RESULT copy_s) for the
@@ -14,8 +14,16 @@ whole call (launches, x up, y down; cold), the same hot with the runtime's
 stream and memory pools off (<case>.nocache.out, QUANT_BLOCK_CUDA_CACHING=0),
 and the bytes that crossed PCIe per call. A scheme with the suffix +i8
 (int8 activations, resident.py --int8) is checked against the bound of
-rounding x to 8 bits. Exits 1 if a case failed its check or has no timing.
+rounding x to 8 bits. Cases of more than one row (resident.py --prefill)
+go to a second table: kernel time hot and cold, the integer operations per
+second (2 M N K / cold kernel time) and their ratio to the chip's dense
+int8 tensor-core peak (TENSOR_PEAK_TOPS, default 1979: an H100 or H200
+SXM, without sparsity), beside the same product's warp kernel
+(`<case>_warp`, tensor-cores=false) where the bundle has it. Exits 1 if a
+case failed its check or has no timing.
 """
+
+import os
 
 import statistics
 import sys
@@ -34,10 +42,14 @@ def main():
             copy_gbs = 2 * int(params["copy_bytes"]) / min(copy) / 1e9
     header = ("case", "MB", "hot us", "cold us", "cold GB/s", "ratio",
               "wall us", "no-cache wall us", "PCIe B/call", "check")
-    rows, failed = [], False
+    prefill_header = ("case", "M", "hot us", "cold us", "cold TOPS",
+                      "of peak", "warp cold us", "speed-up", "check")
+    peak_tops = float(os.environ.get("TENSOR_PEAK_TOPS", "1979"))
+    rows, prefill, failed = [], [], False
+    cold_times = {}
     for line in open(f"{out}/cases.txt"):
-        name, scheme, n, k, nbytes = line.split()
-        nbytes = int(nbytes)
+        name, scheme, n, k, nbytes, *m = line.split()
+        nbytes, m = int(nbytes), int(m[0]) if m else 1
         res = results(f"{out}/{name}.out")
         prof = profile(f"{out}/{name}.prof")
         hot = cold = None
@@ -61,16 +73,41 @@ def main():
             error = res.get("max_error_over_bound", [None])[0]
             ok = error is not None and error <= 1
         failed |= not ok or cold is None
+        cold_times[name] = cold
+        verdict = "ok" if ok else f"WRONG (error {error})"
+        if m > 1:
+            tops = 2 * m * int(n) * int(k) / cold / 1e12 if cold else None
+            prefill.append((name, m, hot, cold, tops, verdict))
+            continue
         gbs = nbytes / cold / 1e9 if cold else None
         ratio = gbs / copy_gbs if gbs and copy_gbs else None
         rows.append((name, f"{nbytes / 1e6:.2f}", fmt(hot and hot * 1e6, ".1f"),
                      fmt(cold and cold * 1e6, ".1f"), fmt(gbs, ".0f"),
                      fmt(ratio, ".3f"), fmt(wall and wall * 1e6, ".1f"),
                      fmt(nocache and nocache * 1e6, ".1f"), fmt(pcie, ".0f"),
-                     "ok" if ok else f"WRONG (error {error})"))
+                     verdict))
     print(f"device-resident GEMV, M = 1, {warmup} warm-up + {iters} timed "
           f"calls hot and cold; copy {fmt(copy_gbs, '.0f')} GB/s")
     print_table(header, rows)
+    if prefill:
+        table = []
+        for name, m, hot, cold, tops, verdict in prefill:
+            if name.endswith("_warp"):
+                continue
+            warp = cold_times.get(name + "_warp")
+            table.append((name, str(m), fmt(hot and hot * 1e6, ".1f"),
+                          fmt(cold and cold * 1e6, ".1f"), fmt(tops, ".1f"),
+                          fmt(tops and tops / peak_tops, ".3f"),
+                          fmt(warp and warp * 1e6, ".1f"),
+                          fmt(warp and cold and warp / cold, ".2f"), verdict))
+            warp_verdict = [v for n, *_, v in prefill if n == name + "_warp"]
+            if warp_verdict and warp_verdict[0] != "ok":
+                table.append((name + "_warp", str(m), "", fmt(warp and warp * 1e6, ".1f"),
+                              "", "", "", "", warp_verdict[0]))
+        print(f"int8 prefill products with device-resident weights (the "
+              f"tensor-core kernel; _warp: tensor-cores=false), cold; peak "
+              f"{peak_tops:.0f} TOPS (TENSOR_PEAK_TOPS)")
+        print_table(prefill_header, table)
     return 1 if failed else 0
 
 

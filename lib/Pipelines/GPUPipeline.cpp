@@ -45,6 +45,7 @@ void mlir::quant_block::buildGPUFrontHalfPipeline(
     kernels.rowsPerWarp = middle.rowsPerWarp;
     kernels.exactSubnormals = middle.target.exactSubnormals;
     kernels.byteDotProducts = middle.target.byteDotProducts;
+    kernels.tensorCores = middle.target.tensorCores;
     pm.addNestedPass<func::FuncOp>(createGPUMatmulKernels(kernels));
   }
   buildFrontHalfLoweringStage(pm, frontHalf);
@@ -89,6 +90,12 @@ void mlir::quant_block::buildGPUMiddlePipeline(
   emulation.workgroupMemory = options.target.getWorkgroupMemoryName().str();
   emulation.nativeWidth = options.target.subgroupSize;
   pm.addNestedPass<func::FuncOp>(createGPUEmulateShuffles(emulation));
+  if (options.target.emulateTensorCores) {
+    GPUEmulateWarpMatrixProductsOptions products;
+    products.workgroupMemory = emulation.workgroupMemory;
+    pm.addNestedPass<func::FuncOp>(
+        createGPUEmulateWarpMatrixProducts(products));
+  }
 
   // The same f16 / bf16 numerics as the CPU pipeline: arithmetic in f32,
   // rounded once, and conversions in integer arithmetic.

@@ -23,14 +23,22 @@
 using namespace mlir;
 using namespace mlir::quant_block;
 
-/// Whether `chip` (sm_XY, perhaps with a suffix) has PTX's dp4a: sm_61 and
-/// later.
-static bool hasDp4a(StringRef chip) {
-  if (!chip.consume_front("sm_"))
-    return false;
+/// The compute capability of `chip` (sm_XY, perhaps with a suffix: XY), 0
+/// for another spelling.
+static unsigned getComputeCapability(StringRef chip) {
   unsigned version = 0;
-  StringRef digits = chip.take_while(llvm::isDigit);
-  return !digits.getAsInteger(10, version) && version >= 61;
+  if (!chip.consume_front("sm_") ||
+      chip.take_while(llvm::isDigit).getAsInteger(10, version))
+    return 0;
+  return version;
+}
+
+/// Whether `chip` has PTX's dp4a: sm_61 and later.
+static bool hasDp4a(StringRef chip) { return getComputeCapability(chip) >= 61; }
+
+/// Whether `chip` has mma.sync.m16n8k32 with s8 inputs: sm_80 and later.
+static bool hasInt8MmaM16N8K32(StringRef chip) {
+  return getComputeCapability(chip) >= 80;
 }
 
 void mlir::quant_block::buildNVVMBackHalfPipeline(
@@ -54,6 +62,8 @@ void mlir::quant_block::buildNVVMBackHalfPipeline(
   // The integer matmul kernel's byte dot products as dp4a.
   if (hasDp4a(options.chip))
     kernels.addPass(createNVVMDotProducts());
+  // The tensor-core kernel's warp-level products (nvgpu.mma.sync).
+  kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   // PTX instructions rather than libdevice calls, which only link where a
   // CUDA toolkit is found at compile time.
@@ -84,6 +94,8 @@ void mlir::quant_block::buildNVVMPipeline(OpPassManager &pm,
   GPUTargetTraits target = GPUTargetTraits::nvvm();
   if (options.int8DotProducts && hasDp4a(options.chip))
     target.byteDotProducts = true;
+  if (options.tensorCores && hasInt8MmaM16N8K32(options.chip))
+    target.tensorCores = true;
   GPUMiddleOptions middle = options.getGPUMiddleOptions(target);
   buildGPUFrontHalfPipeline(pm, options.getFrontHalfOptions(), middle);
   buildGPUMiddlePipeline(pm, middle);

@@ -127,6 +127,8 @@ void mlir::quant_block::buildSPIRVPipeline(
   target.subgroupSize = options.subgroupSize;
   if (options.int8DotProducts)
     target.byteDotProducts = true;
+  if (options.emulatedTensorCores)
+    target.tensorCores = target.emulateTensorCores = true;
   GPUMiddleOptions middle = options.getGPUMiddleOptions(target);
   buildGPUFrontHalfPipeline(pm, options.getFrontHalfOptions(), middle);
   buildGPUMiddlePipeline(pm, middle);

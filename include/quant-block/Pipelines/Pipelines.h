@@ -272,6 +272,14 @@ struct GPUTargetTraits {
   /// SPIR-V's SDot / SUDot on devices with shaderIntegerDotProduct): the
   /// integer matmul kernel sums its codes with them.
   bool byteDotProducts = false;
+  /// The integer matmul kernel computes 16 or more activation rows with
+  /// warp-level int8 matrix products (nvgpu.mma.sync: NVIDIA tensor cores
+  /// from sm_80 on).
+  bool tensorCores = false;
+  /// Those products go through workgroup memory
+  /// (--quant-block-gpu-emulate-warp-matrix-products): targets without
+  /// them, where the kernel is to be tested (Vulkan on lavapipe).
+  bool emulateTensorCores = false;
 
   static GPUTargetTraits nvvm() {
     GPUTargetTraits traits;
@@ -424,6 +432,14 @@ struct SPIRVPipelineOptions : public GPUPipelineOptions<SPIRVPipelineOptions> {
                      "DotProductInput4x8Bit capabilities to the target; "
                      "kernels with them are SPIR-V 1.6, Vulkan 1.3's)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> emulatedTensorCores{
+      *this, "emulated-tensor-cores",
+      llvm::cl::desc("The integer matmul kernel takes the NVVM pipeline's "
+                     "tensor-core form (16 or more activation rows), its "
+                     "warp-level matrix products performed through "
+                     "workgroup memory: slow, for testing that kernel on "
+                     "Vulkan devices (the same bits)"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> subgroupSize{
       *this, "subgroup-size",
       llvm::cl::desc("The device's subgroup size (a power of two dividing "
@@ -479,6 +495,13 @@ struct NVVMPipelineOptions : public GPUPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::desc("The integer matmul kernel (accumulate(i32)) sums 4- "
                      "and 8-bit codes with dp4a (nvvm.dot.accumulate.4way; "
                      "chips from sm_61 on)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> tensorCores{
+      *this, "tensor-cores",
+      llvm::cl::desc("The integer matmul kernel computes 16 or more "
+                     "activation rows against signed 4- and 8-bit weights "
+                     "with mma.sync.m16n8k32 (int8 tensor cores; chips "
+                     "from sm_80 on)"),
       llvm::cl::init(true)};
   PassOptions::Option<std::string> format{
       *this, "format",

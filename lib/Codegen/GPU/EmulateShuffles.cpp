@@ -10,6 +10,8 @@
 
 #include "quant-block/Codegen/GPU/Passes.h"
 
+#include "WorkgroupExchanges.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -23,21 +25,6 @@ namespace mlir::quant_block {
 } // namespace mlir::quant_block
 
 using namespace mlir;
-
-/// Whether `value` is the same for every thread of a workgroup of `launch`:
-/// defined outside it, a constant, or a workgroup id or size.
-static bool isWorkgroupUniform(Value value, gpu::LaunchOp launch) {
-  if (!launch.getBody().isAncestor(value.getParentRegion()))
-    return true;
-  if (matchPattern(value, m_Constant()))
-    return true;
-  gpu::KernelDim3 ids = launch.getBlockIds();
-  gpu::KernelDim3 grid = launch.getGridSize();
-  gpu::KernelDim3 block = launch.getBlockSize();
-  return llvm::is_contained(
-      {ids.x, ids.y, ids.z, grid.x, grid.y, grid.z, block.x, block.y, block.z},
-      value);
-}
 
 /// Why `shuffle` cannot be emulated in `launch` with `workgroupSize`
 /// threads (std::nullopt when it can).
@@ -59,18 +46,7 @@ static std::optional<std::string> whyNotEmulated(gpu::ShuffleOp shuffle,
   Type type = shuffle.getValue().getType();
   if (!type.isIntOrFloat() || type.getIntOrFloatBitWidth() != 32)
     return std::string("only 32-bit scalars are emulated");
-  for (Operation *parent = shuffle->getParentOp(); parent != launch;
-       parent = parent->getParentOp()) {
-    auto loop = dyn_cast<scf::ForOp>(parent);
-    if (!loop || !isWorkgroupUniform(loop.getLowerBound(), launch) ||
-        !isWorkgroupUniform(loop.getUpperBound(), launch) ||
-        !isWorkgroupUniform(loop.getStep(), launch))
-      return std::string("it is not in workgroup-uniform control flow (only "
-                         "scf.for loops with workgroup-uniform bounds), "
-                         "where barriers would not be reached by every "
-                         "thread");
-  }
-  return std::nullopt;
+  return quant_block::whyNotReachedByWholeWorkgroup(shuffle, launch);
 }
 
 namespace {
@@ -165,22 +141,10 @@ struct GPUEmulateShufflesPass
     for (ArrayRef<gpu::ShuffleOp> exchange : exchanges)
       slots = std::max<int64_t>(slots, exchange.size());
 
-    MLIRContext *ctx = launch.getContext();
-    Location loc = launch.getLoc();
-    Type i32 = IntegerType::get(ctx, 32);
-    bool attribution = workgroupMemory == "attribution";
-    // convert-gpu-to-spirv maps numeric memory spaces of memref.alloc (3:
-    // Workgroup), convert-gpu-to-nvvm workgroup attributions.
-    Attribute memorySpace =
-        attribution ? Attribute(gpu::AddressSpaceAttr::get(
-                          ctx, gpu::AddressSpace::Workgroup))
-                    : Attribute(IntegerAttr::get(IntegerType::get(ctx, 64), 3));
-    auto bufferType = MemRefType::get({slots * *sizeX}, i32,
-                                      MemRefLayoutAttrInterface(), memorySpace);
-    OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
-    Value buffer = attribution
-                       ? Value(launch.addWorkgroupAttribution(bufferType, loc))
-                       : Value(memref::AllocOp::create(b, loc, bufferType));
+    Type i32 = IntegerType::get(launch.getContext(), 32);
+    Value buffer = quant_block::createWorkgroupBuffer(
+        launch, slots * *sizeX, workgroupMemory == "attribution");
+    OpBuilder b(launch.getContext());
     Value thread = launch.getThreadIds().x;
     for (MutableArrayRef<gpu::ShuffleOp> exchange : exchanges) {
       gpu::ShuffleOp first = exchange.front();

@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -59,6 +60,12 @@ constexpr int64_t kMaxTileM = 8;
 constexpr int64_t kMaxSumsPerLane = 4;
 /// The longest block (in weight bits) the integer kernel gives one lane.
 constexpr int64_t kMaxIntegerBlockBits = 1024;
+/// The warp-level int8 matrix product of the tensor-core kernel
+/// (mma.m16n8k32): activation rows, weight rows and codes along K.
+constexpr int64_t kMmaRows = 16, kMmaCols = 8, kMmaDepth = 32;
+/// The most 8-row tiles of weight rows one warp of that kernel computes
+/// (each activation fragment it loads serves all of them).
+constexpr int64_t kMaxMmaTilesPerWarp = 4;
 
 /// A product the kernel covers, with its launch shape.
 struct KernelPlan {
@@ -89,14 +96,37 @@ struct KernelPlan {
   /// The integer kernel's block sums from 4-way byte dot products (4- and
   /// 8-bit integer weights) rather than a multiply and an add per code.
   bool byteDotProducts = false;
+  /// The integer kernel's block sums from warp-level 16x8x32 int8 matrix
+  /// products: tiles of 16 activation rows by 8 weight rows per warp.
+  bool tensorCores = false;
+  /// Why an integer product takes no tensor cores where they were asked
+  /// for (empty otherwise), for `report`.
+  std::string whyNoTensorCores;
 };
+
+/// Why the integer product planned in `plan` (M, storage, block) takes no
+/// warp-level matrix products (std::nullopt when it takes them).
+std::optional<std::string> whyNoTensorCores(const KernelPlan &plan,
+                                            int64_t blockSize) {
+  if (ShapedType::isDynamic(plan.m) || plan.m < kMmaRows)
+    return std::string("fewer than 16 activation rows (or a dynamic M)");
+  if (!plan.scheme.hasIntegerStorage() || !plan.scheme.isSignedStorage() ||
+      (plan.bits != 4 && plan.bits != 8))
+    return std::string("the weight's codes are not signed 4- or 8-bit "
+                       "integers");
+  if (plan.hasZeroPoints || plan.scheme.getOuter())
+    return std::string("the weight has zero points or an outer scale");
+  if (blockSize % kMmaDepth != 0)
+    return std::string("the blocks are not a multiple of 32 codes");
+  return std::nullopt;
+}
 
 /// Why `op` has no kernel (std::nullopt when it has one); fills `plan`.
 std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
                                       int64_t maxWorkgroups,
                                       int64_t rowsPerWarp, int64_t splitK,
                                       int64_t chunkWords, bool byteDotProducts,
-                                      KernelPlan &plan) {
+                                      bool tensorCores, KernelPlan &plan) {
   arith::FastMathFlags flags = op.getFastmath();
   if (!op.getTransposeRhs())
     return std::string("the weight is not transposed ([N, K])");
@@ -177,6 +207,13 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   plan.n = n;
   plan.k = k;
   plan.bits = bits;
+  plan.scheme = scheme;
+  plan.hasZeroPoints = scheme.getZeroPointType() != nullptr;
+  if (plan.integer && tensorCores) {
+    std::optional<std::string> whyNot = whyNoTensorCores(plan, block[1]);
+    plan.tensorCores = !whyNot;
+    plan.whyNoTensorCores = whyNot.value_or("");
+  }
   plan.codesPerWord = kWordBits / bits;
   plan.wordsPerRow = k * bits / kWordBits;
   plan.wordsPerBlock = block[1] * bits / kWordBits;
@@ -192,6 +229,8 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   // partial as above.
   plan.tileM =
       ShapedType::isDynamic(plan.m) ? kMaxTileM : std::min(plan.m, kMaxTileM);
+  if (plan.tensorCores)
+    plan.tileM = kMmaRows;
   // A lane's activations serve several weight rows: with one row per warp,
   // the activation loads (each lane reads the 32 of its chunk, lanes 128
   // bytes apart) kept the warps waiting on L1 (measured on an H100: 0.12 to
@@ -200,7 +239,10 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   // (docs/GPU.md); fewer with more activation rows, whose sums take the
   // registers. The integer kernel keeps one row per warp.
   plan.rowsPerWarp =
-      plan.integer ? 1
+      plan.tensorCores
+          ? kMmaCols * std::min<int64_t>(kMaxMmaTilesPerWarp,
+                                         llvm::divideCeil(n, kMmaCols))
+      : plan.integer ? 1
       : rowsPerWarp > 0
           ? rowsPerWarp
           : std::clamp<int64_t>(kMaxSumsPerLane / plan.tileM, 1, n);
@@ -226,9 +268,7 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   plan.rowsPerGroup = warps / plan.splitK * plan.rowsPerWarp;
   plan.numGroups = llvm::divideCeil(n, plan.rowsPerGroup);
   plan.gridX = std::min(plan.numGroups, maxWorkgroups);
-  plan.scheme = scheme;
   plan.expressed = expressed;
-  plan.hasZeroPoints = scheme.getZeroPointType() != nullptr;
   plan.contract =
       arith::bitEnumContainsAll(flags, arith::FastMathFlags::contract);
   return std::nullopt;
@@ -404,6 +444,20 @@ private:
   /// Adds the 32 splitK lanes' `sums` (one per activation row) in a fixed
   /// tree, each warp's first, then the warps'; every lane gets the totals.
   SmallVector<Value> reduceLanes(ArrayRef<Value> sums);
+  /// The tensor-core kernel's warp (plan.tensorCores): the 16 activation
+  /// rows from `m0` by the plan.rowsPerWarp weight rows from `firstRow`,
+  /// block sums from nvgpu.mma.sync, the f32 sums over the blocks in the
+  /// contract's order, stored into `result` (rows of M, of N only).
+  /// The other kernels' warp: the totals of its plan.rowsPerWarp weight
+  /// rows from `firstRow` for the activation rows of the tile from `m0`,
+  /// which lane 0 stores into `result`.
+  void emitWarpRowTotals(Value lane, Value firstRow, Value m0, Value kernelRows,
+                         Value lhsBuffer, Value lhsScales, Value words,
+                         Value scales, Value zeroPoints, Value outer,
+                         Value result);
+  void emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
+                           Value kernelRows, Value lhsWords, Value lhsScales,
+                           Value words, Value scales, Value result);
 
   OpBuilder &b;
   Location loc;
@@ -825,6 +879,193 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
   return SmallVector<Value>(loop.getResults());
 }
 
+void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
+                                        Value kernelRows, Value lhsWords,
+                                        Value lhsScales, Value words,
+                                        Value scales, Value result) {
+  Type i32 = b.getI32Type();
+  Type i8 = b.getI8Type();
+  int64_t tiles = plan.rowsPerWarp / kMmaCols;
+  int64_t blockSize = plan.lhsBlock;
+  int64_t numBlocks = plan.k / blockSize;
+  int64_t steps = blockSize / kMmaDepth;
+  // A step's 32 codes are 8 activation words; its weight words.
+  int64_t lhsWordsPerStep = kMmaDepth / 4;
+  int64_t wordsPerStep = kMmaDepth / plan.codesPerWord;
+  // mma.m16n8k32's fragments: lane l = 4 g + t holds rows g and g + 8 of
+  // A (activations), column g of B (weight row g of the tile) and the
+  // results of rows g, g + 8 by columns 2 t, 2 t + 1.
+  Value group = arith::DivUIOp::create(b, loc, lane, index(4));
+  Value quad = arith::RemUIOp::create(b, loc, lane, index(4));
+  // (Ops are built one per statement where several feed one op: the IR's
+  // order must not depend on the compiler's order of evaluating
+  // arguments.)
+  Value twiceQuad = arith::MulIOp::create(b, loc, quad, index(2));
+  SmallVector<Value> rawLhsRows, lhsRows;
+  for (int64_t i = 0; i < 2; ++i) {
+    rawLhsRows.push_back(arith::AddIOp::create(
+        b, loc, m0, arith::AddIOp::create(b, loc, group, index(8 * i))));
+    lhsRows.push_back(hasPartialTile() ? arith::MinUIOp::create(
+                                             b, loc, rawLhsRows.back(), lastRow)
+                                             .getResult()
+                                       : rawLhsRows.back());
+  }
+  // Weight rows: of B (one per tile), of the results (two per tile). The
+  // last group's surplus rows are row N - 1 again, computed, not stored.
+  Value lastWeightRow = index(plan.n - 1);
+  SmallVector<Value> weightRows, rawResultRows, resultRows;
+  for (int64_t r = 0; r < tiles; ++r) {
+    Value tileRow =
+        arith::AddIOp::create(b, loc, firstRow, index(kMmaCols * r));
+    weightRows.push_back(arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, tileRow, group), lastWeightRow));
+    for (int64_t j = 0; j < 2; ++j) {
+      Value column = arith::AddIOp::create(b, loc, twiceQuad, index(j));
+      rawResultRows.push_back(arith::AddIOp::create(b, loc, tileRow, column));
+      resultRows.push_back(
+          arith::MinUIOp::create(b, loc, rawResultRows.back(), lastWeightRow));
+    }
+  }
+
+  // The sums, [tile][i][j], over the blocks in order.
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  SmallVector<Value> inits(tiles * 4, zero);
+  auto loop =
+      scf::ForOp::create(b, loc, index(0), index(numBlocks), index(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value block = loop.getInductionVar();
+    auto fragmentType = [&](int64_t registers) {
+      return VectorType::get({registers, 4}, i8);
+    };
+    auto accType = VectorType::get({2, 2}, i32);
+    SmallVector<Value> blockSums(
+        tiles, arith::ConstantOp::create(b, loc, b.getZeroAttr(accType)));
+    Value firstLhsWord =
+        arith::MulIOp::create(b, loc, block, index(blockSize / 4));
+    Value firstWord =
+        arith::MulIOp::create(b, loc, block, index(plan.wordsPerBlock));
+    for (int64_t s = 0; s < steps; ++s) {
+      // Lane t of a quad takes the step's codes 8 t .. 8 t + 7: the
+      // activations' words 2 t and 2 t + 1 (one 8-byte load per row). The
+      // codes' order within the step is the kernel's: any order gives the
+      // same exact sum, as long as A and B agree.
+      Value lhsStep = arith::AddIOp::create(b, loc, firstLhsWord,
+                                            index(s * lhsWordsPerStep));
+      Value lhsWord = arith::AddIOp::create(b, loc, lhsStep, twiceQuad);
+      Value step =
+          arith::AddIOp::create(b, loc, firstWord, index(s * wordsPerStep));
+      Value a =
+          arith::ConstantOp::create(b, loc, b.getZeroAttr(fragmentType(4)));
+      for (int64_t i = 0; i < 2; ++i) {
+        Value pair = loadVector(lhsWords, {lhsRows[i], lhsWord}, 2, i32);
+        Value low = asBytes(vector::ExtractOp::create(b, loc, pair, 0));
+        Value high = asBytes(vector::ExtractOp::create(b, loc, pair, 1));
+        Value first = low, second = high;
+        if (plan.bits == 4) {
+          // Even codes with the weight's even nibbles, odd with odd.
+          first = vector::ShuffleOp::create(b, loc, low, high,
+                                            ArrayRef<int64_t>{0, 2, 4, 6});
+          second = vector::ShuffleOp::create(b, loc, low, high,
+                                             ArrayRef<int64_t>{1, 3, 5, 7});
+        }
+        // Registers i and 2 + i: row g + 8 i, k slots 4 t.. and 16 + 4 t...
+        a = vector::InsertOp::create(b, loc, first, a, i);
+        a = vector::InsertOp::create(b, loc, second, a, 2 + i);
+      }
+      for (int64_t r = 0; r < tiles; ++r) {
+        Value bFragment =
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(fragmentType(2)));
+        Value first, second;
+        if (plan.bits == 4) {
+          // Word t of the step: its even codes (16 times their value, in
+          // the high nibbles) and its odd codes; the sums are shifted back
+          // by 4 below.
+          Value column = arith::AddIOp::create(b, loc, step, quad);
+          Value word = memref::LoadOp::create(
+              b, loc, words, ValueRange{weightRows[r], column});
+          Value highNibbles = i32Constant(0xF0F0F0F0);
+          first = asBytes(arith::AndIOp::create(
+              b, loc, arith::ShLIOp::create(b, loc, word, i32Constant(4)),
+              highNibbles));
+          second = asBytes(arith::AndIOp::create(b, loc, word, highNibbles));
+        } else {
+          Value column = arith::AddIOp::create(b, loc, step, twiceQuad);
+          Value pair = loadVector(words, {weightRows[r], column}, 2, i32);
+          first = asBytes(vector::ExtractOp::create(b, loc, pair, 0));
+          second = asBytes(vector::ExtractOp::create(b, loc, pair, 1));
+        }
+        bFragment = vector::InsertOp::create(b, loc, first, bFragment, 0);
+        bFragment = vector::InsertOp::create(b, loc, second, bFragment, 1);
+        blockSums[r] = nvgpu::MmaSyncOp::create(
+            b, loc, a, bFragment, blockSums[r],
+            ArrayRef<int64_t>{kMmaRows, kMmaCols, kMmaDepth});
+      }
+    }
+    // The terms f32(isum) * (f32(sl) * f32(sr)), added in block order.
+    SmallVector<Value> lhsScaleValues;
+    for (int64_t i = 0; i < 2; ++i)
+      lhsScaleValues.push_back(quant_block::detail::emitScaleToF32(
+          b, loc,
+          memref::LoadOp::create(b, loc, lhsScales,
+                                 ValueRange{lhsRows[i], block})));
+    SmallVector<Value> sums(loop.getRegionIterArgs());
+    for (int64_t r = 0; r < tiles; ++r) {
+      for (int64_t j = 0; j < 2; ++j) {
+        Value weightScale = quant_block::detail::emitScaleToF32(
+            b, loc,
+            memref::LoadOp::create(b, loc, scales,
+                                   ValueRange{resultRows[2 * r + j], block}));
+        for (int64_t i = 0; i < 2; ++i) {
+          Value isum = vector::ExtractOp::create(b, loc, blockSums[r],
+                                                 ArrayRef<int64_t>{i, j});
+          // Exact: every term of a 4-bit sum was a multiple of 16.
+          if (plan.bits == 4)
+            isum = arith::ShRSIOp::create(b, loc, isum, i32Constant(4));
+          Value blockSum = quant_block::detail::emitBlockSumToF32(
+              b, loc, isum, /*e2m1=*/false);
+          Value scale =
+              arith::MulFOp::create(b, loc, lhsScaleValues[i], weightScale);
+          Value &sum = sums[r * 4 + i * 2 + j];
+          if (plan.contract)
+            sum = math::FmaOp::create(b, loc, blockSum, scale, sum);
+          else
+            sum = arith::AddFOp::create(
+                b, loc, sum, arith::MulFOp::create(b, loc, blockSum, scale));
+        }
+      }
+    }
+    scf::YieldOp::create(b, loc, sums);
+  }
+
+  // Each lane stores its results that lie in [M, N].
+  for (int64_t r = 0; r < tiles; ++r) {
+    for (int64_t j = 0; j < 2; ++j) {
+      for (int64_t i = 0; i < 2; ++i) {
+        OpBuilder::InsertionGuard guard(b);
+        Value own =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                  rawResultRows[2 * r + j], index(plan.n));
+        if (hasPartialTile())
+          own = arith::AndIOp::create(
+              b, loc, own,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                    rawLhsRows[i], kernelRows));
+        auto store = scf::IfOp::create(b, loc, own);
+        b.setInsertionPointToStart(store.thenBlock());
+        // The f32 sum rounded once to the result type.
+        Value total = loop.getResult(r * 4 + i * 2 + j);
+        if (!plan.expressed.isF32())
+          total = arith::TruncFOp::create(b, loc, plan.expressed, total);
+        memref::StoreOp::create(
+            b, loc, total, result,
+            ValueRange{rawLhsRows[i], rawResultRows[2 * r + j]});
+      }
+    }
+  }
+}
+
 Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
   Value lhsBuffer, lhsScales;
   if (plan.integer) {
@@ -906,48 +1147,12 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
         arith::MulIOp::create(b, loc, groups.getInductionVar(),
                               index(plan.rowsPerGroup)),
         arith::MulIOp::create(b, loc, warp, index(plan.rowsPerWarp)));
-    // The warp's weight rows. The last group's surplus rows are row N - 1
-    // again (so that their warps take part in the shuffles) and store
-    // nothing.
-    SmallVector<Value> rawRows, rows;
-    for (int64_t r = 0; r < plan.rowsPerWarp; ++r) {
-      rawRows.push_back(arith::AddIOp::create(b, loc, firstRow, index(r)));
-      rows.push_back(
-          arith::MinUIOp::create(b, loc, rawRows.back(), index(plan.n - 1)));
-    }
-    SmallVector<Value> totals =
-        plan.integer
-            ? emitOrderedIntegerSums(lane, rows.front(), m0, lhsBuffer,
-                                     lhsScales, words, scales, zeroPoints,
-                                     outer)
-            : reduceLanes(emitPartialSums(lane, rows, m0, lhsBuffer, words,
-                                          scales, zeroPoints, outer));
-    Value first =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
-    for (int64_t r = 0; r < plan.rowsPerWarp; ++r) {
-      OpBuilder::InsertionGuard storeGuard(b);
-      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            rawRows[r], index(plan.n));
-      auto store = scf::IfOp::create(
-          b, loc, arith::AndIOp::create(b, loc, first, inRange));
-      b.setInsertionPointToStart(store.thenBlock());
-      for (int64_t mi = 0; mi < plan.tileM; ++mi) {
-        OpBuilder::InsertionGuard rowGuard(b);
-        Value total = totals[r * plan.tileM + mi];
-        Value m = arith::AddIOp::create(b, loc, m0, index(mi));
-        if (hasPartialTile()) {
-          auto ownRow = scf::IfOp::create(
-              b, loc,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, m,
-                                    kernelRows));
-          b.setInsertionPointToStart(ownRow.thenBlock());
-        }
-        // The f32 sum rounded once to the result type.
-        if (!plan.expressed.isF32())
-          total = arith::TruncFOp::create(b, loc, plan.expressed, total);
-        memref::StoreOp::create(b, loc, total, result, ValueRange{m, rows[r]});
-      }
-    }
+    if (plan.tensorCores)
+      emitTensorCoreTiles(lane, firstRow, m0, kernelRows, lhsBuffer, lhsScales,
+                          words, scales, result);
+    else
+      emitWarpRowTotals(lane, firstRow, m0, kernelRows, lhsBuffer, lhsScales,
+                        words, scales, zeroPoints, outer, result);
     b.setInsertionPointToEnd(&launch.getBody().front());
     gpu::TerminatorOp::create(b, loc);
   }
@@ -957,6 +1162,54 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
   return bufferization::ToTensorOp::create(
       b, loc, RankedTensorType::get({plan.m, plan.n}, plan.expressed), result,
       /*restrict=*/true, /*writable=*/true);
+}
+
+void KernelEmitter::emitWarpRowTotals(Value lane, Value firstRow, Value m0,
+                                      Value kernelRows, Value lhsBuffer,
+                                      Value lhsScales, Value words,
+                                      Value scales, Value zeroPoints,
+                                      Value outer, Value result) {
+  // The warp's weight rows. The last group's surplus rows are row N - 1
+  // again (so that their warps take part in the shuffles) and store
+  // nothing.
+  SmallVector<Value> rawRows, rows;
+  for (int64_t r = 0; r < plan.rowsPerWarp; ++r) {
+    rawRows.push_back(arith::AddIOp::create(b, loc, firstRow, index(r)));
+    rows.push_back(
+        arith::MinUIOp::create(b, loc, rawRows.back(), index(plan.n - 1)));
+  }
+  SmallVector<Value> totals =
+      plan.integer
+          ? emitOrderedIntegerSums(lane, rows.front(), m0, lhsBuffer, lhsScales,
+                                   words, scales, zeroPoints, outer)
+          : reduceLanes(emitPartialSums(lane, rows, m0, lhsBuffer, words,
+                                        scales, zeroPoints, outer));
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
+  for (int64_t r = 0; r < plan.rowsPerWarp; ++r) {
+    OpBuilder::InsertionGuard storeGuard(b);
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          rawRows[r], index(plan.n));
+    auto store = scf::IfOp::create(
+        b, loc, arith::AndIOp::create(b, loc, first, inRange));
+    b.setInsertionPointToStart(store.thenBlock());
+    for (int64_t mi = 0; mi < plan.tileM; ++mi) {
+      OpBuilder::InsertionGuard rowGuard(b);
+      Value total = totals[r * plan.tileM + mi];
+      Value m = arith::AddIOp::create(b, loc, m0, index(mi));
+      if (hasPartialTile()) {
+        auto ownRow = scf::IfOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, m,
+                                  kernelRows));
+        b.setInsertionPointToStart(ownRow.thenBlock());
+      }
+      // The f32 sum rounded once to the result type.
+      if (!plan.expressed.isF32())
+        total = arith::TruncFOp::create(b, loc, plan.expressed, total);
+      memref::StoreOp::create(b, loc, total, result, ValueRange{m, rows[r]});
+    }
+  }
 }
 
 namespace {
@@ -993,11 +1246,13 @@ struct GPUMatmulKernelsPass
       KernelPlan plan;
       if (std::optional<std::string> whyNot =
               planKernel(op, workgroupSize, maxWorkgroups, rowsPerWarp, splitK,
-                         chunkWords, byteDotProducts, plan)) {
+                         chunkWords, byteDotProducts, tensorCores, plan)) {
         if (report)
           op.emitRemark() << "no GPU matmul kernel: " << *whyNot;
         continue;
       }
+      if (report && !plan.whyNoTensorCores.empty())
+        op.emitRemark() << "no tensor cores: " << plan.whyNoTensorCores;
       OpBuilder b(op);
       Location loc = op.getLoc();
       SmallVector<Value> lhsParts = {op.getLhs()};

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -36,6 +37,11 @@ static bool isSinkable(Operation *op) {
     return isa<memref::ExpandShapeOp, memref::CollapseShapeOp,
                memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp>(
         op);
+  // Vector constants (the tensor-core kernel's zero accumulators, which
+  // the canonicalizer hoists out of the launch) are rematerialized; no
+  // kernel takes a vector argument.
+  if (isa<VectorType>(type))
+    return matchPattern(op, m_Constant());
   if (!type.isIntOrIndexOrFloat())
     return false;
   // memref.dim only reads the descriptor.

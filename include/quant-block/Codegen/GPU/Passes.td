@@ -128,6 +128,28 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     %sum = arith.shrsi %s8, %c4_i32 : i32
     ```
 
+    With `tensor-cores` (set by the NVVM pipeline from sm_80 on), an
+    integer product of at least 16 activation rows (static M) against
+    signed 4- or 8-bit integer weights without zero points, in blocks of a
+    multiple of 32 codes, takes warp-level matrix products instead: each
+    warp computes 16 activation rows by 8 weight rows per
+    `nvgpu.mma.sync` of shape [16, 8, 32] (PTX
+    `mma.sync.m16n8k32.s32.s8.s8.s32`), up to 4 such tiles of weight rows
+    (32 rows) per warp, the workgroup's warps side by side along N and the
+    y workgroups along M. The 32 codes of one step enter the product in an
+    order of the kernel's choosing (the lanes of a quad hold words 0-3 of
+    the step; a word's even 4-bit codes fill one register, 16 times their
+    value in the high nibbles, its odd codes the other, the activations'
+    bytes shuffled to match): integer sums are exact in any order. Each
+    lane then owns 4 results per tile (rows `g`, `g + 8` of the 16 by
+    weight rows `2 t`, `2 t + 1` of the 8, `g = lane / 4`, `t = lane % 4`)
+    and adds `f32(isum) * (f32(sl) * f32(sr))` block by block in block
+    order: the contract's order, so the same bits as the kernel above and
+    as the CPU. A last partial tile of activation (or weight) rows
+    recomputes the last row and stores only its own.
+    --quant-block-gpu-emulate-warp-matrix-products performs the same
+    products through workgroup memory (Vulkan; the tests on lavapipe).
+
     Other products (strict-order float sums, longer integer blocks) are
     left to the generic lowering; `report` explains why at the op.
   }];
@@ -137,6 +159,7 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",
@@ -169,6 +192,10 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
            /*default=*/"false",
            "The integer kernel sums 4- and 8-bit codes as 4-way byte dot "
            "products (for targets that have them: dp4a, SDot)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
+           "The integer kernel computes 16 or more activation rows against "
+           "signed 4- and 8-bit weights with warp-level 16x8x32 int8 matrix "
+           "products (nvgpu.mma.sync: tensor cores from sm_80 on)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark at each matmul left to the generic lowering, with why">,
   ];
@@ -226,6 +253,48 @@ def GPUEmulateShuffles : Pass<"quant-block-gpu-emulate-shuffles",
     Option<"nativeWidth", "native-width", "int64_t", /*default=*/"0",
            "The target's subgroup size: shuffles within its subgroups are "
            "left to it (0: every shuffle is emulated)">,
+  ];
+}
+
+def GPUEmulateWarpMatrixProducts
+    : Pass<"quant-block-gpu-emulate-warp-matrix-products", "func::FuncOp"> {
+  let summary = "Perform nvgpu.mma.sync int8 products through workgroup "
+                "memory";
+  let description = [{
+    Runs on buffers, on `gpu.launch` bodies (before outlining), for targets
+    without NVIDIA's warp-level matrix instructions (Vulkan: the tests of
+    the tensor-core kernel of --quant-block-gpu-matmul-kernels run on
+    lavapipe through it). Each `nvgpu.mma.sync` of shape [16, 8, 32] with
+    `vector<4x4xi8>`, `vector<2x4xi8>` and `vector<2x2xi32>` operands (the
+    fragments of PTX's `mma.m16n8k32` with `.s8` inputs and `.s32`
+    accumulators, whose layout this pass encodes: for lane `l`, `g = l / 4`
+    and `t = l % 4`, register `r` of A holds row `g + 8 (r % 2)`, columns
+    `4 t + 16 (r / 2)` to `+ 3`; register `r` of B column `g`, rows
+    `4 t + 16 r` to `+ 3`; element `[i, j]` of C row `g + 8 i`, column
+    `2 t + j`) becomes: each thread stores its 6 registers (as i32 words)
+    at its slots of a workgroup buffer, `gpu.barrier`, each thread adds to
+    each of its 4 accumulators the 32 products of its row of A and its
+    column of B (signed bytes, exact i32 arithmetic: the instruction's
+    result wherever it does not overflow, where `.satfinite` would clamp),
+    reading the warp's registers from the buffer, `gpu.barrier` (the
+    buffer is reused). Warps are 32 consecutive threads of a
+    one-dimensional workgroup of constant size, as on NVIDIA GPUs.
+
+    Barriers need every thread of the workgroup: a product nested in
+    anything but `scf.for` loops with workgroup-uniform bounds is an error,
+    as are other shapes and types. `workgroup-memory` is as in
+    --quant-block-gpu-emulate-shuffles.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+  let options = [
+    Option<"workgroupMemory", "workgroup-memory", "std::string",
+           /*default=*/"\"attribution\"",
+           "How the workgroup buffer is made: attribution or alloc">,
   ];
 }
 
@@ -344,8 +413,8 @@ def GPUSinkIntoLaunch : Pass<"quant-block-gpu-sink-into-launch",
   let summary = "Move the scalars and memref views a gpu.launch uses into it";
   let description = [{
     Clones into each `gpu.launch` body the side-effect-free operations that
-    compute values it uses from outside: constants, scalar arithmetic and
-    memref views (`memref.expand_shape`, `collapse_shape`, `subview`, `cast`,
+    compute values it uses from outside: constants (vector ones too),
+    scalar arithmetic and memref views (`memref.expand_shape`, `collapse_shape`, `subview`, `cast`,
     `reinterpret_cast`), transitively. A scalar the kernel still uses from
     outside (a value loaded on the host, a function argument) is stored into
     a one-element host buffer (`memref.alloca`) before the launch and loaded

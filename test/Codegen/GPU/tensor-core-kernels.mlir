@@ -1,0 +1,110 @@
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{tensor-cores=true report=true}))" -verify-diagnostics | FileCheck %s
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels))" | FileCheck %s --check-prefix=OFF
+
+// The tensor-core kernel of --quant-block-gpu-matmul-kernels (integer
+// products of 16 or more activation rows against signed 4- or 8-bit
+// weights): 128 threads, 4 warps side by side along N, each 16 activation
+// rows by up to 4 tiles of 8 weight rows (here N = 12: two tiles, the
+// second partial); M = 19: two y workgroups, the second a partial tile
+// (activation rows clamped to 18, weight rows to 11). Per block of 32 and
+// tile one 16x8x32 product: lane l = 4 g + t loads the activation words
+// 2 t, 2 t + 1 of rows g and g + 8 (one 8-byte load each) and shuffles
+// their even and odd bytes into registers 0 / 2 and 1 / 3 of A; word t of
+// the weight row g of the tile gives the even codes (shifted into the high
+// nibbles) and the odd codes (masked in place) as B's two registers. The
+// block sums come back shifted right by 4 (16 times the codes), then each
+// term f32(isum) * (sl * sr) is added, a rounded product and sum without
+// contract.
+// CHECK-LABEL: func.func @int4_m19
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}} = %c2{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}})
+// CHECK: arith.minui %{{.*}}, %c18 : index
+// CHECK: arith.minui %{{.*}}, %c11 : index
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK: vector.load %{{.*}} {alignment = 8 : i64} : memref<19x16xi32>, vector<2xi32>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6] : vector<4xi8>, vector<4xi8>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, 7] : vector<4xi8>, vector<4xi8>
+// CHECK: vector.insert %{{.*}}, %{{.*}} [0] : vector<4xi8> into vector<4x4xi8>
+// CHECK: vector.insert %{{.*}}, %{{.*}} [2] : vector<4xi8> into vector<4x4xi8>
+// CHECK: vector.insert %{{.*}}, %{{.*}} [1] : vector<4xi8> into vector<4x4xi8>
+// CHECK: vector.insert %{{.*}}, %{{.*}} [3] : vector<4xi8> into vector<4x4xi8>
+// CHECK: %[[WORD:.*]] = memref.load %{{.*}} : memref<12x8xi32>
+// CHECK: %[[HIGH:.*]] = arith.shli %[[WORD]], %c4_i32 : i32
+// CHECK: arith.andi %[[HIGH]], %c-252645136_i32 : i32
+// CHECK: arith.andi %[[WORD]], %c-252645136_i32 : i32
+// CHECK: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 32]} : (vector<4x4xi8>, vector<2x4xi8>, vector<2x2xi32>) -> vector<2x2xi32>
+// CHECK: nvgpu.mma.sync
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: memref.load %{{.*}} : memref<19x2xf32>
+// CHECK: memref.load %{{.*}} : memref<12x2xf16>
+// CHECK: vector.extract %{{.*}}[0, 0] : i32 from vector<2x2xi32>
+// CHECK: arith.shrsi %{{.*}}, %c4_i32{{.*}} : i32
+// CHECK: arith.sitofp %{{.*}} : i32 to f32
+// CHECK: arith.mulf
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK-NOT: math.fma
+// CHECK: scf.yield
+// CHECK-COUNT-8: memref.store %{{.*}} : memref<19x12xf32>
+// CHECK-NOT: gpu.shuffle
+// Without tensor-cores: the warp kernel (tiles of 8 rows, lane 0's sum).
+// OFF-LABEL: func.func @int4_m19
+// OFF-NOT: nvgpu.mma.sync
+// OFF: gpu.shuffle xor
+!w4 = !quant_block.tensor<12x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!a4 = !quant_block.tensor<19x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @int4_m19(%x: !a4, %w: !w4) -> tensor<19x12xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a4, !w4 -> tensor<19x12xf32>
+  return %y : tensor<19x12xf32>
+}
+
+// -----
+
+// 8-bit codes in blocks of 64 (two products per block, summed in the
+// accumulator) with contract: lane t's two words 2 t, 2 t + 1 of a step
+// are B's registers as they are (one 8-byte load), no shift of the sums,
+// one FMA per term. N = 40: 4 tiles per warp, 32 rows.
+// CHECK-LABEL: func.func @int8_g64_contract
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-COUNT-8: nvgpu.mma.sync
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK-NOT: arith.shrsi
+// CHECK: math.fma
+// CHECK: scf.yield
+!w8 = !quant_block.tensor<40x128, #quant_block.scheme<i8 : f32, block = [1, 64]>>
+!a8 = !quant_block.tensor<32x128, #quant_block.scheme<i8 : f32, block = [1, 64]>>
+func.func @int8_g64_contract(%x: !a8, %w: !w8) -> tensor<32x40xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit fastmath<contract> : !a8, !w8 -> tensor<32x40xf32>
+  return %y : tensor<32x40xf32>
+}
+
+// -----
+
+// Integer products the tensor-core kernel leaves to the warp kernel, with
+// the reason (report=true).
+// CHECK-LABEL: func.func @warp_kernel
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: return
+!x8 = !quant_block.tensor<8x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!x16 = !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!x16b16 = !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 16]>>
+!xdyn = !quant_block.tensor<?x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!wi4 = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!wzp = !quant_block.tensor<8x64, #quant_block.scheme<i8 : f32, block = [1, 32], scale = f16, zero_point = i8>>
+!wu8 = !quant_block.tensor<8x64, #quant_block.scheme<ui8 : f32, block = [1, 32]>>
+!wb16 = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 16], scale = f16>>
+!wmx = !quant_block.tensor<8x64, #quant_block.scheme<f4E2M1FN : f32, block = [1, 32], scale = f8E8M0FNU>>
+func.func @warp_kernel(%x8: !x8, %x16: !x16, %x16b16: !x16b16, %xdyn: !xdyn, %wi4: !wi4, %wzp: !wzp, %wu8: !wu8, %wb16: !wb16, %wmx: !wmx) {
+  // expected-remark @below {{no tensor cores: fewer than 16 activation rows (or a dynamic M)}}
+  %0 = quant_block.matmul %x8, %wi4 transpose_rhs accumulate(i32) inhibit : !x8, !wi4 -> tensor<8x8xf32>
+  // expected-remark @below {{no tensor cores: fewer than 16 activation rows (or a dynamic M)}}
+  %1 = quant_block.matmul %xdyn, %wi4 transpose_rhs accumulate(i32) inhibit : !xdyn, !wi4 -> tensor<?x8xf32>
+  // expected-remark @below {{no tensor cores: the weight has zero points or an outer scale}}
+  %2 = quant_block.matmul %x16, %wzp transpose_rhs accumulate(i32) inhibit : !x16, !wzp -> tensor<16x8xf32>
+  // expected-remark @below {{no tensor cores: the weight's codes are not signed 4- or 8-bit integers}}
+  %3 = quant_block.matmul %x16, %wu8 transpose_rhs accumulate(i32) inhibit : !x16, !wu8 -> tensor<16x8xf32>
+  // expected-remark @below {{no tensor cores: the blocks are not a multiple of 32 codes}}
+  %4 = quant_block.matmul %x16b16, %wb16 transpose_rhs accumulate(i32) inhibit : !x16b16, !wb16 -> tensor<16x8xf32>
+  // expected-remark @below {{no tensor cores: the weight's codes are not signed 4- or 8-bit integers}}
+  %5 = quant_block.matmul %x16, %wmx transpose_rhs accumulate(i32) inhibit : !x16, !wmx -> tensor<16x8xf32>
+  return
+}
