@@ -3,7 +3,8 @@
 # a GPU, builds one bundle (bench/gpu/bundle.sh: the NVVM pipeline's executed
 # checks with the CPU's expected outputs, and every GPU benchmark: the
 # GEMV forms, the device-resident GEMV hot and cold, with and without FMA
-# and the runtime's pools) and puts a `device_check.sh` in it that runs
+# and the runtime's pools, and the int8 prefill products on the tensor
+# cores beside the warp kernel) and puts a `device_check.sh` in it that runs
 # everything on the GPU machine, under compute-sanitizer's memcheck where
 # present, and writes one table.
 #
@@ -11,9 +12,11 @@
 #   OUT/device_check.sh RESULTS          # there: RESULTS/table.txt
 #
 # Needs there: an NVIDIA driver and python3 with numpy; nothing of LLVM or
-# MLIR. Takes 85 s on an H200 without kernel variants, 145-170 s with the
-# default RESIDENT_VARIANTS (runs of 2026-11-27, docs/GPU.md). The environment of bundle.sh (BUILD, CHIP, CHECKS, BENCH,
-# SHAPES, RESIDENT_SHAPES, ...) passes through.
+# MLIR. Took 85 s on an H200 without kernel variants, 145-170 s with the
+# default RESIDENT_VARIANTS (runs of 2026-11-27, docs/GPU.md), before the
+# prefill products (RESIDENT_PREFILL) were added. The environment of
+# bundle.sh (BUILD, CHIP, CHECKS, BENCH, SHAPES, RESIDENT_SHAPES,
+# RESIDENT_PREFILL, ...) passes through.
 set -euo pipefail
 
 if [ $# -ne 1 ]; then

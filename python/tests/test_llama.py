@@ -580,6 +580,40 @@ def test_the_model_runs_on_vulkan_with_resident_weights(files, pipeline,
     assert np.array_equal(got.argmax(1), want.argmax(1))
 
 
+@pytest.mark.skipif(_vulkan_runtime() is None,
+                    reason="libQuantBlockVulkanRuntime.so was not built")
+def test_the_prefill_runs_on_emulated_tensor_cores(files):
+    """A prefill of 16 tokens with int8 activations: every product of the
+    layers (16 rows of activations against Q4_0 weights) takes the NVVM
+    pipeline's tensor-core kernel (mma.sync.m16n8k32), here on Vulkan
+    with its warp-level products emulated in workgroup memory
+    (emulated-tensor-cores): the CPU pipeline's logits within the f32
+    bound, the same top-1 token at every position."""
+    prompt = (PROMPT + PROMPT)[:16]
+    cpu = llama.Llama(files["Q4_0"], capacity=16, activations="int8")
+    want = cpu.prefill(prompt)
+    gpu = llama.Llama(
+        files["Q4_0"], capacity=16, activations="int8",
+        pipeline="quant-block-spirv-pipeline{emulated-tensor-cores=true}")
+    got = gpu.prefill(prompt)
+    assert gpu.on_device
+    assert _rel(got, want) < F32_BOUND
+    assert np.array_equal(got.argmax(1), want.argmax(1))
+    # The same module through the NVVM pipeline: its products are
+    # mma.sync instructions (q|k|v, o, gate|up and down of each layer).
+    quant_opt = tool("quant-opt")
+    if quant_opt is None:
+        pytest.skip("ran; quant-opt not found to compile for NVVM")
+    nvvm = llama.Llama(files["Q4_0"], capacity=16, activations="int8",
+                       pipeline="quant-block-nvvm-pipeline")
+    lowered = subprocess.run(
+        [quant_opt, "--quant-block-nvvm-pipeline=format=isa"],
+        input=nvvm.module_text(16), capture_output=True, text=True)
+    assert lowered.returncode == 0, lowered.stderr
+    layers = nvvm.config.n_layer
+    assert lowered.stdout.count("mma.sync.aligned.m16n8k32") >= 4 * layers
+
+
 def test_the_demo_runs():
     """examples/llama_demo.py, the main job of `./run.sh demo`: it writes,
     imports, compiles and runs a model and reports its agreement."""

@@ -499,7 +499,7 @@ struct NVVMPipelineOptions : public GPUPipelineOptions<NVVMPipelineOptions> {
   PassOptions::Option<bool> tensorCores{
       *this, "tensor-cores",
       llvm::cl::desc("The integer matmul kernel computes 16 or more "
-                     "activation rows against signed 4- and 8-bit weights "
+                     "activation rows against 4- and 8-bit integer weights "
                      "with mma.sync.m16n8k32 (int8 tensor cores; chips "
                      "from sm_80 on)"),
       llvm::cl::init(true)};

@@ -110,12 +110,10 @@ std::optional<std::string> whyNoTensorCores(const KernelPlan &plan,
                                             int64_t blockSize) {
   if (ShapedType::isDynamic(plan.m) || plan.m < kMmaRows)
     return std::string("fewer than 16 activation rows (or a dynamic M)");
-  if (!plan.scheme.hasIntegerStorage() || !plan.scheme.isSignedStorage() ||
-      (plan.bits != 4 && plan.bits != 8))
-    return std::string("the weight's codes are not signed 4- or 8-bit "
-                       "integers");
-  if (plan.hasZeroPoints || plan.scheme.getOuter())
-    return std::string("the weight has zero points or an outer scale");
+  if (!plan.scheme.hasIntegerStorage() || (plan.bits != 4 && plan.bits != 8))
+    return std::string("the weight's codes are not 4- or 8-bit integers");
+  if (plan.scheme.getOuter())
+    return std::string("the weight has an outer scale");
   if (blockSize % kMmaDepth != 0)
     return std::string("the blocks are not a multiple of 32 codes");
   return std::nullopt;
@@ -457,7 +455,8 @@ private:
                          Value result);
   void emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
                            Value kernelRows, Value lhsWords, Value lhsScales,
-                           Value words, Value scales, Value result);
+                           Value words, Value scales, Value zeroPoints,
+                           Value result);
 
   OpBuilder &b;
   Location loc;
@@ -882,7 +881,8 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
 void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
                                         Value kernelRows, Value lhsWords,
                                         Value lhsScales, Value words,
-                                        Value scales, Value result) {
+                                        Value scales, Value zeroPoints,
+                                        Value result) {
   Type i32 = b.getI32Type();
   Type i8 = b.getI8Type();
   int64_t tiles = plan.rowsPerWarp / kMmaCols;
@@ -892,6 +892,14 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
   // A step's 32 codes are 8 activation words; its weight words.
   int64_t lhsWordsPerStep = kMmaDepth / 4;
   int64_t wordsPerStep = kMmaDepth / plan.codesPerWord;
+  // The products take signed bytes: unsigned codes q enter as q - o (o =
+  // 2^(bits - 1): their top bit flipped), and a block's sum
+  // sum(x (q - z)) is sum(x (q - o)) + (o - z) sum(x), z the zero point (0
+  // without). sum(x), per activation row and block, is one more product
+  // per step, against ones.
+  bool isSigned = plan.scheme.isSignedStorage();
+  int64_t offset = isSigned ? 0 : int64_t(1) << (plan.bits - 1);
+  bool activationSums = !isSigned || zeroPoints;
   // mma.m16n8k32's fragments: lane l = 4 g + t holds rows g and g + 8 of
   // A (activations), column g of B (weight row g of the tile) and the
   // results of rows g, g + 8 by columns 2 t, 2 t + 1.
@@ -940,8 +948,9 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
       return VectorType::get({registers, 4}, i8);
     };
     auto accType = VectorType::get({2, 2}, i32);
-    SmallVector<Value> blockSums(
-        tiles, arith::ConstantOp::create(b, loc, b.getZeroAttr(accType)));
+    Value zeroSums = arith::ConstantOp::create(b, loc, b.getZeroAttr(accType));
+    SmallVector<Value> blockSums(tiles, zeroSums);
+    Value lhsSums = zeroSums;
     Value firstLhsWord =
         arith::MulIOp::create(b, loc, block, index(blockSize / 4));
     Value firstWord =
@@ -974,6 +983,16 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
         a = vector::InsertOp::create(b, loc, first, a, i);
         a = vector::InsertOp::create(b, loc, second, a, 2 + i);
       }
+      if (activationSums) {
+        Value ones = asBytes(i32Constant(0x01010101));
+        Value onesFragment =
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(fragmentType(2)));
+        onesFragment = vector::InsertOp::create(b, loc, ones, onesFragment, 0);
+        onesFragment = vector::InsertOp::create(b, loc, ones, onesFragment, 1);
+        lhsSums = nvgpu::MmaSyncOp::create(
+            b, loc, a, onesFragment, lhsSums,
+            ArrayRef<int64_t>{kMmaRows, kMmaCols, kMmaDepth});
+      }
       for (int64_t r = 0; r < tiles; ++r) {
         Value bFragment =
             arith::ConstantOp::create(b, loc, b.getZeroAttr(fragmentType(2)));
@@ -985,6 +1004,8 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
           Value column = arith::AddIOp::create(b, loc, step, quad);
           Value word = memref::LoadOp::create(
               b, loc, words, ValueRange{weightRows[r], column});
+          if (!isSigned)
+            word = arith::XOrIOp::create(b, loc, word, i32Constant(0x88888888));
           Value highNibbles = i32Constant(0xF0F0F0F0);
           first = asBytes(arith::AndIOp::create(
               b, loc, arith::ShLIOp::create(b, loc, word, i32Constant(4)),
@@ -993,8 +1014,16 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
         } else {
           Value column = arith::AddIOp::create(b, loc, step, twiceQuad);
           Value pair = loadVector(words, {weightRows[r], column}, 2, i32);
-          first = asBytes(vector::ExtractOp::create(b, loc, pair, 0));
-          second = asBytes(vector::ExtractOp::create(b, loc, pair, 1));
+          SmallVector<Value> halves;
+          for (int64_t h = 0; h < 2; ++h) {
+            Value half = vector::ExtractOp::create(b, loc, pair, h);
+            if (!isSigned)
+              half =
+                  arith::XOrIOp::create(b, loc, half, i32Constant(0x80808080));
+            halves.push_back(asBytes(half));
+          }
+          first = halves[0];
+          second = halves[1];
         }
         bFragment = vector::InsertOp::create(b, loc, first, bFragment, 0);
         bFragment = vector::InsertOp::create(b, loc, second, bFragment, 1);
@@ -1011,18 +1040,42 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
           memref::LoadOp::create(b, loc, lhsScales,
                                  ValueRange{lhsRows[i], block})));
     SmallVector<Value> sums(loop.getRegionIterArgs());
+    // Each activation row's sum (every column of the product with ones).
+    SmallVector<Value> lhsSumValues;
+    if (activationSums)
+      for (int64_t i = 0; i < 2; ++i)
+        lhsSumValues.push_back(vector::ExtractOp::create(
+            b, loc, lhsSums, ArrayRef<int64_t>{i, 0}));
     for (int64_t r = 0; r < tiles; ++r) {
       for (int64_t j = 0; j < 2; ++j) {
         Value weightScale = quant_block::detail::emitScaleToF32(
             b, loc,
             memref::LoadOp::create(b, loc, scales,
                                    ValueRange{resultRows[2 * r + j], block}));
+        // o - z, the factor of the activations' sum.
+        Value correction;
+        if (activationSums) {
+          correction = i32Constant(offset);
+          if (zeroPoints) {
+            Value stored = memref::LoadOp::create(
+                b, loc, zeroPoints, ValueRange{resultRows[2 * r + j], block});
+            Value zeroPoint = quant_block::detail::extendInteger(
+                b, loc, stored, i32,
+                !quant_block::detail::hasUnsignedZeroPoints(plan.scheme));
+            correction = arith::SubIOp::create(b, loc, correction, zeroPoint);
+          }
+        }
         for (int64_t i = 0; i < 2; ++i) {
           Value isum = vector::ExtractOp::create(b, loc, blockSums[r],
                                                  ArrayRef<int64_t>{i, j});
           // Exact: every term of a 4-bit sum was a multiple of 16.
           if (plan.bits == 4)
             isum = arith::ShRSIOp::create(b, loc, isum, i32Constant(4));
+          if (activationSums) {
+            Value corrected =
+                arith::MulIOp::create(b, loc, correction, lhsSumValues[i]);
+            isum = arith::AddIOp::create(b, loc, isum, corrected);
+          }
           Value blockSum = quant_block::detail::emitBlockSumToF32(
               b, loc, isum, /*e2m1=*/false);
           Value scale =
@@ -1149,7 +1202,7 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
         arith::MulIOp::create(b, loc, warp, index(plan.rowsPerWarp)));
     if (plan.tensorCores)
       emitTensorCoreTiles(lane, firstRow, m0, kernelRows, lhsBuffer, lhsScales,
-                          words, scales, result);
+                          words, scales, zeroPoints, result);
     else
       emitWarpRowTotals(lane, firstRow, m0, kernelRows, lhsBuffer, lhsScales,
                         words, scales, zeroPoints, outer, result);

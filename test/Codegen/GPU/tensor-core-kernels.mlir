@@ -2,7 +2,7 @@
 // RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels))" | FileCheck %s --check-prefix=OFF
 
 // The tensor-core kernel of --quant-block-gpu-matmul-kernels (integer
-// products of 16 or more activation rows against signed 4- or 8-bit
+// products of 16 or more activation rows against 4- or 8-bit integer
 // weights): 128 threads, 4 warps side by side along N, each 16 activation
 // rows by up to 4 tiles of 8 weight rows (here N = 12: two tiles, the
 // second partial); M = 19: two y workgroups, the second a partial tile
@@ -79,6 +79,38 @@ func.func @int8_g64_contract(%x: !a8, %w: !w8) -> tensor<32x40xf32> {
 
 // -----
 
+// Unsigned 4-bit codes with uint4 zero points (ONNX MatMulNBits): each
+// word's nibbles flipped (q - 8) before they become bytes, one more
+// product per step against ones (the activations' sums), and each block
+// sum corrected by (8 - z) times its row's activation sum.
+// CHECK-LABEL: func.func @uint4_zero_points
+// CHECK: %[[ONE:.*]] = arith.constant 16843009 : i32
+// CHECK: %[[ONEV:.*]] = vector.from_elements %[[ONE]] : vector<1xi32>
+// CHECK: %[[ONES:.*]] = vector.bitcast %[[ONEV]] : vector<1xi32> to vector<4xi8>
+// CHECK: vector.insert %[[ONES]], %{{.*}} [0] : vector<4xi8> into vector<2x4xi8>
+// CHECK: vector.insert %[[ONES]], %{{.*}} [1] : vector<4xi8> into vector<2x4xi8>
+// CHECK: nvgpu.mma.sync
+// CHECK: %[[WORD:.*]] = memref.load %{{.*}} : memref<8x8xi32>
+// CHECK: arith.xori %[[WORD]], %c-2004318072_i32 : i32
+// CHECK: nvgpu.mma.sync
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: vector.extract %{{.*}}[0, 0] : i32 from vector<2x2xi32>
+// CHECK: vector.extract %{{.*}}[1, 0] : i32 from vector<2x2xi32>
+// CHECK: %[[Z:.*]] = memref.load %{{.*}} : memref<8x2xi8>
+// CHECK: %[[ZE:.*]] = arith.extui %[[Z]] : i8 to i32
+// CHECK: %[[C:.*]] = arith.subi %c8_i32, %[[ZE]] : i32
+// CHECK: arith.shrsi
+// CHECK: %[[CS:.*]] = arith.muli %[[C]], %{{.*}} : i32
+// CHECK: arith.addi %{{.*}}, %[[CS]] : i32
+!wz = !quant_block.tensor<8x64, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = f16, zero_point = ui4>>
+!az = !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @uint4_zero_points(%x: !az, %w: !wz) -> tensor<16x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !az, !wz -> tensor<16x8xf32>
+  return %y : tensor<16x8xf32>
+}
+
+// -----
+
 // Integer products the tensor-core kernel leaves to the warp kernel, with
 // the reason (report=true).
 // CHECK-LABEL: func.func @warp_kernel
@@ -89,22 +121,22 @@ func.func @int8_g64_contract(%x: !a8, %w: !w8) -> tensor<32x40xf32> {
 !x16b16 = !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 16]>>
 !xdyn = !quant_block.tensor<?x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 !wi4 = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
-!wzp = !quant_block.tensor<8x64, #quant_block.scheme<i8 : f32, block = [1, 32], scale = f16, zero_point = i8>>
-!wu8 = !quant_block.tensor<8x64, #quant_block.scheme<ui8 : f32, block = [1, 32]>>
+!wu2 = !quant_block.tensor<8x64, #quant_block.scheme<ui2 : f32, block = [1, 32]>>
+!wouter = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, outer = <f32>>>
 !wb16 = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 16], scale = f16>>
 !wmx = !quant_block.tensor<8x64, #quant_block.scheme<f4E2M1FN : f32, block = [1, 32], scale = f8E8M0FNU>>
-func.func @warp_kernel(%x8: !x8, %x16: !x16, %x16b16: !x16b16, %xdyn: !xdyn, %wi4: !wi4, %wzp: !wzp, %wu8: !wu8, %wb16: !wb16, %wmx: !wmx) {
+func.func @warp_kernel(%x8: !x8, %x16: !x16, %x16b16: !x16b16, %xdyn: !xdyn, %wi4: !wi4, %wu2: !wu2, %wb16: !wb16, %wmx: !wmx, %wouter: !wouter) {
   // expected-remark @below {{no tensor cores: fewer than 16 activation rows (or a dynamic M)}}
   %0 = quant_block.matmul %x8, %wi4 transpose_rhs accumulate(i32) inhibit : !x8, !wi4 -> tensor<8x8xf32>
   // expected-remark @below {{no tensor cores: fewer than 16 activation rows (or a dynamic M)}}
   %1 = quant_block.matmul %xdyn, %wi4 transpose_rhs accumulate(i32) inhibit : !xdyn, !wi4 -> tensor<?x8xf32>
-  // expected-remark @below {{no tensor cores: the weight has zero points or an outer scale}}
-  %2 = quant_block.matmul %x16, %wzp transpose_rhs accumulate(i32) inhibit : !x16, !wzp -> tensor<16x8xf32>
-  // expected-remark @below {{no tensor cores: the weight's codes are not signed 4- or 8-bit integers}}
-  %3 = quant_block.matmul %x16, %wu8 transpose_rhs accumulate(i32) inhibit : !x16, !wu8 -> tensor<16x8xf32>
+  // expected-remark @below {{no tensor cores: the weight's codes are not 4- or 8-bit integers}}
+  %3 = quant_block.matmul %x16, %wu2 transpose_rhs accumulate(i32) inhibit : !x16, !wu2 -> tensor<16x8xf32>
   // expected-remark @below {{no tensor cores: the blocks are not a multiple of 32 codes}}
   %4 = quant_block.matmul %x16b16, %wb16 transpose_rhs accumulate(i32) inhibit : !x16b16, !wb16 -> tensor<16x8xf32>
-  // expected-remark @below {{no tensor cores: the weight's codes are not signed 4- or 8-bit integers}}
+  // expected-remark @below {{no tensor cores: the weight's codes are not 4- or 8-bit integers}}
   %5 = quant_block.matmul %x16, %wmx transpose_rhs accumulate(i32) inhibit : !x16, !wmx -> tensor<16x8xf32>
+  // expected-remark @below {{no tensor cores: the weight has an outer scale}}
+  %6 = quant_block.matmul %x16, %wouter transpose_rhs accumulate(i32) inhibit : !x16, !wouter -> tensor<16x8xf32>
   return
 }

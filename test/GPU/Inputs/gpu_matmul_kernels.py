@@ -423,6 +423,14 @@ def cases():
         Case("int8act_int4_m19_g64", rng, "i4", 4, 12, 192, 64, 19,
              scale="f16", act="i8"),
         Case("int8act_int8_m24", rng, "i8", 8, 20, 128, 32, 24, act="i8"),
+        # Unsigned codes (entering the products as q - 2^(bits-1)) with
+        # zero points (ONNX MatMulNBits' uint4) and without: the block sums
+        # corrected by (o - z) times the activations' sums.
+        Case("int8act_uint4_zp_m16", rng, "ui4", 4, 24, 128, 32, 16,
+             scale="f16", zero_point="ui4", act="i8"),
+        Case("int8act_uint8_zp_m17", rng, "ui8", 8, 9, 64, 32, 17,
+             scale="f16", zero_point="ui8", act="i8"),
+        Case("int8act_uint4_m16", rng, "ui4", 4, 16, 64, 64, 16, act="i8"),
     ]
 
 
@@ -442,7 +450,8 @@ def emit(selection="default"):
 # a set of their own, whose kernels the other tests need not run (the warp
 # kernel's lane-0 sum of 16-24 rows takes minutes on lavapipe).
 TENSOR_CORE_CASES = ("int8act_int4_m16", "int8act_int4_m19_g64",
-                     "int8act_int8_m24")
+                     "int8act_int8_m24", "int8act_uint4_zp_m16",
+                     "int8act_uint8_zp_m17", "int8act_uint4_m16")
 
 
 def selected_cases(selection="default"):

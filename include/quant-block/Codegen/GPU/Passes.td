@@ -129,9 +129,10 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     ```
 
     With `tensor-cores` (set by the NVVM pipeline from sm_80 on), an
-    integer product of at least 16 activation rows (static M) against
-    signed 4- or 8-bit integer weights without zero points, in blocks of a
-    multiple of 32 codes, takes warp-level matrix products instead: each
+    integer product of at least 16 activation rows (static M) against 4-
+    or 8-bit integer weights (signed or unsigned, integer zero points or
+    none, no outer scale), in blocks of a multiple of 32 codes, takes
+    warp-level matrix products instead: each
     warp computes 16 activation rows by 8 weight rows per
     `nvgpu.mma.sync` of shape [16, 8, 32] (PTX
     `mma.sync.m16n8k32.s32.s8.s8.s32`), up to 4 such tiles of weight rows
@@ -140,7 +141,11 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     order of the kernel's choosing (the lanes of a quad hold words 0-3 of
     the step; a word's even 4-bit codes fill one register, 16 times their
     value in the high nibbles, its odd codes the other, the activations'
-    bytes shuffled to match): integer sums are exact in any order. Each
+    bytes shuffled to match): integer sums are exact in any order.
+    Unsigned codes `q` enter as `q - o` (`o = 2^(bits - 1)`, their top bit
+    flipped), and a block's sum `sum(x (q - z))` is taken as
+    `sum(x (q - o)) + (o - z) sum(x)`, the activations' sums from one more
+    product per step against ones. Each
     lane then owns 4 results per tile (rows `g`, `g + 8` of the 16 by
     weight rows `2 t`, `2 t + 1` of the 8, `g = lane / 4`, `t = lane % 4`)
     and adds `f32(isum) * (f32(sl) * f32(sr))` block by block in block
@@ -194,8 +199,8 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
            "products (for targets that have them: dp4a, SDot)">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
            "The integer kernel computes 16 or more activation rows against "
-           "signed 4- and 8-bit weights with warp-level 16x8x32 int8 matrix "
-           "products (nvgpu.mma.sync: tensor cores from sm_80 on)">,
+           "4- and 8-bit integer weights with warp-level 16x8x32 int8 "
+           "matrix products (nvgpu.mma.sync: tensor cores from sm_80 on)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark at each matmul left to the generic lowering, with why">,
   ];
