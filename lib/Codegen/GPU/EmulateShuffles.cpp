@@ -55,12 +55,9 @@ struct GPUEmulateShufflesPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (workgroupMemory != "attribution" && workgroupMemory != "alloc") {
-      getOperation().emitError()
-          << "workgroup-memory must be 'attribution' or 'alloc', not '"
-          << workgroupMemory << "'";
+    if (failed(quant_block::verifyWorkgroupMemoryOption(getOperation(),
+                                                        workgroupMemory)))
       return signalPassFailure();
-    }
     SmallVector<gpu::LaunchOp> launches;
     getOperation().walk(
         [&](gpu::LaunchOp launch) { launches.push_back(launch); });
@@ -99,13 +96,8 @@ struct GPUEmulateShufflesPass
     });
     if (shuffles.empty())
       return success();
-    std::optional<int64_t> sizeX =
-        getConstantIntValue(launch.getBlockSizeOperandValues().x);
-    std::optional<int64_t> sizeY =
-        getConstantIntValue(launch.getBlockSizeOperandValues().y);
-    std::optional<int64_t> sizeZ =
-        getConstantIntValue(launch.getBlockSizeOperandValues().z);
-    if (!sizeX || sizeY != 1 || sizeZ != 1)
+    std::optional<int64_t> sizeX = quant_block::getLinearWorkgroupSize(launch);
+    if (!sizeX)
       return shuffles.front().emitOpError()
              << "cannot be emulated: the workgroup size must be constant and "
                 "one-dimensional";

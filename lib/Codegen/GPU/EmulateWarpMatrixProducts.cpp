@@ -58,12 +58,9 @@ struct GPUEmulateWarpMatrixProductsPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (workgroupMemory != "attribution" && workgroupMemory != "alloc") {
-      getOperation().emitError()
-          << "workgroup-memory must be 'attribution' or 'alloc', not '"
-          << workgroupMemory << "'";
+    if (failed(quant_block::verifyWorkgroupMemoryOption(getOperation(),
+                                                        workgroupMemory)))
       return signalPassFailure();
-    }
     buffers.clear();
     SmallVector<nvgpu::MmaSyncOp> products;
     getOperation().walk(
@@ -87,13 +84,8 @@ struct GPUEmulateWarpMatrixProductsPass
       return product.emitOpError()
              << "cannot be emulated outside a gpu.launch (its warps are the "
                 "launch's threads)";
-    std::optional<int64_t> sizeX =
-        getConstantIntValue(launch.getBlockSizeOperandValues().x);
-    std::optional<int64_t> sizeY =
-        getConstantIntValue(launch.getBlockSizeOperandValues().y);
-    std::optional<int64_t> sizeZ =
-        getConstantIntValue(launch.getBlockSizeOperandValues().z);
-    if (!sizeX || *sizeX % kLanes != 0 || sizeY != 1 || sizeZ != 1)
+    std::optional<int64_t> sizeX = quant_block::getLinearWorkgroupSize(launch);
+    if (!sizeX || *sizeX % kLanes != 0)
       return product.emitOpError()
              << "cannot be emulated: the workgroup size must be constant, "
                 "one-dimensional and whole warps of "

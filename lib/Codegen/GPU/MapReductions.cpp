@@ -12,6 +12,8 @@
 
 #include "quant-block/Codegen/GPU/Passes.h"
 
+#include "WorkgroupExchanges.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -116,12 +118,9 @@ struct GPUMapReductionsPass
           << static_cast<int64_t>(subgroupSize);
       return signalPassFailure();
     }
-    if (workgroupMemory != "attribution" && workgroupMemory != "alloc") {
-      getOperation().emitError()
-          << "workgroup-memory must be 'attribution' or 'alloc', not '"
-          << workgroupMemory << "'";
+    if (failed(quant_block::verifyWorkgroupMemoryOption(getOperation(),
+                                                        workgroupMemory)))
       return signalPassFailure();
-    }
     SmallVector<std::pair<linalg::GenericOp, Reduction>> candidates;
     getOperation().walk([&](linalg::GenericOp op) {
       if (op->getParentOfType<gpu::LaunchOp>())

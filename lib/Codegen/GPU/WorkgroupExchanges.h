@@ -1,11 +1,11 @@
-//===- WorkgroupExchanges.h - exchanges through workgroup memory -*- C++
-//-*-===//
+//===- WorkgroupExchanges.h - exchanges in workgroup memory --- -*- C++ -*-===//
 //
 // What the emulations of warp operations through workgroup memory
 // (--quant-block-gpu-emulate-shuffles, ...-emulate-warp-matrix-products)
 // share: barriers need every thread of the workgroup, so the operation must
-// be in workgroup-uniform control flow; and the buffer is made as the target
-// wants it.
+// be in workgroup-uniform control flow; the buffer is made as the target
+// wants it (the passes' `workgroup-memory` option, which
+// --quant-block-gpu-map-reductions checks the same way).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,12 +15,35 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 
 #include <optional>
 #include <string>
 
 namespace mlir::quant_block {
+
+/// Checks a pass's `workgroup-memory` option (`attribution` or `alloc`),
+/// with an error at `op` otherwise.
+inline LogicalResult verifyWorkgroupMemoryOption(Operation *op,
+                                                 StringRef workgroupMemory) {
+  if (workgroupMemory == "attribution" || workgroupMemory == "alloc")
+    return success();
+  return op->emitError() << "workgroup-memory must be 'attribution' or "
+                            "'alloc', not '"
+                         << workgroupMemory << "'";
+}
+
+/// The number of threads of `launch`'s one-dimensional workgroups of
+/// constant size (std::nullopt for others).
+inline std::optional<int64_t> getLinearWorkgroupSize(gpu::LaunchOp launch) {
+  gpu::KernelDim3 sizes = launch.getBlockSizeOperandValues();
+  std::optional<int64_t> x = getConstantIntValue(sizes.x);
+  if (!x || getConstantIntValue(sizes.y) != 1 ||
+      getConstantIntValue(sizes.z) != 1)
+    return std::nullopt;
+  return x;
+}
 
 /// Whether `value` is the same for every thread of a workgroup of `launch`:
 /// defined outside it, a constant, or a workgroup id or size.
