@@ -108,8 +108,9 @@ struct KernelPlan {
 /// warp-level matrix products (std::nullopt when it takes them).
 std::optional<std::string> whyNoTensorCores(const KernelPlan &plan,
                                             int64_t blockSize) {
-  if (ShapedType::isDynamic(plan.m) || plan.m < kMmaRows)
-    return std::string("fewer than 16 activation rows (or a dynamic M)");
+  // (A dynamic M chooses at run time: see GPUMatmulKernelsPass.)
+  if (!ShapedType::isDynamic(plan.m) && plan.m < kMmaRows)
+    return std::string("fewer than 16 activation rows");
   if (!plan.scheme.hasIntegerStorage() || (plan.bits != 4 && plan.bits != 8))
     return std::string("the weight's codes are not 4- or 8-bit integers");
   if (plan.scheme.getOuter())
@@ -283,10 +284,21 @@ public:
   /// The product of the lhs (`lhsParts`: the [M, K] tensor of the expressed
   /// type, or the lowered parts of the i8 activations for accumulate(i32))
   /// and the weight with lowered `parts`, as an [M, N] tensor of the
-  /// expressed type.
-  Value emit(ValueRange lhsParts, ValueRange parts);
+  /// expressed type. With `largeM` (a dynamic M), products of at least
+  /// kMmaRows rows launch that plan's kernel instead (chosen at run time).
+  Value emit(ValueRange lhsParts, ValueRange parts,
+             const KernelPlan *largeM = nullptr);
 
 private:
+  /// The buffers a launch reads and writes, made before it on the host.
+  struct Buffers {
+    Value lhs, lhsScales, words, scales, zeroPoints, outerScales, result;
+    /// M, on the host.
+    Value rows;
+  };
+  /// The launch of the plan's kernel on `buffers`.
+  void emitLaunch(const Buffers &buffers);
+
   Value index(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
   }
@@ -1119,38 +1131,65 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
   }
 }
 
-Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
-  Value lhsBuffer, lhsScales;
+Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts,
+                          const KernelPlan *largeM) {
+  Buffers buffers;
   if (plan.integer) {
-    lhsBuffer = toWords(lhsParts[0]);
-    lhsScales = toBuffer(lhsParts[1]);
+    buffers.lhs = toWords(lhsParts[0]);
+    buffers.lhsScales = toBuffer(lhsParts[1]);
   } else {
-    lhsBuffer = toBuffer(lhsParts[0]);
+    buffers.lhs = toBuffer(lhsParts[0]);
   }
-  Value words = toWords(parts[0]);
-  Value scales = toBuffer(parts[1]);
-  Value zeroPoints, outerScales;
+  buffers.words = toWords(parts[0]);
+  buffers.scales = toBuffer(parts[1]);
   if (plan.hasZeroPoints)
-    zeroPoints = toBuffer(widenZeroPoints(parts[2]));
+    buffers.zeroPoints = toBuffer(widenZeroPoints(parts[2]));
   if (Value outer = quant_block::detail::getOuterScalesPart(plan.scheme, parts))
-    outerScales = toBuffer(outer);
+    buffers.outerScales = toBuffer(outer);
   auto resultType = MemRefType::get({plan.m, plan.n}, plan.expressed);
   bool dynamicRows = ShapedType::isDynamic(plan.m);
-  Value numRows = dynamicRows
-                      ? memref::DimOp::create(b, loc, lhsBuffer, 0).getResult()
-                      : index(plan.m);
-  Value result = memref::AllocOp::create(
+  Value numRows =
+      dynamicRows ? memref::DimOp::create(b, loc, buffers.lhs, 0).getResult()
+                  : index(plan.m);
+  buffers.result = memref::AllocOp::create(
       b, loc, resultType, dynamicRows ? ValueRange{numRows} : ValueRange());
+  buffers.rows = numRows;
 
-  OpBuilder::InsertionGuard launchGuard(b);
-  if (dynamicRows) {
-    // No launch for no rows: an empty grid is an error on CUDA.
-    auto anyRows = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, numRows,
-                              index(0)));
-    b.setInsertionPointToStart(anyRows.thenBlock());
+  {
+    OpBuilder::InsertionGuard launchGuard(b);
+    if (dynamicRows) {
+      // No launch for no rows: an empty grid is an error on CUDA.
+      auto anyRows = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, numRows,
+                                index(0)));
+      b.setInsertionPointToStart(anyRows.thenBlock());
+    }
+    if (largeM) {
+      // At least kMmaRows rows: the tensor-core kernel; fewer (a decode
+      // step's one): the warp kernel, which computes no surplus rows.
+      Value large = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                          numRows, index(kMmaRows));
+      auto choice = scf::IfOp::create(b, loc, large, /*withElseRegion=*/true);
+      b.setInsertionPointToStart(choice.thenBlock());
+      KernelEmitter(b, loc, *largeM, vectorLoads, exactSubnormals)
+          .emitLaunch(buffers);
+      b.setInsertionPointToStart(choice.elseBlock());
+    }
+    emitLaunch(buffers);
   }
+  return bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get({plan.m, plan.n}, plan.expressed),
+      buffers.result, /*restrict=*/true, /*writable=*/true);
+}
+
+void KernelEmitter::emitLaunch(const Buffers &buffers) {
+  Value lhsBuffer = buffers.lhs, lhsScales = buffers.lhsScales;
+  Value words = buffers.words, scales = buffers.scales;
+  Value zeroPoints = buffers.zeroPoints, outerScales = buffers.outerScales;
+  Value result = buffers.result;
+  bool dynamicRows = ShapedType::isDynamic(plan.m);
+  Value numRows = buffers.rows;
   int64_t workgroupSize = plan.workgroupSize;
   Value one = index(1);
   Value gridY =
@@ -1209,12 +1248,7 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts) {
     b.setInsertionPointToEnd(&launch.getBody().front());
     gpu::TerminatorOp::create(b, loc);
   }
-  // After the launch (and the test around it).
-  b.setInsertionPointAfter(dynamicRows ? launch->getParentOp()
-                                       : launch.getOperation());
-  return bufferization::ToTensorOp::create(
-      b, loc, RankedTensorType::get({plan.m, plan.n}, plan.expressed), result,
-      /*restrict=*/true, /*writable=*/true);
+  b.setInsertionPointAfter(launch);
 }
 
 void KernelEmitter::emitWarpRowTotals(Value lane, Value firstRow, Value m0,
@@ -1320,8 +1354,21 @@ struct GPUMatmulKernelsPass
           materializeLoweredParts(b, loc, op.getRhs());
       if (failed(parts))
         continue;
-      KernelEmitter emitter(b, loc, plan, vectorLoads, exactSubnormals);
-      Value result = emitter.emit(lhsParts, *parts);
+      // A dynamic M with tensor cores: the warp kernel for fewer than 16
+      // rows (a decode step), the tensor-core one from 16 on, chosen at
+      // run time.
+      KernelPlan warpPlan;
+      bool choose = plan.tensorCores && ShapedType::isDynamic(plan.m);
+      if (choose) {
+        std::optional<std::string> whyNot = planKernel(
+            op, workgroupSize, maxWorkgroups, rowsPerWarp, splitK, chunkWords,
+            byteDotProducts, /*tensorCores=*/false, warpPlan);
+        assert(!whyNot && "the warp kernel covers what the tensor cores do");
+        (void)whyNot;
+      }
+      KernelEmitter emitter(b, loc, choose ? warpPlan : plan, vectorLoads,
+                            exactSubnormals);
+      Value result = emitter.emit(lhsParts, *parts, choose ? &plan : nullptr);
       op.getResult().replaceAllUsesWith(result);
       op.erase();
     }

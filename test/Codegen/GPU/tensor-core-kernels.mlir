@@ -111,6 +111,38 @@ func.func @uint4_zero_points(%x: !az, %w: !wz) -> tensor<16x8xf32> {
 
 // -----
 
+// A dynamic M (a frontend's batch or sequence): both kernels, the
+// tensor-core one launched for 16 rows or more (16-row tiles over the y
+// workgroups, the rows read from the buffer in the kernel), the warp kernel
+// for fewer (a decode step's one row; tiles of 8), none for no rows.
+// CHECK-LABEL: func.func @dynamic_m
+// CHECK: %[[M:.*]] = memref.dim %{{.*}}, %c0{{.*}} : memref<?x16xi32>
+// CHECK: %[[ANY:.*]] = arith.cmpi ne, %[[M]], %c0{{.*}} : index
+// CHECK: scf.if %[[ANY]] {
+// CHECK: %[[LARGE:.*]] = arith.cmpi uge, %[[M]], %c16{{.*}} : index
+// CHECK: scf.if %[[LARGE]] {
+// CHECK: %[[T16:.*]] = arith.addi %{{.*}}, %c15{{.*}} : index
+// CHECK: arith.divui %[[T16]], %c16{{.*}} : index
+// CHECK: gpu.launch
+// CHECK: nvgpu.mma.sync
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.terminator
+// CHECK: } else {
+// CHECK: %[[T8:.*]] = arith.addi %{{.*}}, %c7{{.*}} : index
+// CHECK: arith.divui %[[T8]], %c8{{.*}} : index
+// CHECK: gpu.launch
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: gpu.shuffle xor
+// CHECK: gpu.terminator
+!xdyn = !quant_block.tensor<?x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!wdyn = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+func.func @dynamic_m(%x: !xdyn, %w: !wdyn) -> tensor<?x8xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !xdyn, !wdyn -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
 // Integer products the tensor-core kernel leaves to the warp kernel, with
 // the reason (report=true).
 // CHECK-LABEL: func.func @warp_kernel
@@ -119,17 +151,14 @@ func.func @uint4_zero_points(%x: !az, %w: !wz) -> tensor<16x8xf32> {
 !x8 = !quant_block.tensor<8x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 !x16 = !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 !x16b16 = !quant_block.tensor<16x64, #quant_block.scheme<i8 : f32, block = [1, 16]>>
-!xdyn = !quant_block.tensor<?x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 !wi4 = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
 !wu2 = !quant_block.tensor<8x64, #quant_block.scheme<ui2 : f32, block = [1, 32]>>
 !wouter = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, outer = <f32>>>
 !wb16 = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 16], scale = f16>>
 !wmx = !quant_block.tensor<8x64, #quant_block.scheme<f4E2M1FN : f32, block = [1, 32], scale = f8E8M0FNU>>
-func.func @warp_kernel(%x8: !x8, %x16: !x16, %x16b16: !x16b16, %xdyn: !xdyn, %wi4: !wi4, %wu2: !wu2, %wb16: !wb16, %wmx: !wmx, %wouter: !wouter) {
-  // expected-remark @below {{no tensor cores: fewer than 16 activation rows (or a dynamic M)}}
+func.func @warp_kernel(%x8: !x8, %x16: !x16, %x16b16: !x16b16, %wi4: !wi4, %wu2: !wu2, %wb16: !wb16, %wmx: !wmx, %wouter: !wouter) {
+  // expected-remark @below {{no tensor cores: fewer than 16 activation rows}}
   %0 = quant_block.matmul %x8, %wi4 transpose_rhs accumulate(i32) inhibit : !x8, !wi4 -> tensor<8x8xf32>
-  // expected-remark @below {{no tensor cores: fewer than 16 activation rows (or a dynamic M)}}
-  %1 = quant_block.matmul %xdyn, %wi4 transpose_rhs accumulate(i32) inhibit : !xdyn, !wi4 -> tensor<?x8xf32>
   // expected-remark @below {{no tensor cores: the weight's codes are not 4- or 8-bit integers}}
   %3 = quant_block.matmul %x16, %wu2 transpose_rhs accumulate(i32) inhibit : !x16, !wu2 -> tensor<16x8xf32>
   // expected-remark @below {{no tensor cores: the blocks are not a multiple of 32 codes}}

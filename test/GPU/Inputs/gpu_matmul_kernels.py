@@ -431,6 +431,12 @@ def cases():
         Case("int8act_uint8_zp_m17", rng, "ui8", 8, 9, 64, 32, 17,
              scale="f16", zero_point="ui8", act="i8"),
         Case("int8act_uint4_m16", rng, "ui4", 4, 16, 64, 64, 16, act="i8"),
+        # A dynamic M: the kernel is chosen at run time, the tensor-core
+        # one for 19 rows, the warp kernel for 3.
+        Case("int8act_int4_m19_dynamic", rng, "i4", 4, 12, 128, 32, 19,
+             scale="f16", act="i8", dynamic_m=True),
+        Case("int8act_int4_m3_dynamic", rng, "i4", 4, 12, 128, 32, 3,
+             scale="f16", act="i8", dynamic_m=True),
     ]
 
 
@@ -451,7 +457,8 @@ def emit(selection="default"):
 # kernel's lane-0 sum of 16-24 rows takes minutes on lavapipe).
 TENSOR_CORE_CASES = ("int8act_int4_m16", "int8act_int4_m19_g64",
                      "int8act_int8_m24", "int8act_uint4_zp_m16",
-                     "int8act_uint8_zp_m17", "int8act_uint4_m16")
+                     "int8act_uint8_zp_m17", "int8act_uint4_m16",
+                     "int8act_int4_m19_dynamic", "int8act_int4_m3_dynamic")
 
 
 def selected_cases(selection="default"):

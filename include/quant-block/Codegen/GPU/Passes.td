@@ -129,7 +129,7 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     ```
 
     With `tensor-cores` (set by the NVVM pipeline from sm_80 on), an
-    integer product of at least 16 activation rows (static M) against 4-
+    integer product of at least 16 activation rows against 4-
     or 8-bit integer weights (signed or unsigned, integer zero points or
     none, no outer scale), in blocks of a multiple of 32 codes, takes
     warp-level matrix products instead: each
@@ -151,7 +151,9 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     and adds `f32(isum) * (f32(sl) * f32(sr))` block by block in block
     order: the contract's order, so the same bits as the kernel above and
     as the CPU. A last partial tile of activation (or weight) rows
-    recomputes the last row and stores only its own.
+    recomputes the last row and stores only its own. With a dynamic M both
+    kernels are emitted and the host launches the tensor-core one for 16
+    rows or more, the warp kernel for fewer (a decode step), none for 0.
     --quant-block-gpu-emulate-warp-matrix-products performs the same
     products through workgroup memory (Vulkan; the tests on lavapipe).
 
