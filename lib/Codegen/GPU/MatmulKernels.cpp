@@ -465,6 +465,21 @@ private:
                          Value lhsBuffer, Value lhsScales, Value words,
                          Value scales, Value zeroPoints, Value outer,
                          Value result);
+  /// Where a warp's tiles of the tensor-core kernels lie, per lane.
+  struct TileGeometry {
+    /// t and 2 t (the lane's place in its quad).
+    Value quad, twiceQuad;
+    /// Activation rows g and g + 8 of the tile (raw: before the clamp to
+    /// M - 1), B's weight row per tile, the results' two weight rows per
+    /// tile (raw: before the clamp to N - 1).
+    SmallVector<Value> rawLhsRows, lhsRows, weightRows, rawResultRows,
+        resultRows;
+  };
+  TileGeometry getTileGeometry(Value lane, Value firstRow, Value m0);
+  /// Stores each lane's `totals` ([tile][i][j], f32) that lie in [M, N],
+  /// rounded once to the result type.
+  void storeTileResults(const TileGeometry &tile, ValueRange totals,
+                        Value kernelRows, Value result);
   void emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
                            Value kernelRows, Value lhsWords, Value lhsScales,
                            Value words, Value scales, Value zeroPoints,
@@ -890,6 +905,78 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
   return SmallVector<Value>(loop.getResults());
 }
 
+KernelEmitter::TileGeometry
+KernelEmitter::getTileGeometry(Value lane, Value firstRow, Value m0) {
+  TileGeometry tile;
+  // The fragments of mma.m16n8k32 and m16n8k16: lane l = 4 g + t holds
+  // rows g and g + 8 of A (activations), column g of B (weight row g of
+  // the tile) and the results of rows g, g + 8 by columns 2 t, 2 t + 1.
+  Value group = arith::DivUIOp::create(b, loc, lane, index(4));
+  tile.quad = arith::RemUIOp::create(b, loc, lane, index(4));
+  // (Ops are built one per statement where several feed one op: the IR's
+  // order must not depend on the compiler's order of evaluating
+  // arguments.)
+  tile.twiceQuad = arith::MulIOp::create(b, loc, tile.quad, index(2));
+  for (int64_t i = 0; i < 2; ++i) {
+    Value inTile = arith::AddIOp::create(b, loc, group, index(8 * i));
+    tile.rawLhsRows.push_back(arith::AddIOp::create(b, loc, m0, inTile));
+    tile.lhsRows.push_back(
+        hasPartialTile()
+            ? arith::MinUIOp::create(b, loc, tile.rawLhsRows.back(), lastRow)
+                  .getResult()
+            : tile.rawLhsRows.back());
+  }
+  // Weight rows: of B (one per tile), of the results (two per tile). The
+  // last group's surplus rows are row N - 1 again, computed, not stored.
+  Value lastWeightRow = index(plan.n - 1);
+  for (int64_t r = 0; r < plan.rowsPerWarp / kMmaCols; ++r) {
+    Value tileRow =
+        arith::AddIOp::create(b, loc, firstRow, index(kMmaCols * r));
+    Value weightRow = arith::AddIOp::create(b, loc, tileRow, group);
+    tile.weightRows.push_back(
+        arith::MinUIOp::create(b, loc, weightRow, lastWeightRow));
+    for (int64_t j = 0; j < 2; ++j) {
+      Value column = arith::AddIOp::create(b, loc, tile.twiceQuad, index(j));
+      tile.rawResultRows.push_back(
+          arith::AddIOp::create(b, loc, tileRow, column));
+      tile.resultRows.push_back(arith::MinUIOp::create(
+          b, loc, tile.rawResultRows.back(), lastWeightRow));
+    }
+  }
+  return tile;
+}
+
+void KernelEmitter::storeTileResults(const TileGeometry &tile,
+                                     ValueRange totals, Value kernelRows,
+                                     Value result) {
+  // Each lane stores its results that lie in [M, N].
+  for (int64_t r = 0; r < plan.rowsPerWarp / kMmaCols; ++r) {
+    for (int64_t j = 0; j < 2; ++j) {
+      for (int64_t i = 0; i < 2; ++i) {
+        OpBuilder::InsertionGuard guard(b);
+        Value own =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                  tile.rawResultRows[2 * r + j], index(plan.n));
+        if (hasPartialTile()) {
+          Value ownRow =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                    tile.rawLhsRows[i], kernelRows);
+          own = arith::AndIOp::create(b, loc, own, ownRow);
+        }
+        auto store = scf::IfOp::create(b, loc, own);
+        b.setInsertionPointToStart(store.thenBlock());
+        // The f32 sum rounded once to the result type.
+        Value total = totals[r * 4 + i * 2 + j];
+        if (!plan.expressed.isF32())
+          total = arith::TruncFOp::create(b, loc, plan.expressed, total);
+        memref::StoreOp::create(
+            b, loc, total, result,
+            ValueRange{tile.rawLhsRows[i], tile.rawResultRows[2 * r + j]});
+      }
+    }
+  }
+}
+
 void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
                                         Value kernelRows, Value lhsWords,
                                         Value lhsScales, Value words,
@@ -912,40 +999,10 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
   bool isSigned = plan.scheme.isSignedStorage();
   int64_t offset = isSigned ? 0 : int64_t(1) << (plan.bits - 1);
   bool activationSums = !isSigned || zeroPoints;
-  // mma.m16n8k32's fragments: lane l = 4 g + t holds rows g and g + 8 of
-  // A (activations), column g of B (weight row g of the tile) and the
-  // results of rows g, g + 8 by columns 2 t, 2 t + 1.
-  Value group = arith::DivUIOp::create(b, loc, lane, index(4));
-  Value quad = arith::RemUIOp::create(b, loc, lane, index(4));
-  // (Ops are built one per statement where several feed one op: the IR's
-  // order must not depend on the compiler's order of evaluating
-  // arguments.)
-  Value twiceQuad = arith::MulIOp::create(b, loc, quad, index(2));
-  SmallVector<Value> rawLhsRows, lhsRows;
-  for (int64_t i = 0; i < 2; ++i) {
-    rawLhsRows.push_back(arith::AddIOp::create(
-        b, loc, m0, arith::AddIOp::create(b, loc, group, index(8 * i))));
-    lhsRows.push_back(hasPartialTile() ? arith::MinUIOp::create(
-                                             b, loc, rawLhsRows.back(), lastRow)
-                                             .getResult()
-                                       : rawLhsRows.back());
-  }
-  // Weight rows: of B (one per tile), of the results (two per tile). The
-  // last group's surplus rows are row N - 1 again, computed, not stored.
-  Value lastWeightRow = index(plan.n - 1);
-  SmallVector<Value> weightRows, rawResultRows, resultRows;
-  for (int64_t r = 0; r < tiles; ++r) {
-    Value tileRow =
-        arith::AddIOp::create(b, loc, firstRow, index(kMmaCols * r));
-    weightRows.push_back(arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, tileRow, group), lastWeightRow));
-    for (int64_t j = 0; j < 2; ++j) {
-      Value column = arith::AddIOp::create(b, loc, twiceQuad, index(j));
-      rawResultRows.push_back(arith::AddIOp::create(b, loc, tileRow, column));
-      resultRows.push_back(
-          arith::MinUIOp::create(b, loc, rawResultRows.back(), lastWeightRow));
-    }
-  }
+  TileGeometry tile = getTileGeometry(lane, firstRow, m0);
+  Value quad = tile.quad, twiceQuad = tile.twiceQuad;
+  ArrayRef<Value> lhsRows = tile.lhsRows, weightRows = tile.weightRows,
+                  resultRows = tile.resultRows;
 
   // The sums, [tile][i][j], over the blocks in order.
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
@@ -1104,31 +1161,7 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
     scf::YieldOp::create(b, loc, sums);
   }
 
-  // Each lane stores its results that lie in [M, N].
-  for (int64_t r = 0; r < tiles; ++r) {
-    for (int64_t j = 0; j < 2; ++j) {
-      for (int64_t i = 0; i < 2; ++i) {
-        OpBuilder::InsertionGuard guard(b);
-        Value own =
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                  rawResultRows[2 * r + j], index(plan.n));
-        if (hasPartialTile())
-          own = arith::AndIOp::create(
-              b, loc, own,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                    rawLhsRows[i], kernelRows));
-        auto store = scf::IfOp::create(b, loc, own);
-        b.setInsertionPointToStart(store.thenBlock());
-        // The f32 sum rounded once to the result type.
-        Value total = loop.getResult(r * 4 + i * 2 + j);
-        if (!plan.expressed.isF32())
-          total = arith::TruncFOp::create(b, loc, plan.expressed, total);
-        memref::StoreOp::create(
-            b, loc, total, result,
-            ValueRange{rawLhsRows[i], rawResultRows[2 * r + j]});
-      }
-    }
-  }
+  storeTileResults(tile, loop.getResults(), kernelRows, result);
 }
 
 Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts,
