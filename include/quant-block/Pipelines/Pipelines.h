@@ -434,11 +434,11 @@ struct SPIRVPipelineOptions : public GPUPipelineOptions<SPIRVPipelineOptions> {
       llvm::cl::init(false)};
   PassOptions::Option<bool> emulatedTensorCores{
       *this, "emulated-tensor-cores",
-      llvm::cl::desc("The integer matmul kernel takes the NVVM pipeline's "
-                     "tensor-core form (16 or more activation rows), its "
-                     "warp-level matrix products performed through "
-                     "workgroup memory: slow, for testing that kernel on "
-                     "Vulkan devices (the same bits)"),
+      llvm::cl::desc("The matmul kernels take the NVVM pipeline's "
+                     "tensor-core forms (integer and f16 products of 16 or "
+                     "more activation rows), their warp-level matrix "
+                     "products performed through workgroup memory: slow, "
+                     "for testing those kernels on Vulkan devices"),
       llvm::cl::init(false)};
   PassOptions::Option<int64_t> subgroupSize{
       *this, "subgroup-size",
@@ -498,10 +498,10 @@ struct NVVMPipelineOptions : public GPUPipelineOptions<NVVMPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> tensorCores{
       *this, "tensor-cores",
-      llvm::cl::desc("The integer matmul kernel computes 16 or more "
-                     "activation rows against 4- and 8-bit integer weights "
-                     "with mma.sync.m16n8k32 (int8 tensor cores; chips "
-                     "from sm_80 on)"),
+      llvm::cl::desc("Integer and reassociable f16 products of 16 or more "
+                     "activation rows take the tensor cores "
+                     "(mma.sync.m16n8k32 s8 / m16n8k16 f16; chips from "
+                     "sm_80 on)"),
       llvm::cl::init(true)};
   PassOptions::Option<std::string> format{
       *this, "format",

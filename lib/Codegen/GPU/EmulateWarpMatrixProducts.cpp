@@ -31,25 +31,44 @@ namespace {
 
 /// Threads of a warp.
 constexpr int64_t kLanes = 32;
-/// Registers (32-bit words) of A and of B per thread in mma.m16n8k32.s8.
+/// Registers (32-bit words) of A and of B per thread in mma.m16n8k32.s8
+/// and mma.m16n8k16.f16 alike.
 constexpr int64_t kRegistersA = 4, kRegistersB = 2;
 
-/// Whether `product` is the int8 mma.m16n8k32 the emulation performs.
-bool isInt8M16N8K32(nvgpu::MmaSyncOp product) {
-  auto i8x4 = [](Type type, int64_t rows) {
-    auto vector = dyn_cast<VectorType>(type);
-    return vector && vector.getShape() == ArrayRef<int64_t>{rows, 4} &&
-           vector.getElementType().isInteger(8);
+/// The products the emulation performs.
+enum class ProductKind {
+  /// mma.m16n8k32, s8 inputs (4 a register), s32 accumulators.
+  Int8,
+  /// mma.m16n8k16, f16 inputs (2 a register), f32 accumulators.
+  Half,
+};
+
+/// The kind of `product`, or std::nullopt for one the emulation lacks.
+std::optional<ProductKind> getProductKind(nvgpu::MmaSyncOp product) {
+  auto fragment = [](Value value, int64_t rows, int64_t columns,
+                     auto isElement) {
+    auto vector = dyn_cast<VectorType>(value.getType());
+    return vector && vector.getShape() == ArrayRef<int64_t>{rows, columns} &&
+           isElement(vector.getElementType());
   };
-  auto c = dyn_cast<VectorType>(product.getMatrixC().getType());
   SmallVector<int64_t> shape;
   for (Attribute size : product.getMmaShape())
     shape.push_back(cast<IntegerAttr>(size).getInt());
-  return i8x4(product.getMatrixA().getType(), kRegistersA) &&
-         i8x4(product.getMatrixB().getType(), kRegistersB) && c &&
-         c.getShape() == ArrayRef<int64_t>{2, 2} &&
-         c.getElementType().isInteger(32) &&
-         shape == SmallVector<int64_t>{16, 8, 32};
+  auto isI8 = [](Type t) { return t.isInteger(8); };
+  auto isI32 = [](Type t) { return t.isInteger(32); };
+  auto isF16 = [](Type t) { return t.isF16(); };
+  auto isF32 = [](Type t) { return t.isF32(); };
+  if (shape == SmallVector<int64_t>{16, 8, 32} &&
+      fragment(product.getMatrixA(), kRegistersA, 4, isI8) &&
+      fragment(product.getMatrixB(), kRegistersB, 4, isI8) &&
+      fragment(product.getMatrixC(), 2, 2, isI32))
+    return ProductKind::Int8;
+  if (shape == SmallVector<int64_t>{16, 8, 16} &&
+      fragment(product.getMatrixA(), kRegistersA, 2, isF16) &&
+      fragment(product.getMatrixB(), kRegistersB, 2, isF16) &&
+      fragment(product.getMatrixC(), 2, 2, isF32))
+    return ProductKind::Half;
+  return std::nullopt;
 }
 
 struct GPUEmulateWarpMatrixProductsPass
@@ -74,11 +93,14 @@ struct GPUEmulateWarpMatrixProductsPass
   llvm::DenseMap<Operation *, Value> buffers;
 
   LogicalResult emulate(nvgpu::MmaSyncOp product) {
-    if (!isInt8M16N8K32(product))
+    std::optional<ProductKind> kind = getProductKind(product);
+    if (!kind)
       return product.emitOpError()
              << "cannot be emulated: only mmaShape [16, 8, 32] with "
                 "vector<4x4xi8>, vector<2x4xi8> and vector<2x2xi32> operands "
-                "(s8 inputs, s32 accumulators) is";
+                "(s8 inputs, s32 accumulators) and [16, 8, 16] with "
+                "vector<4x2xf16>, vector<2x2xf16> and vector<2x2xf32> "
+                "operands are";
     auto launch = product->getParentOfType<gpu::LaunchOp>();
     if (!launch)
       return product.emitOpError()
@@ -143,6 +165,15 @@ struct GPUEmulateWarpMatrixProductsPass
         value = arith::ShLIOp::create(b, loc, value, i32Constant(24 - 8 * i));
       return arith::ShRSIOp::create(b, loc, value, i32Constant(24));
     };
+    // Half `i` of `word` (two f16), extended to f32.
+    auto halfValue = [&](Value word, int64_t i) -> Value {
+      Value single = vector::FromElementsOp::create(
+          b, loc, VectorType::get({1}, i32), word);
+      Value pair = vector::BitCastOp::create(
+          b, loc, VectorType::get({2}, b.getF16Type()), single);
+      Value value = vector::ExtractOp::create(b, loc, pair, i);
+      return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    };
     SmallVector<Value> results;
     for (int64_t i = 0; i < 2; ++i) {
       for (int64_t j = 0; j < 2; ++j) {
@@ -164,11 +195,22 @@ struct GPUEmulateWarpMatrixProductsPass
           Value a = memref::LoadOp::create(b, loc, buffer, aSlot);
           Value bSlot = slot(warpThread(column), kRegistersA + k / 4);
           Value bWord = memref::LoadOp::create(b, loc, buffer, bSlot);
-          for (int64_t byte = 0; byte < 4; ++byte) {
-            Value x = signedByte(a, byte);
-            Value y = signedByte(bWord, byte);
-            Value product = arith::MulIOp::create(b, loc, x, y);
-            sum = arith::AddIOp::create(b, loc, sum, product);
+          if (*kind == ProductKind::Int8) {
+            for (int64_t byte = 0; byte < 4; ++byte) {
+              Value x = signedByte(a, byte);
+              Value y = signedByte(bWord, byte);
+              Value product = arith::MulIOp::create(b, loc, x, y);
+              sum = arith::AddIOp::create(b, loc, sum, product);
+            }
+            continue;
+          }
+          // Two f16 values a word, their (exact) products added in f32 in
+          // k order: one order of the tensor cores' sums.
+          for (int64_t half = 0; half < 2; ++half) {
+            Value x = halfValue(a, half);
+            Value y = halfValue(bWord, half);
+            Value product = arith::MulFOp::create(b, loc, x, y);
+            sum = arith::AddFOp::create(b, loc, sum, product);
           }
         }
         results.push_back(sum);

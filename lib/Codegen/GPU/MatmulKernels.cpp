@@ -63,6 +63,8 @@ constexpr int64_t kMaxIntegerBlockBits = 1024;
 /// The warp-level int8 matrix product of the tensor-core kernel
 /// (mma.m16n8k32): activation rows, weight rows and codes along K.
 constexpr int64_t kMmaRows = 16, kMmaCols = 8, kMmaDepth = 32;
+/// The depth of the f16 one (mma.m16n8k16, f32 accumulators).
+constexpr int64_t kMmaHalfDepth = 16;
 /// The most 8-row tiles of weight rows one warp of that kernel computes
 /// (each activation fragment it loads serves all of them).
 constexpr int64_t kMaxMmaTilesPerWarp = 4;
@@ -111,6 +113,21 @@ std::optional<std::string> whyNoTensorCores(const KernelPlan &plan,
   // (A dynamic M chooses at run time: see GPUMatmulKernelsPass.)
   if (!ShapedType::isDynamic(plan.m) && plan.m < kMmaRows)
     return std::string("fewer than 16 activation rows");
+  if (!plan.integer) {
+    // f16 products: the dequantized weights are f16 already (the contract
+    // rounds them to the expressed type), and an f16 product is exact in
+    // the f32 accumulators.
+    if (!plan.expressed.isF16())
+      return std::string("the activations are not f16");
+    bool e2m1 = isa<Float4E2M1FNType>(plan.scheme.getStorageType());
+    if ((!plan.scheme.hasIntegerStorage() && !e2m1) ||
+        (plan.bits != 4 && plan.bits != 8))
+      return std::string("the weight's codes are not 4- or 8-bit integers "
+                         "or E2M1");
+    if (blockSize % kMmaHalfDepth != 0)
+      return std::string("the blocks are not a multiple of 16 codes");
+    return std::nullopt;
+  }
   if (!plan.scheme.hasIntegerStorage() || (plan.bits != 4 && plan.bits != 8))
     return std::string("the weight's codes are not 4- or 8-bit integers");
   if (plan.scheme.getOuter())
@@ -208,7 +225,8 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   plan.bits = bits;
   plan.scheme = scheme;
   plan.hasZeroPoints = scheme.getZeroPointType() != nullptr;
-  if (plan.integer && tensorCores) {
+  plan.expressed = expressed;
+  if (tensorCores) {
     std::optional<std::string> whyNot = whyNoTensorCores(plan, block[1]);
     plan.tensorCores = !whyNot;
     plan.whyNoTensorCores = whyNot.value_or("");
@@ -253,7 +271,7 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   // contract's order, one warp per row.
   int64_t warps = workgroupSize / kLanes;
   int64_t numChunks = plan.wordsPerRow / plan.wordsPerChunk;
-  if (plan.integer) {
+  if (plan.integer || plan.tensorCores) {
     plan.splitK = 1;
   } else if (splitK > 0) {
     plan.splitK = splitK;
@@ -480,6 +498,14 @@ private:
   /// rounded once to the result type.
   void storeTileResults(const TileGeometry &tile, ValueRange totals,
                         Value kernelRows, Value result);
+  /// The f16 tensor-core kernel's warp (plan.tensorCores, f16
+  /// activations): per step of 16 codes, each tile's 4 weights per lane
+  /// dequantized (rounded to f16 as dequantize does) into B of an
+  /// nvgpu.mma.sync [16, 8, 16] with f32 accumulators over all of K.
+  void emitHalfTensorCoreTiles(Value lane, Value firstRow, Value m0,
+                               Value kernelRows, Value lhs, Value words,
+                               Value scales, Value zeroPoints, Value outer,
+                               Value result);
   void emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
                            Value kernelRows, Value lhsWords, Value lhsScales,
                            Value words, Value scales, Value zeroPoints,
@@ -1164,6 +1190,117 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
   storeTileResults(tile, loop.getResults(), kernelRows, result);
 }
 
+void KernelEmitter::emitHalfTensorCoreTiles(Value lane, Value firstRow,
+                                            Value m0, Value kernelRows,
+                                            Value lhs, Value words,
+                                            Value scales, Value zeroPoints,
+                                            Value outer, Value result) {
+  Type f16 = b.getF16Type(), i32 = b.getI32Type();
+  int64_t tiles = plan.rowsPerWarp / kMmaCols;
+  int64_t steps = plan.k / kMmaHalfDepth;
+  int64_t codesPerStep = kMmaHalfDepth;
+  TileGeometry tile = getTileGeometry(lane, firstRow, m0);
+  // Lane t of a quad takes the step's codes 4 t .. 4 t + 3 (in the
+  // products' k slots 2 t, 2 t + 1, 8 + 2 t, 8 + 2 t + 1: the order within
+  // a step is the kernel's, as long as A and B agree).
+  Value firstCode = arith::MulIOp::create(b, loc, tile.quad, index(4));
+  bool isSigned =
+      plan.scheme.hasIntegerStorage() && plan.scheme.isSignedStorage();
+  bool integerCodeValues =
+      plan.scheme.hasIntegerStorage() &&
+      plan.scheme.getZeroPointDomain() == ZeroPointDomain::None;
+  bool e2m1CodeValues =
+      exactSubnormals && isa<Float4E2M1FNType>(plan.scheme.getStorageType());
+  // A 4-bit lane's four codes are half of a word: the low half for even t,
+  // the high half for odd t.
+  Value codeShift;
+  if (plan.bits == 4) {
+    Value odd = arith::RemUIOp::create(b, loc, tile.quad, index(2));
+    Value oddBits = arith::MulIOp::create(b, loc, odd, index(16));
+    codeShift = arith::IndexCastOp::create(b, loc, i32, oddBits);
+  }
+  // The accumulators as scalars ([tile][i][j]) between steps: a target
+  // without the products (their emulation on Vulkan) has no 2-D vectors.
+  auto accType = VectorType::get({2, 2}, b.getF32Type());
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  SmallVector<Value> inits(tiles * 4, zero);
+  auto loop =
+      scf::ForOp::create(b, loc, index(0), index(steps), index(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value stepK = arith::MulIOp::create(b, loc, loop.getInductionVar(),
+                                        index(codesPerStep));
+    Value k = arith::AddIOp::create(b, loc, stepK, firstCode);
+    // A: the 4 activations of rows g and g + 8 (one 8-byte load each);
+    // registers i and 2 + i hold their first and last two.
+    Value a = arith::ConstantOp::create(
+        b, loc, b.getZeroAttr(VectorType::get({4, 2}, f16)));
+    for (int64_t i = 0; i < 2; ++i) {
+      Value four = loadVector(lhs, {tile.lhsRows[i], k}, 4, f16);
+      Value first = vector::ShuffleOp::create(b, loc, four, four,
+                                              ArrayRef<int64_t>{0, 1});
+      Value second = vector::ShuffleOp::create(b, loc, four, four,
+                                               ArrayRef<int64_t>{2, 3});
+      a = vector::InsertOp::create(b, loc, first, a, i);
+      a = vector::InsertOp::create(b, loc, second, a, 2 + i);
+    }
+    Value block = arith::DivUIOp::create(
+        b, loc, stepK, index(plan.wordsPerBlock * plan.codesPerWord));
+    SmallVector<Value> sums(loop.getRegionIterArgs());
+    for (int64_t r = 0; r < tiles; ++r) {
+      Value weightRow = tile.weightRows[r];
+      Value scale =
+          memref::LoadOp::create(b, loc, scales, ValueRange{weightRow, block});
+      Value zeroPoint;
+      if (zeroPoints)
+        zeroPoint = memref::LoadOp::create(b, loc, zeroPoints,
+                                           ValueRange{weightRow, block});
+      Value wordIndex =
+          arith::DivUIOp::create(b, loc, k, index(plan.codesPerWord));
+      Value word = memref::LoadOp::create(b, loc, words,
+                                          ValueRange{weightRow, wordIndex});
+      if (codeShift)
+        word = arith::ShRUIOp::create(b, loc, word, codeShift);
+      // The four weights, each dequantized and rounded to f16 as
+      // dequantize does.
+      SmallVector<Value> weights;
+      for (int64_t j = 0; j < 4; ++j) {
+        if (integerCodeValues || e2m1CodeValues) {
+          Value value = integerCodeValues
+                            ? codeValue(word, j, plan.bits, isSigned)
+                            : e2m1Value(word, j);
+          weights.push_back(quant_block::detail::emitDequantizeCodeValue(
+              b, loc, plan.scheme, value, scale, outer));
+          continue;
+        }
+        Value code = extractCode(word, j, plan.bits, isSigned);
+        weights.push_back(quant_block::detail::emitDequantize(
+            b, loc, plan.scheme, code, scale, zeroPoint, outer));
+      }
+      Value bFragment = arith::ConstantOp::create(
+          b, loc, b.getZeroAttr(VectorType::get({2, 2}, f16)));
+      for (int64_t h = 0; h < 2; ++h) {
+        Value pair = vector::FromElementsOp::create(
+            b, loc, VectorType::get({2}, f16),
+            ValueRange{weights[2 * h], weights[2 * h + 1]});
+        bFragment = vector::InsertOp::create(b, loc, pair, bFragment, h);
+      }
+      auto tileSums = ArrayRef<Value>(sums).slice(4 * r, 4);
+      Value c = vector::FromElementsOp::create(b, loc, accType, tileSums);
+      Value d = nvgpu::MmaSyncOp::create(
+          b, loc, a, bFragment, c,
+          ArrayRef<int64_t>{kMmaRows, kMmaCols, kMmaHalfDepth});
+      for (int64_t i = 0; i < 2; ++i)
+        for (int64_t j = 0; j < 2; ++j)
+          sums[4 * r + 2 * i + j] =
+              vector::ExtractOp::create(b, loc, d, ArrayRef<int64_t>{i, j});
+    }
+    scf::YieldOp::create(b, loc, sums);
+  }
+  storeTileResults(tile, loop.getResults(), kernelRows, result);
+}
+
 Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts,
                           const KernelPlan *largeM) {
   Buffers buffers;
@@ -1272,7 +1409,10 @@ void KernelEmitter::emitLaunch(const Buffers &buffers) {
         arith::MulIOp::create(b, loc, groups.getInductionVar(),
                               index(plan.rowsPerGroup)),
         arith::MulIOp::create(b, loc, warp, index(plan.rowsPerWarp)));
-    if (plan.tensorCores)
+    if (plan.tensorCores && !plan.integer)
+      emitHalfTensorCoreTiles(lane, firstRow, m0, kernelRows, lhsBuffer, words,
+                              scales, zeroPoints, outer, result);
+    else if (plan.tensorCores)
       emitTensorCoreTiles(lane, firstRow, m0, kernelRows, lhsBuffer, lhsScales,
                           words, scales, zeroPoints, result);
     else

@@ -169,3 +169,53 @@ func.func @warp_kernel(%x8: !x8, %x16: !x16, %x16b16: !x16b16, %wi4: !wi4, %wu2:
   %6 = quant_block.matmul %x16, %wouter transpose_rhs accumulate(i32) inhibit : !x16, !wouter -> tensor<16x8xf32>
   return
 }
+
+// -----
+
+// f16 activations (reassoc): the f16 kernel. Per step of 16 codes (a loop
+// over K's 4 steps, 8 f32 accumulators for N = 16: two tiles), lane t's
+// four activations of rows g and g + 8 (one 8-byte load each, their halves
+// A's registers i and 2 + i), per tile the word of its four codes (shifted
+// by 16 bits for odd t), four weights dequantized to f16 into B, and one
+// nvgpu.mma.sync [16, 8, 16] on the accumulators.
+// CHECK-LABEL: func.func @f16_activations
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK: vector.load %{{.*}} {alignment = 8 : i64} : memref<16x64xf16>, vector<4xf16>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1] : vector<4xf16>, vector<4xf16>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [2, 3] : vector<4xf16>, vector<4xf16>
+// CHECK: memref.load %{{.*}} : memref<16x8xi32>
+// CHECK: arith.shrui
+// CHECK: vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
+// CHECK: vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<2x2xf32>
+// CHECK: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: nvgpu.mma.sync
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: scf.yield
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK-NOT: gpu.shuffle
+!wh = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f16, block = [1, 32], scale = f16>>
+func.func @f16_activations(%x: tensor<16x64xf16>, %w: !wh) -> tensor<16x16xf16> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<16x64xf16>, !wh -> tensor<16x16xf16>
+  return %y : tensor<16x16xf16>
+}
+
+// -----
+
+// Float products the f16 kernel leaves to the warp kernel, with the reason.
+// CHECK-LABEL: func.func @float_warp_kernel
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: return
+!wb = !quant_block.tensor<8x64, #quant_block.scheme<i4 : bf16, block = [1, 32], scale = f16>>
+!wh2 = !quant_block.tensor<8x64, #quant_block.scheme<ui2 : f16, block = [1, 32], scale = f16>>
+!wh8 = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f16, block = [1, 8], scale = f16>>
+func.func @float_warp_kernel(%xb: tensor<16x64xbf16>, %xh: tensor<16x64xf16>, %xh8: tensor<8x64xf16>, %wb: !wb, %wh2: !wh2, %wh8: !wh8) {
+  // expected-remark @below {{no tensor cores: the activations are not f16}}
+  %0 = quant_block.matmul %xb, %wb transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<16x64xbf16>, !wb -> tensor<16x8xbf16>
+  // expected-remark @below {{no tensor cores: the weight's codes are not 4- or 8-bit integers or E2M1}}
+  %1 = quant_block.matmul %xh, %wh2 transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<16x64xf16>, !wh2 -> tensor<16x8xf16>
+  // expected-remark @below {{no tensor cores: the blocks are not a multiple of 16 codes}}
+  %2 = quant_block.matmul %xh, %wh8 transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<16x64xf16>, !wh8 -> tensor<16x8xf16>
+  // expected-remark @below {{no tensor cores: fewer than 16 activation rows}}
+  %3 = quant_block.matmul %xh8, %wh8 transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<8x64xf16>, !wh8 -> tensor<8x8xf16>
+  return
+}

@@ -437,6 +437,18 @@ def cases():
              scale="f16", act="i8", dynamic_m=True),
         Case("int8act_int4_m3_dynamic", rng, "i4", 4, 12, 128, 32, 3,
              scale="f16", act="i8", dynamic_m=True),
+        # f16 activations (fastmath<fast>): the f16 tensor-core kernel, each
+        # weight dequantized and rounded to f16 in registers, the sums the
+        # tensor cores' (within the bound only): int4, uint4 with zero
+        # points (M = 19: a partial tile), MXFP4, int8.
+        Case("f16_int4_m16", rng, "i4", 4, 24, 128, 32, 16, scale="f16",
+             act="f16", fast=True),
+        Case("f16_uint4_zp_m19", rng, "ui4", 4, 12, 64, 32, 19, scale="f16",
+             zero_point="ui4", act="f16", fast=True),
+        Case("f16_mxfp4_m16", rng, "f4E2M1FN", 4, 8, 64, 32, 16,
+             scale="f8E8M0FNU", act="f16", fast=True),
+        Case("f16_int8_m17", rng, "i8", 8, 9, 64, 32, 17, act="f16",
+             fast=True),
     ]
 
 
@@ -458,7 +470,9 @@ def emit(selection="default"):
 TENSOR_CORE_CASES = ("int8act_int4_m16", "int8act_int4_m19_g64",
                      "int8act_int8_m24", "int8act_uint4_zp_m16",
                      "int8act_uint8_zp_m17", "int8act_uint4_m16",
-                     "int8act_int4_m19_dynamic", "int8act_int4_m3_dynamic")
+                     "int8act_int4_m19_dynamic", "int8act_int4_m3_dynamic",
+                     "f16_int4_m16", "f16_uint4_zp_m19", "f16_mxfp4_m16",
+                     "f16_int8_m17")
 
 
 def selected_cases(selection="default"):
