@@ -106,6 +106,7 @@ void mlir::quant_block::buildGPUMiddlePipeline(
       arith::createArithEmulateUnsupportedFloats(halfWidth));
   ExpandFloatConversionsOptions conversions;
   conversions.nativeF16Extension = options.target.exactF16Extension;
+  conversions.nativeKernelF16Truncation = options.target.exactF16Truncation;
   pm.addNestedPass<func::FuncOp>(createExpandFloatConversions(conversions));
 
   pm.addNestedPass<func::FuncOp>(createGPUSinkIntoLaunch());

@@ -89,8 +89,9 @@ void mlir::quant_block::buildNVVMBackHalfPipeline(
 void mlir::quant_block::buildNVVMPipeline(OpPassManager &pm,
                                           const NVVMPipelineOptions &options) {
   // NVIDIA warps are 32 threads, 16-byte loads are fast, cvt.f32.f16 is
-  // exact (a NaN's bits are the target's, docs/Numerics.md) and mul.rn.f32
-  // keeps subnormals (the kernels are not compiled with ftz).
+  // exact and cvt.rn.f16.f32 rounds as the contract does (a NaN's bits are
+  // the target's, docs/Numerics.md) and mul.rn.f32 keeps subnormals (the
+  // kernels are not compiled with ftz).
   GPUTargetTraits target = GPUTargetTraits::nvvm();
   if (options.int8DotProducts && hasDp4a(options.chip))
     target.byteDotProducts = true;

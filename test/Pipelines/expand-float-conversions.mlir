@@ -1,5 +1,6 @@
 // RUN: quant-opt %s --split-input-file --quant-block-expand-float-conversions | FileCheck %s
 // RUN: quant-opt %s --split-input-file --quant-block-expand-float-conversions=native-bf16-truncation=true | FileCheck %s --check-prefix=NATIVE
+// RUN: quant-opt %s --split-input-file --quant-block-expand-float-conversions=native-kernel-f16-truncation=true | FileCheck %s --check-prefix=KERNEL
 
 // f32 -> bf16: integer rounding on the bit pattern, no truncf left for LLVM
 // to lower to a host instruction.
@@ -78,4 +79,35 @@ func.func @marked_truncations(%w: vector<16xf32>, %d: vector<16xf64>)
   %unmarked = arith.truncf %w : vector<16xf32> to vector<16xbf16>
   %f64 = arith.truncf %d : vector<16xf64> to vector<16xbf16>
   return %kept, %unmarked, %f64 : vector<16xbf16>, vector<16xbf16>, vector<16xbf16>
+}
+
+// -----
+
+// native-kernel-f16-truncation (the NVVM pipeline): f32 -> f16 inside a
+// gpu.launch is left to the target (cvt.rn.f16.f32); on the host, and
+// from f64 anywhere, it is expanded. Without the option all three are.
+// KERNEL-LABEL: func.func @kernel_f16_truncation
+// KERNEL: arith.bitcast %{{.*}} : i16 to f16
+// KERNEL: gpu.launch
+// KERNEL: arith.truncf %{{.*}} : f32 to f16
+// KERNEL: arith.truncf %{{.*}} : f64 to f32
+// KERNEL-NOT: arith.truncf
+// KERNEL: gpu.terminator
+// CHECK-LABEL: func.func @kernel_f16_truncation
+// CHECK-NOT: arith.truncf %{{.*}} : f32 to f16
+// CHECK: gpu.terminator
+func.func @kernel_f16_truncation(%x: f32, %d: f64, %out: memref<3xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %host = arith.truncf %x : f32 to f16
+  memref.store %host, %out[%c0] : memref<3xf16>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %k = arith.truncf %x : f32 to f16
+    memref.store %k, %out[%c1] : memref<3xf16>
+    %w = arith.truncf %d : f64 to f16
+    memref.store %w, %out[%c2] : memref<3xf16>
+    gpu.terminator
+  }
+  return
 }

@@ -268,6 +268,10 @@ struct GPUTargetTraits {
   bool exactF16Extension = false;
   /// The target's f32 arithmetic keeps subnormals (NVVM without ftz).
   bool exactSubnormals = false;
+  /// The target's f32 -> f16 conversion rounds to nearest even with
+  /// subnormals, NaN payloads aside (NVVM's cvt.rn.f16.f32): kernels keep
+  /// it rather than the integer expansion.
+  bool exactF16Truncation = false;
   /// The target has 4-way byte dot products (PTX dp4a from sm_61 on;
   /// SPIR-V's SDot / SUDot on devices with shaderIntegerDotProduct): the
   /// integer matmul kernel sums its codes with them.
@@ -287,6 +291,7 @@ struct GPUTargetTraits {
     traits.vectorLoads = true;
     traits.exactF16Extension = true;
     traits.exactSubnormals = true;
+    traits.exactF16Truncation = true;
     return traits;
   }
   static GPUTargetTraits spirv() {

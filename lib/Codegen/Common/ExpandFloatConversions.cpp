@@ -14,6 +14,7 @@
 #include "quant-block/Support/PatternDriver.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -201,8 +202,10 @@ static bool isSingleOrDouble(Type type) {
 namespace {
 
 struct ExpandTruncation : public OpRewritePattern<arith::TruncFOp> {
-  ExpandTruncation(MLIRContext *ctx, bool nativeBF16Truncation)
-      : OpRewritePattern(ctx), nativeBF16Truncation(nativeBF16Truncation) {}
+  ExpandTruncation(MLIRContext *ctx, bool nativeBF16Truncation,
+                   bool nativeKernelF16Truncation)
+      : OpRewritePattern(ctx), nativeBF16Truncation(nativeBF16Truncation),
+        nativeKernelF16Truncation(nativeKernelF16Truncation) {}
 
   LogicalResult matchAndRewrite(arith::TruncFOp op,
                                 PatternRewriter &rewriter) const override {
@@ -215,6 +218,14 @@ struct ExpandTruncation : public OpRewritePattern<arith::TruncFOp> {
         op->hasAttr(
             quant_block::QuantBlockDialect::getNeverSubnormalOperandAttrName()))
       return rewriter.notifyMatchFailure(op, "left to AVX512-BF16");
+    // cvt.rn.f16.f32 differs from the expansion in NaN payloads only.
+    if (nativeKernelF16Truncation &&
+        getElementTypeOrSelf(op.getIn().getType()).isF32() &&
+        getElementTypeOrSelf(op.getType()).isF16() &&
+        (!op.getRoundingmode() ||
+         *op.getRoundingmode() == arith::RoundingMode::to_nearest_even) &&
+        op->getParentOfType<gpu::LaunchOp>())
+      return rewriter.notifyMatchFailure(op, "left to the GPU kernel's cvt");
     if (std::optional<arith::RoundingMode> mode = op.getRoundingmode();
         mode && *mode != arith::RoundingMode::to_nearest_even)
       return rewriter.notifyMatchFailure(op, "not round to nearest even");
@@ -232,7 +243,7 @@ struct ExpandTruncation : public OpRewritePattern<arith::TruncFOp> {
   }
 
 private:
-  bool nativeBF16Truncation;
+  bool nativeBF16Truncation, nativeKernelF16Truncation;
 };
 
 struct ExpandExtension : public OpRewritePattern<arith::ExtFOp> {
@@ -271,7 +282,8 @@ struct ExpandFloatConversionsPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ExpandTruncation>(&getContext(), nativeBF16Truncation);
+    patterns.add<ExpandTruncation>(&getContext(), nativeBF16Truncation,
+                                   nativeKernelF16Truncation);
     patterns.add<ExpandExtension>(&getContext(), nativeF16Extension);
     // Only these rewrites (PatternDriver.h). The patterns create no op they
     // match (only f64 <-> f32 conversions), so they converge at once.

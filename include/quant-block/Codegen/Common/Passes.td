@@ -106,6 +106,15 @@ def ExpandFloatConversions : Pass<"quant-block-expand-float-conversions",
     `x86-avx512-bf16`). Without the attribute, or the option, the
     truncation is expanded as above.
 
+    With `native-kernel-f16-truncation`, an `arith.truncf` from f32 to f16
+    (to nearest even) inside a `gpu.launch` body is left to LLVM, for the
+    NVVM pipeline: NVPTX's `cvt.rn.f16.f32` rounds to nearest even, keeps
+    f16 subnormals and overflows to infinity as the expansion does, and
+    differs only in a NaN's payload bits (the target's, as for its f16
+    extension; docs/Numerics.md). Host code keeps the expansion (on the
+    CPU LLVM would call a builtin), and so do f64 sources (rounded twice
+    otherwise).
+
     ```mlir
     // --quant-block-expand-float-conversions=native-bf16-truncation=true
     %a = arith.truncf %w {quant_block.never_subnormal_operand}
@@ -125,6 +134,10 @@ def ExpandFloatConversions : Pass<"quant-block-expand-float-conversions",
            "Leave f32 -> bf16 truncations marked "
            "quant_block.never_subnormal_operand to LLVM (targets with "
            "AVX512-BF16 only)">,
+    Option<"nativeKernelF16Truncation", "native-kernel-f16-truncation",
+           "bool", /*default=*/"false",
+           "Leave f32 -> f16 truncations inside gpu.launch bodies to LLVM "
+           "(NVPTX: cvt.rn.f16.f32)">,
   ];
 }
 
