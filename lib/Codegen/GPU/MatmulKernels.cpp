@@ -98,16 +98,17 @@ struct KernelPlan {
   /// The integer kernel's block sums from 4-way byte dot products (4- and
   /// 8-bit integer weights) rather than a multiply and an add per code.
   bool byteDotProducts = false;
-  /// The integer kernel's block sums from warp-level 16x8x32 int8 matrix
-  /// products: tiles of 16 activation rows by 8 weight rows per warp.
+  /// Warp-level matrix products (16x8x32 int8 block sums for the integer
+  /// kernel, 16x8x16 f16 for f16 activations): tiles of 16 activation rows
+  /// by 8 weight rows per warp.
   bool tensorCores = false;
-  /// Why an integer product takes no tensor cores where they were asked
-  /// for (empty otherwise), for `report`.
+  /// Why a product takes no tensor cores where they were asked for (empty
+  /// otherwise), for `report`.
   std::string whyNoTensorCores;
 };
 
-/// Why the integer product planned in `plan` (M, storage, block) takes no
-/// warp-level matrix products (std::nullopt when it takes them).
+/// Why the product planned in `plan` (M, activations, storage, block) takes
+/// no warp-level matrix products (std::nullopt when it takes them).
 std::optional<std::string> whyNoTensorCores(const KernelPlan &plan,
                                             int64_t blockSize) {
   // (A dynamic M chooses at run time: see GPUMatmulKernelsPass.)
