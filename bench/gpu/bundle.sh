@@ -40,7 +40,7 @@
 # FMA cases again with other pipeline options, `suffix:opt,opt ...`, empty
 # for none; RESIDENT_PREFILL: the row counts M of the int8 prefill products,
 # `<case>_i8_m<M>`, each also as `..._warp` with tensor-cores=false, empty
-# for none).
+# for none); llama_*/: the LLaMA model (see LLAMA below).
 #
 # The runner utilities of Debian's LLVM name libMLIR and libLLVM as needed
 # libraries without using any of their symbols: the bundle carries empty
@@ -54,7 +54,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${BUILD:-$ROOT/build}" && pwd)
 LLVM=${LLVM:-/usr/lib/llvm-22}
 CHIP=${CHIP:-sm_90}
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+# Exported: the NVVM target finds libdevice (exp, sqrt in the LLaMA
+# model's kernels) under $CUDA_HOME/nvvm/libdevice.
+export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 PYTHON=${PYTHON:-/usr/bin/python3}
 QUANT_OPT=$BUILD/bin/quant-opt
 export PATH="$CUDA_HOME/bin:$LLVM/bin:$PATH"
@@ -236,7 +238,28 @@ if [ "${BENCH:-1}" != 0 ]; then
   done
   cp "$ROOT/bench/gpu/resident_table.py" "$OUT/"
 fi
+# The LLaMA model (bench/gpu/llama_bundle.py): tiny models checked against
+# the CPU's logits (LLAMA_CHECKS, MIX:ACTIVATIONS) and LLaMA-7B-shaped ones
+# of LLAMA_LAYERS layers timed, pp / tg (LLAMA_BENCH: mixes; LLAMA_PP,
+# LLAMA_TG; LLAMA_SHAPE=tiny: the checks' shape, for tests), each forward
+# function a library that llama_run.py calls there. LLAMA=0: none.
+if [ "${LLAMA:-1}" != 0 ]; then
+  if "$PYTHON" "$ROOT/bench/gpu/llama_bundle.py" --out "$OUT" --build "$BUILD" \
+      --libs "$OUT/lib" \
+      --pipeline "quant-block-nvvm-pipeline{chip=$CHIP format=fatbin}" \
+      --checks "${LLAMA_CHECKS-Q4_0:int8,Q4_K_M:f32}" \
+      --bench "${LLAMA_BENCH-Q4_0,Q4_K_M}" --bench-layers "${LLAMA_LAYERS:-4}" \
+      --bench-shape "${LLAMA_SHAPE:-7b}" \
+      --pp "${LLAMA_PP:-512}" --tg "${LLAMA_TG:-128}" >"$OUT/log/llama.log" 2>&1
+  then
+    cp "$ROOT/bench/gpu/llama_run.py" "$OUT/"
+  else
+    echo "error: bench/gpu/llama_bundle.py failed:" >&2
+    tail -5 "$OUT/log/llama.log" >&2
+    FAILED=1
+  fi
+fi
 cp "$ROOT/bench/gpu/bundle_run.sh" "$OUT/run.sh"
 chmod +x "$OUT/run.sh"
-echo "bundle: $(wc -l < "$OUT/cases.txt") checks and $(echo $FORMS | wc -w) benchmark forms for $CHIP in $OUT"
+echo "bundle: $(wc -l < "$OUT/cases.txt") checks, $(cat "$OUT/llama-models.txt" 2>/dev/null | wc -l) LLaMA models and $(echo $FORMS | wc -w) benchmark forms for $CHIP in $OUT"
 exit $FAILED

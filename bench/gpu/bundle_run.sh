@@ -8,7 +8,7 @@
 # pipeline's (bundle_compare.py, or the test's own check script), and with
 # SANITIZE=1 runs again under compute-sanitizer's memcheck; then the
 # GEMV benchmark of every form built runs as bench/gpu/run.sh runs it and table.py
-# prints its table. Needs python3 with numpy. Exits 1 if a check failed.
+# prints its table; then the LLaMA models (llama_run.py). Needs python3 with numpy. Exits 1 if a check failed.
 set -uo pipefail
 
 BUNDLE=$(cd "$(dirname "$0")" && pwd)
@@ -103,5 +103,37 @@ if [ -f "$dir/cases.txt" ]; then
   copy_out=$(ls "$RESULTS"/bench-pipeline/copy.out 2>/dev/null | head -1)
   "$PYTHON" "$BUNDLE/resident_table.py" "$res" "${WARMUP:-10}" "${ITERS:-100}" \
     ${copy_out:+"$copy_out"} || status=1
+fi
+# The LLaMA model: the tiny ones' logits against the CPU's, the 7B-shaped
+# ones' pp / tg, then where each spends its time (every kernel's, from
+# QUANT_BLOCK_CUDA_PROFILE, the five longest of a prefill and of tg's warm-up).
+if [ -f "$BUNDLE/llama-models.txt" ]; then
+  res=$RESULTS/llama
+  mkdir -p "$res"
+  copy_out=$(ls "$RESULTS"/bench-pipeline/copy.out 2>/dev/null | head -1)
+  echo "== LLaMA model (llama_run.py)"
+  while read -r name runtime; do
+    lib=$BUNDLE/lib/libQuantBlockCudaRuntime.so
+    [ "$runtime" = vulkan ] && lib=${VULKAN_RUNTIME:-libQuantBlockVulkanRuntime.so}
+    timeout "${LLAMA_TIMEOUT:-240}" "$PYTHON" "$BUNDLE/llama_run.py" \
+      "$BUNDLE/$name" --runtime "$lib" ${copy_out:+--copy "$copy_out"} \
+      </dev/null >"$res/$name.out" 2>"$res/$name.err"
+    rc=$?
+    grep -E '^(PASS|FAIL|RESULT|llama_)' "$res/$name.out"
+    if [ $rc -ne 0 ]; then
+      grep -q "^FAIL" "$res/$name.out" ||
+        echo "FAIL llama $name: exit $rc: $(tail -3 "$res/$name.err" | tr '\n' ' ')"
+      status=1; continue
+    fi
+    case $name in llama_bench_*)
+      for test in pp tg; do
+        QUANT_BLOCK_CUDA_PROFILE=1 timeout "${LLAMA_TIMEOUT:-240}" \
+          "$PYTHON" "$BUNDLE/llama_run.py" "$BUNDLE/$name" --runtime "$lib" \
+          --only $test </dev/null >/dev/null 2>"$res/$name.$test.prof" &&
+          "$PYTHON" "$BUNDLE/llama_run.py" --summarize "$res/$name.$test.prof" \
+            --title "$name $test"
+      done ;;
+    esac
+  done < "$BUNDLE/llama-models.txt"
 fi
 exit $status

@@ -3,8 +3,10 @@
 # a GPU, builds one bundle (bench/gpu/bundle.sh: the NVVM pipeline's executed
 # checks with the CPU's expected outputs, and every GPU benchmark: the
 # GEMV forms, the device-resident GEMV hot and cold, with and without FMA
-# and the runtime's pools, and the int8 prefill products on the tensor
-# cores beside the warp kernel) and puts a `device_check.sh` in it that runs
+# and the runtime's pools, the int8 prefill products on the tensor
+# cores beside the warp kernel, and the LLaMA model: tiny ones checked
+# against the CPU's logits, 7B-shaped ones timed, pp512 / tg128) and puts a
+# `device_check.sh` in it that runs
 # everything on the GPU machine, under compute-sanitizer's memcheck where
 # present, and writes one table.
 #
@@ -14,9 +16,10 @@
 # Needs there: an NVIDIA driver and python3 with numpy; nothing of LLVM or
 # MLIR. Took 85 s on an H200 without kernel variants, 145-170 s with the
 # default RESIDENT_VARIANTS (runs of 2026-11-27, docs/GPU.md), before the
-# prefill products (RESIDENT_PREFILL) were added. The environment of
-# bundle.sh (BUILD, CHIP, CHECKS, BENCH, SHAPES, RESIDENT_SHAPES,
-# RESIDENT_PREFILL, ...) passes through.
+# prefill products (RESIDENT_PREFILL) and the LLaMA model (LLAMA) were
+# added. The environment of bundle.sh (BUILD, CHIP, CHECKS, BENCH, SHAPES,
+# RESIDENT_SHAPES, RESIDENT_PREFILL, LLAMA, LLAMA_CHECKS, LLAMA_BENCH, ...)
+# passes through.
 set -euo pipefail
 
 if [ $# -ne 1 ]; then

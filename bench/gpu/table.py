@@ -63,9 +63,11 @@ def profile(path):
 def gpu_times_per_call(prof, calls):
     """Seconds of GPU time of each call: the summed launches of that call,
     or None if no kernel was launched once per call. The profile is per
-    kernel name, and the pipeline form's kernels of different gpu.modules
-    share names (three launches of `gemv_kernel` per call, all different
-    kernels): a name launched k times per call contributes launches
+    kernel name; the runtime names the kernels of different gpu.modules
+    that share a name `name#2`, `name#3`, ... (before 2026-12-02 it
+    reported them under one name: three launches of `gemv_kernel` per
+    call, all different kernels): a name launched k times per call
+    contributes launches
     [c * k, (c + 1) * k) to call c. Names launched fewer times than there
     are calls (input initialization) or not a whole number of times per
     call are left out."""

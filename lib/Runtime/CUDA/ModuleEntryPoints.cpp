@@ -73,7 +73,7 @@ QB_CUDA_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,
     check(result, call.c_str(), __func__);
   }
   if (isProfiling(context.driver()))
-    nameFunction(function, name);
+    nameFunction(function, module, name);
   return function;
 }
 

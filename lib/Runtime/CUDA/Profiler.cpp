@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace quant_block::cuda_runtime;
@@ -28,6 +29,10 @@ struct PendingLaunch {
 struct ProfileState {
   std::mutex mutex;
   std::map<CUfunction, std::string> names;
+  // The report's name of each (module, kernel name), and how many modules
+  // have a kernel of each name.
+  std::map<std::pair<CUmodule, std::string>, std::string> reportNames;
+  std::map<std::string, unsigned> modulesWithName;
   std::vector<PendingLaunch> pending;
   // Kernel name -> GPU milliseconds of each completed launch, in order.
   std::map<std::string, std::vector<float>> times;
@@ -77,10 +82,22 @@ bool quant_block::cuda_runtime::isProfiling(const CudaDriver &cuda) {
 }
 
 void quant_block::cuda_runtime::nameFunction(CUfunction function,
+                                             CUmodule module,
                                              const char *name) {
   ProfileState &profile = state();
   std::lock_guard<std::mutex> lock(profile.mutex);
-  profile.names[function] = name ? name : "<null>";
+  std::string base = name ? name : "<null>";
+  // Kernels of different modules may share a name: gpu-kernel-outlining
+  // calls every kernel outlined from @f `f_kernel`, each in a module of its
+  // own. The second module's is reported as `f_kernel#2`, and so on, in the
+  // order of their first lookup (the order of the first launches).
+  auto [it, inserted] =
+      profile.reportNames.try_emplace(std::make_pair(module, base));
+  if (inserted) {
+    unsigned count = ++profile.modulesWithName[base];
+    it->second = count == 1 ? base : base + "#" + std::to_string(count);
+  }
+  profile.names[function] = it->second;
 }
 
 CUevent quant_block::cuda_runtime::beginLaunch(const CudaDriver &cuda,

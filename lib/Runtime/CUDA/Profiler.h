@@ -28,8 +28,9 @@ namespace quant_block::cuda_runtime {
 /// can time events).
 bool isProfiling(const CudaDriver &cuda);
 
-/// Remembers the kernel name of a function handle, for the report.
-void nameFunction(CUfunction function, const char *name);
+/// Remembers the kernel name of a function handle of `module`, for the
+/// report; kernels of the same name in other modules get `#2`, `#3`, ....
+void nameFunction(CUfunction function, CUmodule module, const char *name);
 
 /// Brackets a launch: `beginLaunch` records a start event on `stream` and
 /// returns it, `endLaunch` records the stop event and queues the pair.

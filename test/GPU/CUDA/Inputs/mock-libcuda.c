@@ -118,12 +118,21 @@ static const char *imageKind(const void *image) {
   return "unknown";
 }
 
-static int moduleHandle;
+/* Each load gets a handle of its own (from a ring of them), as the driver
+ * gives, so that the runtime can tell modules apart. */
+static int moduleHandles[64];
+static int loadedModules;
+static CUmodule nextModule(void) {
+  return (CUmodule)&moduleHandles[loadedModules++ % 64];
+}
+static int isModule(CUmodule module) {
+  return (int *)module >= moduleHandles && (int *)module < moduleHandles + 64;
+}
 
 CUresult cuModuleLoadData(CUmodule *module, const void *image) {
   MOCK_FAIL_IF_ASKED("cuModuleLoadData");
   printf("mock: cuModuleLoadData %s\n", imageKind(image));
-  *module = (CUmodule)&moduleHandle;
+  *module = nextModule();
   return requireContext("cuModuleLoadData");
 }
 
@@ -135,13 +144,13 @@ CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
   MOCK_FAIL_IF_ASKED("cuModuleLoadDataEx");
   printf("mock: cuModuleLoadDataEx %s with %u options\n", imageKind(image),
          numOptions);
-  *module = (CUmodule)&moduleHandle;
+  *module = nextModule();
   return requireContext("cuModuleLoadDataEx");
 }
 
 CUresult cuModuleUnload(CUmodule module) {
   printf("mock: cuModuleUnload%s\n",
-         module == (CUmodule)&moduleHandle ? "" : " of an unknown module");
+         isModule(module) ? "" : " of an unknown module");
   return CUDA_SUCCESS;
 }
 
