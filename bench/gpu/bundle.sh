@@ -135,7 +135,7 @@ add int4-linear-ptx exact "$T/Integration/int4-linear.mlir" "$CPU" format=isa
 add mxfp6 exact "$T/Integration/mxfp6.mlir" \
   "--convert-quant-block-to-linalg $CPU"
 add linear-frontend reassoc "$T/Integration/linear-frontend.mlir" "$CPU"
-for f in dynamic-shapes gemv int8-blockwise mxfp8; do
+for f in dynamic-shapes gemv int8-blockwise kquant-int8 mxfp8; do
   add "gpu-$f" exact "$T/GPU/$f.mlir" "$CPU"
 done
 add gpu-gemv-reassoc reassoc-bits "$T/GPU/gemv-reassoc.mlir" \
@@ -247,7 +247,7 @@ if [ "${LLAMA:-1}" != 0 ]; then
   if "$PYTHON" "$ROOT/bench/gpu/llama_bundle.py" --out "$OUT" --build "$BUILD" \
       --libs "$OUT/lib" \
       --pipeline "quant-block-nvvm-pipeline{chip=$CHIP format=fatbin}" \
-      --checks "${LLAMA_CHECKS-Q4_0:int8,Q4_K_M:f32}" \
+      --checks "${LLAMA_CHECKS-Q4_0:int8,Q4_K_M:int8,Q4_K_M:f32}" \
       --bench "${LLAMA_BENCH-Q4_0,Q4_K_M}" --bench-layers "${LLAMA_LAYERS:-4}" \
       --bench-shape "${LLAMA_SHAPE:-7b}" \
       --pp "${LLAMA_PP:-512}" --tg "${LLAMA_TG:-128}" >"$OUT/log/llama.log" 2>&1

@@ -261,7 +261,7 @@ def main():
     parser.add_argument("--libs", required=True,
                         help="the folder of the runtime libraries to link "
                              "(the bundle's lib/)")
-    parser.add_argument("--checks", default="Q4_0:int8,Q4_K_M:f32",
+    parser.add_argument("--checks", default="Q4_0:int8,Q4_K_M:int8,Q4_K_M:f32",
                         help="MIX:ACTIVATIONS of the tiny models checked "
                              "against the CPU's logits")
     parser.add_argument("--check-prefill", type=int, default=16,

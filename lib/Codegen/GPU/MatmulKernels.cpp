@@ -98,6 +98,18 @@ struct KernelPlan {
   /// The integer kernel's block sums from 4-way byte dot products (4- and
   /// 8-bit integer weights) rather than a multiply and an add per code.
   bool byteDotProducts = false;
+  /// Two-level parameters (GGUF's K-quants, integer kernel only): the
+  /// blocks of a row per outer scale (and outer min), 0 for a per-tensor
+  /// outer scale or none. A block's effective scale is f32(s) * f32(outer),
+  /// rounded once, as dequantize computes it.
+  int64_t outerBlocks = 0;
+  /// The weight's blocks have mins (integer kernel only): float zero points
+  /// (Q4_1's) or integer zero points times an outer min (Q4_K's, m =
+  /// f32(zp) * f32(outer min), rounded once). The codes enter the block
+  /// sums uncentered and each block adds f32(asum) * (f32(sl) * m) after
+  /// its term, asum the block's sum of activation codes (the contract's
+  /// order, docs/Numerics.md).
+  bool mins = false;
   /// Warp-level matrix products (16x8x32 int8 block sums for the integer
   /// kernel, 16x8x16 f16 for f16 activations): tiles of 16 activation rows
   /// by 8 weight rows per warp.
@@ -131,6 +143,9 @@ std::optional<std::string> whyNoTensorCores(const KernelPlan &plan,
   }
   if (!plan.scheme.hasIntegerStorage() || (plan.bits != 4 && plan.bits != 8))
     return std::string("the weight's codes are not 4- or 8-bit integers");
+  if (plan.mins)
+    return std::string("the weight has mins (float zero points or an outer "
+                       "min)");
   if (plan.scheme.getOuter())
     return std::string("the weight has an outer scale");
   if (blockSize % kMmaDepth != 0)
@@ -188,17 +203,33 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   unsigned bits = scheme.getStorageBitWidth();
   if (bits != 2 && bits != 4 && bits != 8)
     return std::string("the storage is not 2, 4 or 8 bits wide");
-  if (OuterScaleAttr outer = scheme.getOuter())
-    if (!outer.getBlockShape().empty() || outer.getMinType() ||
-        !outer.getScaleType().isF32())
-      return std::string("the outer scale is not one f32 for the tensor");
-  if (isa<IntegerType>(scheme.getScaleType()))
+  // A per-tensor f32 outer scale (NVFP4's) takes any kernel; blocked outer
+  // scales and outer mins (two-level parameters) the integer one.
+  OuterScaleAttr outer = scheme.getOuter();
+  bool perTensorOuter = outer && outer.getBlockShape().empty() &&
+                        !outer.getMinType() && outer.getScaleType().isF32();
+  if (outer && !perTensorOuter && !plan.integer)
+    return std::string("the outer scale is not one f32 for the tensor");
+  if (isa<IntegerType>(scheme.getScaleType()) && (!outer || !plan.integer))
     return std::string("the block scales are integers (two-level scales)");
   SmallVector<int64_t> block = weight.getEffectiveBlockShape();
   int64_t n = weight.getShape()[0], k = weight.getShape()[1];
   if (block[0] != 1 || k % block[1] != 0 || (block[1] * bits) % kWordBits)
     return std::string("the blocks are not [1, B] with B dividing K and B "
                        "codes filling whole 32-bit words");
+  if (outer && !perTensorOuter && !outer.getBlockShape().empty()) {
+    int64_t rowBlocks = k / block[1];
+    // The outer block over the [N, K / B] scales, right-aligned (a leading
+    // 1 where it has one entry); -1 is a whole dimension.
+    ArrayRef<int64_t> given = outer.getBlockShape();
+    int64_t rowsPerOuter = given.size() == 2 ? given[0] : 1;
+    int64_t blocksPerOuter = given.back() == -1 ? rowBlocks : given.back();
+    if ((rowsPerOuter != 1 && !(rowsPerOuter == -1 && n == 1)) ||
+        blocksPerOuter <= 0 || rowBlocks % blocksPerOuter != 0)
+      return std::string("the outer blocks are not [1, B] with B dividing a "
+                         "row's blocks");
+    plan.outerBlocks = blocksPerOuter;
+  }
   if (n == 0 || k == 0 || lhsRows == 0)
     return std::string("the product is empty");
   if (plan.integer) {
@@ -206,11 +237,15 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
     bool e2m1 = isa<Float4E2M1FNType>(scheme.getStorageType());
     // A per-tensor f32 outer scale (NVFP4's) multiplies each block's
     // scale, rounded once, as dequantize computes the effective scale.
+    // Float zero points, and integer ones under an outer min, are mins.
+    plan.mins = (outer && outer.getMinType()) ||
+                (scheme.getZeroPointType() &&
+                 !isa<IntegerType>(scheme.getZeroPointType()));
     if ((!e2m1 && (!scheme.hasIntegerStorage() || scheme.hasMXScale())) ||
-        (scheme.getZeroPointType() &&
-         !isa<IntegerType>(scheme.getZeroPointType())))
-      return std::string("the weight is not an integer with plain scales "
-                         "and integer zero points, or E2M1 (accumulate(i32))");
+        (e2m1 && plan.mins))
+      return std::string("the weight is not an integer with plain or "
+                         "two-level scales and zero points or mins, or E2M1 "
+                         "(accumulate(i32))");
     // (The verifier makes both sides' blocks along K equal.)
     // One block per lane and round: its words are loaded by one thread.
     if (block[1] * bits > kMaxIntegerBlockBits)
@@ -311,7 +346,8 @@ public:
 private:
   /// The buffers a launch reads and writes, made before it on the host.
   struct Buffers {
-    Value lhs, lhsScales, words, scales, zeroPoints, outerScales, result;
+    Value lhs, lhsScales, words, scales, zeroPoints, outerScales, outerMins,
+        result;
     /// M, on the host.
     Value rows;
   };
@@ -335,6 +371,19 @@ private:
   /// Inside the kernel: the last activation row, M - 1 (read from the
   /// activations' buffer where M is dynamic).
   Value lastRow;
+  /// Inside the kernel, with two-level parameters: the outer scales and
+  /// outer mins [N, blocks / plan.outerBlocks] (null where absent).
+  Value blockedOuterScales, outerMins;
+  /// Integer block scales or zero points narrower than 8 bits (K-quants'
+  /// 6-bit ones) as bytes, as widenZeroPoints does.
+  Value widenIntegers(Value values, bool isUnsigned);
+  /// The integer kernel's parameters of weight row `n`'s block `block`:
+  /// its effective scale in f32 (times `outer`, the per-tensor outer scale
+  /// where not null, or its outer block's scale), and with plan.mins its
+  /// min in f32.
+  std::pair<Value, Value> emitBlockParameters(Value n, Value block,
+                                              Value scales, Value zeroPoints,
+                                              Value outer);
   /// The lanes' partial sums for the weight rows `rows`, row-major [row,
   /// activation row of the tile]: `lane` (0 .. 32 splitK - 1: the warp's
   /// slice of K, times 32, plus its lane) sums chunks lane, lane + 32
@@ -528,14 +577,62 @@ Value KernelEmitter::toBuffer(Value value) {
 }
 
 Value KernelEmitter::widenZeroPoints(Value zeroPoints) {
-  auto type = cast<RankedTensorType>(zeroPoints.getType());
+  return widenIntegers(zeroPoints,
+                       quant_block::detail::hasUnsignedZeroPoints(plan.scheme));
+}
+
+Value KernelEmitter::widenIntegers(Value values, bool isUnsigned) {
+  auto type = cast<RankedTensorType>(values.getType());
   auto intType = dyn_cast<IntegerType>(type.getElementType());
   if (!intType || intType.getWidth() >= 8)
-    return zeroPoints;
+    return values;
   auto wide = RankedTensorType::get(type.getShape(), b.getI8Type());
-  if (quant_block::detail::hasUnsignedZeroPoints(plan.scheme))
-    return arith::ExtUIOp::create(b, loc, wide, zeroPoints);
-  return arith::ExtSIOp::create(b, loc, wide, zeroPoints);
+  if (isUnsigned)
+    return arith::ExtUIOp::create(b, loc, wide, values);
+  return arith::ExtSIOp::create(b, loc, wide, values);
+}
+
+std::pair<Value, Value> KernelEmitter::emitBlockParameters(Value n, Value block,
+                                                           Value scales,
+                                                           Value zeroPoints,
+                                                           Value outer) {
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  // An integer parameter of scheme type `type` as its exact f32 value.
+  auto integerToF32 = [&](Value stored, Type type) -> Value {
+    Value wide = quant_block::detail::extendInteger(
+        b, loc, stored, i32, !cast<IntegerType>(type).isUnsigned());
+    return arith::SIToFPOp::create(b, loc, f32, wide);
+  };
+  Type scaleType = plan.scheme.getScaleType();
+  Value storedScale =
+      memref::LoadOp::create(b, loc, scales, ValueRange{n, block});
+  Value scale = isa<IntegerType>(scaleType)
+                    ? integerToF32(storedScale, scaleType)
+                    : quant_block::detail::emitScaleToF32(b, loc, storedScale);
+  // The effective scale: times the outer scale, rounded once.
+  Value outerBlock;
+  if (plan.outerBlocks > 0) {
+    outerBlock = arith::DivUIOp::create(b, loc, block, index(plan.outerBlocks));
+    Value storedOuter = memref::LoadOp::create(b, loc, blockedOuterScales,
+                                               ValueRange{n, outerBlock});
+    outer = quant_block::detail::convertFloat(b, loc, storedOuter, f32);
+  }
+  if (outer)
+    scale = arith::MulFOp::create(b, loc, scale, outer);
+  if (!plan.mins)
+    return {scale, Value()};
+  Type zeroPointType = plan.scheme.getZeroPointType();
+  Value storedMin =
+      memref::LoadOp::create(b, loc, zeroPoints, ValueRange{n, block});
+  if (!isa<IntegerType>(zeroPointType))
+    return {scale, quant_block::detail::convertFloat(b, loc, storedMin, f32)};
+  // An integer zero point times the outer min, rounded once.
+  Value min = integerToF32(storedMin, zeroPointType);
+  Value storedOuterMin =
+      memref::LoadOp::create(b, loc, outerMins, ValueRange{n, outerBlock});
+  Value outerMin =
+      quant_block::detail::convertFloat(b, loc, storedOuterMin, f32);
+  return {scale, arith::MulFOp::create(b, loc, min, outerMin)};
 }
 
 Value KernelEmitter::toWords(Value data) {
@@ -861,12 +958,11 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
   Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                       rawBlock, index(numBlocks));
   Value block = arith::MinUIOp::create(b, loc, rawBlock, index(numBlocks - 1));
-  Value weightScale = quant_block::detail::emitScaleToF32(
-      b, loc, memref::LoadOp::create(b, loc, scales, ValueRange{n, block}));
-  if (outer)
-    weightScale = arith::MulFOp::create(b, loc, weightScale, outer);
+  auto [weightScale, weightMin] =
+      emitBlockParameters(n, block, scales, zeroPoints, outer);
+  // Integer zero points center the codes; mins are added per block below.
   Value zeroPoint;
-  if (zeroPoints)
+  if (zeroPoints && !plan.mins)
     zeroPoint = quant_block::detail::extendInteger(
         b, loc,
         memref::LoadOp::create(b, loc, zeroPoints, ValueRange{n, block}), i32,
@@ -893,11 +989,64 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
                                                      zeroPoint, isSigned)
                            : emitCodeByCodeBlockSums(blockWords, lhsBlockWords,
                                                      zeroPoint, isSigned, e2m1);
+  // With mins: each activation row's sum of the block's codes (exact), by
+  // byte dot products with ones.
+  SmallVector<Value> activationSums;
+  if (plan.mins) {
+    Value ones = asBytes(i32Constant(0x01010101));
+    for (int64_t mi = 0; mi < plan.tileM; ++mi) {
+      Value sum = i32Constant(0);
+      for (int64_t w = 0; w < lhsWordsPerBlock; ++w)
+        sum = dotAccumulate(
+            ones, /*weightSigned=*/false,
+            asBytes(vector::ExtractOp::create(b, loc, lhsBlockWords[mi], w)),
+            sum);
+      activationSums.push_back(sum);
+    }
+  }
   // The terms f32(isum) * (f32(sl) * f32(sr)) (zero past the last block),
-  // added in block order: lane 0 takes lane i's values with a shuffle by
-  // xor i, for i = 0, 1, ..., 31.
+  // each followed with mins by f32(asum) * (f32(sl) * m), added in block
+  // order: lane 0 takes lane i's values with a shuffle by xor i, for i =
+  // 0, 1, ..., 31. Without `contract` each lane rounds its own products
+  // (the same operation lane 0 would do) and lane 0 takes those: one
+  // shuffle a term instead of two, half the code (and half the workgroup
+  // barriers where shuffles are emulated: lavapipe took 69 s to compile a
+  // Q4_K kernel of 8 activation rows with two).
   Value width = i32Constant(kLanes);
   SmallVector<Value> sums(loop.getRegionIterArgs());
+  // Lane 0's own product goes through a shuffle too (xor 0) where it is
+  // added unfused: a product and a sum that a driver sees side by side it
+  // may fuse into an FMA (SPIR-V has no contraction unless NoContraction
+  // says so, and lavapipe fused them: 2 of 64 Q4_K results differed from
+  // the CPU's by an ulp); through a shuffle it sees neither.
+  auto shuffle = [&](Value value, int64_t i, bool always = false) -> Value {
+    if (i == 0 && !always)
+      return value;
+    return gpu::ShuffleOp::create(b, loc, value, i32Constant(i), width,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  // A term of lane 0's sum: its factors (with `contract`, one FMA) or
+  // their product, rounded in the lane that computed the factors.
+  struct Term {
+    Value blockSum, scale, product;
+  };
+  auto makeTerm = [&](Value blockSum, Value scale) {
+    Term term{blockSum, scale, Value()};
+    if (!plan.contract)
+      term.product = arith::MulFOp::create(b, loc, blockSum, scale);
+    return term;
+  };
+  auto addTerm = [&](Value &sum, const Term &term, int64_t i) {
+    if (plan.contract) {
+      Value blockSum = shuffle(term.blockSum, i);
+      Value scale = shuffle(term.scale, i);
+      sum = math::FmaOp::create(b, loc, blockSum, scale, sum);
+      return;
+    }
+    Value product = shuffle(term.product, i, /*always=*/true);
+    sum = arith::AddFOp::create(b, loc, sum, product);
+  };
   for (int64_t mi = 0; mi < plan.tileM; ++mi) {
     Value m = activationRow(m0, mi);
     Value lhsScale = quant_block::detail::emitScaleToF32(
@@ -908,25 +1057,19 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
         quant_block::detail::emitBlockSumToF32(b, loc, blockSums[mi], e2m1);
     scale = arith::SelectOp::create(b, loc, valid, scale, zero);
     blockSum = arith::SelectOp::create(b, loc, valid, blockSum, zero);
-    for (int64_t i = 0; i < kLanes; ++i) {
-      Value theirSum = blockSum, theirScale = scale;
-      if (i != 0) {
-        Value offset = i32Constant(i);
-        theirSum = gpu::ShuffleOp::create(b, loc, blockSum, offset, width,
-                                          gpu::ShuffleMode::XOR)
-                       .getShuffleResult();
-        theirScale = gpu::ShuffleOp::create(b, loc, scale, offset, width,
-                                            gpu::ShuffleMode::XOR)
-                         .getShuffleResult();
-      }
-      if (plan.contract) {
-        sums[mi] = math::FmaOp::create(b, loc, theirSum, theirScale, sums[mi]);
-        continue;
-      }
-      sums[mi] = arith::AddFOp::create(
-          b, loc, sums[mi],
-          arith::MulFOp::create(b, loc, theirSum, theirScale));
+    SmallVector<Term> terms = {makeTerm(blockSum, scale)};
+    if (plan.mins) {
+      Value minScale = arith::MulFOp::create(b, loc, lhsScale, weightMin);
+      minScale = arith::SelectOp::create(b, loc, valid, minScale, zero);
+      Value activationSum =
+          arith::SIToFPOp::create(b, loc, b.getF32Type(), activationSums[mi]);
+      activationSum =
+          arith::SelectOp::create(b, loc, valid, activationSum, zero);
+      terms.push_back(makeTerm(activationSum, minScale));
     }
+    for (int64_t i = 0; i < kLanes; ++i)
+      for (const Term &term : terms)
+        addTerm(sums[mi], term, i);
   }
   scf::YieldOp::create(b, loc, sums);
   return SmallVector<Value>(loop.getResults());
@@ -1312,11 +1455,19 @@ Value KernelEmitter::emit(ValueRange lhsParts, ValueRange parts,
     buffers.lhs = toBuffer(lhsParts[0]);
   }
   buffers.words = toWords(parts[0]);
-  buffers.scales = toBuffer(parts[1]);
+  Type scaleType = plan.scheme.getScaleType();
+  buffers.scales = toBuffer(
+      isa<IntegerType>(scaleType)
+          ? widenIntegers(parts[1], cast<IntegerType>(scaleType).isUnsigned())
+          : parts[1]);
   if (plan.hasZeroPoints)
     buffers.zeroPoints = toBuffer(widenZeroPoints(parts[2]));
   if (Value outer = quant_block::detail::getOuterScalesPart(plan.scheme, parts))
     buffers.outerScales = toBuffer(outer);
+  // The outer mins follow the outer scales (the last part).
+  if (OuterScaleAttr outer = plan.scheme.getOuter();
+      outer && outer.getMinType())
+    buffers.outerMins = toBuffer(parts.back());
   auto resultType = MemRefType::get({plan.m, plan.n}, plan.expressed);
   bool dynamicRows = ShapedType::isDynamic(plan.m);
   Value numRows =
@@ -1359,6 +1510,11 @@ void KernelEmitter::emitLaunch(const Buffers &buffers) {
   Value words = buffers.words, scales = buffers.scales;
   Value zeroPoints = buffers.zeroPoints, outerScales = buffers.outerScales;
   Value result = buffers.result;
+  // A blocked outer scale is read per block; a per-tensor one once below.
+  blockedOuterScales = plan.outerBlocks > 0 ? outerScales : Value();
+  outerMins = buffers.outerMins;
+  if (blockedOuterScales)
+    outerScales = Value();
   bool dynamicRows = ShapedType::isDynamic(plan.m);
   Value numRows = buffers.rows;
   int64_t workgroupSize = plan.workgroupSize;

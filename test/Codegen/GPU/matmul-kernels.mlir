@@ -159,8 +159,9 @@ func.func @bf16_activations(%x: tensor<1x64xbf16>, %w: !b) -> tensor<1x4xbf16> {
 
 // i8 activations with accumulate(i32): both sides viewed as i32 words; per
 // round of 32 blocks each lane's block sum in i32, then lane 0 adds the 32
-// terms in block order (31 xor shuffles of the block sum and of the scale
-// product per activation row), multiply then add without contract.
+// terms in block order (32 xor shuffles per activation row, of every
+// lane's term, lane 0's own too: each rounded in its own lane, without
+// contract the block sum times the scale product, then lane 0's add).
 // CHECK-LABEL: func.func @int8_activations
 // CHECK: builtin.unrealized_conversion_cast %{{.*}} to tensor<1x64xi8>, tensor<1x2xf32>
 // CHECK: builtin.unrealized_conversion_cast %{{.*}} to tensor<5x32xi8>, tensor<5x2xf16>
@@ -170,7 +171,7 @@ func.func @bf16_activations(%x: tensor<1x64xbf16>, %w: !b) -> tensor<1x4xbf16> {
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c1{{.*}} step %c1{{.*}} iter_args
 // CHECK: arith.muli %{{.*}} : i32
 // CHECK: arith.sitofp %{{.*}} : i32 to f32
-// CHECK-COUNT-62: gpu.shuffle xor
+// CHECK-COUNT-32: gpu.shuffle xor
 // CHECK-NOT: gpu.shuffle
 // CHECK-NOT: math.fma
 // CHECK: scf.yield
@@ -232,9 +233,51 @@ func.func @uint8_zero_points_int8_activations(%x: !au8, %w: !wu8) -> tensor<1x3x
 
 // -----
 
+// Q4_K with int8 activations (GGUF's two-level parameters): the 6-bit
+// scales and mins widened to bytes on the host, the f16 outer scales and
+// mins passed as they are. Each lane's block b: the effective scale
+// f32(s) * f32(d[b / 8]) and the min f32(m) * f32(dmin[b / 8]), each
+// rounded once; the codes summed uncentered (no zero point subtracted)
+// and the block's 32 activation codes summed by four byte dot products
+// with ones (0x01010101); lane 0 adds the block's term and then its min term,
+// for each of the 32 lanes in turn (every lane's rounded products of both
+// terms by shuffles, lane 0's own by xor 0).
+// CHECK-LABEL: func.func @q4_k_int8_activations
+// CHECK: %[[S:.*]] = arith.extui %{{.*}} : tensor<4x16xi6> to tensor<4x16xi8>
+// CHECK: %[[SB:.*]] = bufferization.to_buffer %[[S]] read_only : tensor<4x16xi8> to memref<4x16xi8>
+// CHECK: %[[M:.*]] = arith.extui %{{.*}} : tensor<4x16xi6> to tensor<4x16xi8>
+// CHECK: %[[MB:.*]] = bufferization.to_buffer %[[M]] read_only : tensor<4x16xi8> to memref<4x16xi8>
+// CHECK: %[[D:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<4x2xf16> to memref<4x2xf16>
+// CHECK: %[[DMIN:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<4x2xf16> to memref<4x2xf16>
+// CHECK: gpu.launch
+// CHECK: %[[SV:.*]] = memref.load %[[SB]][%{{.*}}, %[[B:.*]]] : memref<4x16xi8>
+// CHECK: %[[SW:.*]] = arith.extui %[[SV]] : i8 to i32
+// CHECK: %[[SF:.*]] = arith.sitofp %[[SW]] : i32 to f32
+// CHECK: %[[G:.*]] = arith.divui %[[B]], %c8 : index
+// CHECK: %[[DV:.*]] = memref.load %[[D]][%{{.*}}, %[[G]]] : memref<4x2xf16>
+// CHECK: %[[DF:.*]] = arith.extf %[[DV]] : f16 to f32
+// CHECK: %[[SCALE:.*]] = arith.mulf %[[SF]], %[[DF]] : f32
+// CHECK: memref.load %[[MB]][%{{.*}}, %[[B]]] : memref<4x16xi8>
+// CHECK: %[[DMINV:.*]] = memref.load %[[DMIN]][%{{.*}}, %[[G]]] : memref<4x2xf16>
+// CHECK: arith.extf %[[DMINV]] : f16 to f32
+// CHECK-NOT: arith.subi
+// CHECK: arith.constant 16843009 : i32
+// CHECK-COUNT-4: vector.reduction <add>
+// CHECK-COUNT-64: gpu.shuffle xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: bufferization.to_tensor
+!a = !quant_block.tensor<1x512, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+!wq4k = !quant_block.tensor<4x512, #quant_block.scheme<ui4 : f32, block = [32], scale = ui6, zero_point = ui6, outer = <f16, block = [8], min = f16>>>
+func.func @q4_k_int8_activations(%x: !a, %w: !wq4k) -> tensor<1x4xf32> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !wq4k -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
+// -----
+
 // Products the kernels leave to the generic lowering, with the reason.
 // CHECK-LABEL: func.func @left_alone
-// CHECK-COUNT-6: quant_block.matmul
+// CHECK-COUNT-8: quant_block.matmul
 // CHECK-NOT: gpu.launch
 !w = !quant_block.tensor<4x64, #quant_block.scheme<i4 : f32, block = [1, 32]>>
 !a = !quant_block.tensor<1x256, #quant_block.scheme<i8 : f32, block = [1, 256]>>
@@ -242,7 +285,14 @@ func.func @uint8_zero_points_int8_activations(%x: !au8, %w: !wu8) -> tensor<1x3x
 !s = !quant_block.tensor<4x64, #quant_block.scheme<i4 : f32, block = [1, 4]>>
 !t = !quant_block.tensor<64x4, #quant_block.scheme<i4 : f32, block = [32, 1]>>
 !rt = !quant_block.tensor<16x64, #quant_block.scheme<i4 : f32, block = [1, 32], row_tile = 16>>
-func.func @left_alone(%x: tensor<1x64xf32>, %xd: tensor<1x?xf32>, %w: !w, %a: !a, %wl: !wl, %s: !s, %t: !t, %rt: !rt) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x16xf32>) {
+!k = !quant_block.tensor<4x64, #quant_block.scheme<ui4 : f32, block = [32], scale = ui6, zero_point = ui6, outer = <f16, block = [2], min = f16>>>
+!ko = !quant_block.tensor<4x64, #quant_block.scheme<ui4 : f32, block = [32], scale = ui6, outer = <f16, block = [3, 2]>>>
+!a32 = !quant_block.tensor<1x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @left_alone(%x: tensor<1x64xf32>, %xd: tensor<1x?xf32>, %w: !w, %a: !a, %wl: !wl, %s: !s, %t: !t, %rt: !rt, %k: !k, %a32: !a32, %ko: !ko) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x16xf32>) {
+  // expected-remark @below {{no GPU matmul kernel: the outer scale is not one f32 for the tensor}}
+  %6 = quant_block.matmul %x, %k transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<1x64xf32>, !k -> tensor<1x4xf32>
+  // expected-remark @below {{no GPU matmul kernel: the outer blocks are not [1, B] with B dividing a row's blocks}}
+  %7 = quant_block.matmul %a32, %ko transpose_rhs accumulate(i32) inhibit : !a32, !ko -> tensor<1x4xf32>
   // expected-remark @below {{no GPU matmul kernel: the sum over k is ordered (no fastmath<reassoc>): one thread per output keeps the contract's order}}
   %0 = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit : tensor<1x64xf32>, !w -> tensor<1x4xf32>
   // expected-remark @below {{no GPU matmul kernel: the blocks are longer than 1024 bits (one lane sums a block)}}

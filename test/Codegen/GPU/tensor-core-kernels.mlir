@@ -156,7 +156,11 @@ func.func @dynamic_m(%x: !xdyn, %w: !wdyn) -> tensor<?x8xf32> {
 !wouter = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16, outer = <f32>>>
 !wb16 = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 16], scale = f16>>
 !wmx = !quant_block.tensor<8x64, #quant_block.scheme<f4E2M1FN : f32, block = [1, 32], scale = f8E8M0FNU>>
-func.func @warp_kernel(%x8: !x8, %x16: !x16, %x16b16: !x16b16, %wi4: !wi4, %wu2: !wu2, %wb16: !wb16, %wmx: !wmx, %wouter: !wouter) {
+!wmins = !quant_block.tensor<8x64, #quant_block.scheme<ui4 : f32, block = [1, 32], scale = f16, zero_point = f16>>
+!wq4k = !quant_block.tensor<8x256, #quant_block.scheme<ui4 : f32, block = [32], scale = ui8, zero_point = ui8, outer = <f16, block = [8], min = f16>>>
+!wq6k = !quant_block.tensor<8x256, #quant_block.scheme<i8 : f32, block = [32], scale = i8, outer = <f16, block = [8]>>>
+!x16k = !quant_block.tensor<16x256, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @warp_kernel(%x8: !x8, %x16: !x16, %x16b16: !x16b16, %wi4: !wi4, %wu2: !wu2, %wb16: !wb16, %wmx: !wmx, %wouter: !wouter, %wmins: !wmins, %x16k: !x16k, %wq4k: !wq4k, %wq6k: !wq6k) {
   // expected-remark @below {{no tensor cores: fewer than 16 activation rows}}
   %0 = quant_block.matmul %x8, %wi4 transpose_rhs accumulate(i32) inhibit : !x8, !wi4 -> tensor<8x8xf32>
   // expected-remark @below {{no tensor cores: the weight's codes are not 4- or 8-bit integers}}
@@ -167,6 +171,12 @@ func.func @warp_kernel(%x8: !x8, %x16: !x16, %x16b16: !x16b16, %wi4: !wi4, %wu2:
   %5 = quant_block.matmul %x16, %wmx transpose_rhs accumulate(i32) inhibit : !x16, !wmx -> tensor<16x8xf32>
   // expected-remark @below {{no tensor cores: the weight has an outer scale}}
   %6 = quant_block.matmul %x16, %wouter transpose_rhs accumulate(i32) inhibit : !x16, !wouter -> tensor<16x8xf32>
+  // expected-remark @below {{no tensor cores: the weight has mins (float zero points or an outer min)}}
+  %7 = quant_block.matmul %x16, %wmins transpose_rhs accumulate(i32) inhibit : !x16, !wmins -> tensor<16x8xf32>
+  // expected-remark @below {{no tensor cores: the weight has mins (float zero points or an outer min)}}
+  %8 = quant_block.matmul %x16k, %wq4k transpose_rhs accumulate(i32) inhibit : !x16k, !wq4k -> tensor<16x8xf32>
+  // expected-remark @below {{no tensor cores: the weight has an outer scale}}
+  %9 = quant_block.matmul %x16k, %wq6k transpose_rhs accumulate(i32) inhibit : !x16k, !wq6k -> tensor<16x8xf32>
   return
 }
 

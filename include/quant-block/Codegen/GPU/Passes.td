@@ -86,8 +86,8 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
 
     `accumulate(i32)` with i8 activations (dynamically quantized: signed
     i8, f32 / f16 / bf16 scales, no zero points) against integer weights
-    (2-, 4-, 8-bit, integer zero points) or FP4 E2M1 weights without an
-    outer scale (MXFP4: twice their values, each block sum halved) with
+    (2-, 4-, 8-bit, integer zero points, two-level scales and mins as
+    below) or FP4 E2M1 weights without an outer scale (MXFP4: twice their values, each block sum halved) with
     blocks of at most 1024 bits:
     any flags, because the order is the contract's. Both sides are read as
     i32 words; in round `r` lane `l` computes the exact i32 sum of block
@@ -95,6 +95,33 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     `f32(isum) * (f32(sl) * f32(sr))` in block order (it takes lane `i`'s
     values with a shuffle by xor `i`; one FMA per block with `contract`):
     the same bits as the CPU pipeline.
+
+    The integer kernel also takes GGUF's two-level weights: integer block
+    scales under an outer scale per group of `G` blocks of a row (Q4_K,
+    Q6_K widened), whose effective scale `f32(s) * f32(d[b / G])` each
+    lane computes (rounded once, as dequantize), and mins (float zero
+    points as Q4_1's, or integer zero points times an outer min as Q4_K's,
+    `f32(m) * f32(dmin[b / G])`): the codes are summed uncentered, each lane
+    also sums its block's activation codes (a byte dot product with ones),
+    and after each block's term lane 0 adds `f32(asum) * (f32(sl) * min)`:
+
+    ```mlir
+    // Before: Q4_K with 6-bit scales and mins, f16 super-scales per 8 blocks.
+    %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit
+           : !quant_block.tensor<1x512, #quant_block.scheme<i8 : f32, block = [1, 32]>>,
+             !quant_block.tensor<4x512, #quant_block.scheme<ui4 : f32, block = [32],
+               scale = ui6, zero_point = ui6, outer = <f16, block = [8], min = f16>>>
+             -> tensor<1x4xf32>
+    // After, in the kernel (lane l's block %b = 32 r + l of row %n; the
+    // 6-bit parameters widened to bytes on the host; the min likewise):
+    %sv = memref.load %scales[%n, %b] : memref<4x16xi8>
+    %sw = arith.extui %sv : i8 to i32
+    %sf = arith.sitofp %sw : i32 to f32
+    %g = arith.divui %b, %c8 : index
+    %dv = memref.load %outer_scales[%n, %g] : memref<4x2xf16>
+    %df = arith.extf %dv : f16 to f32
+    %sr = arith.mulf %sf, %df : f32
+    ```
 
     With `byte-dot-products` (set by the NVVM pipeline, and by the SPIR-V
     pipeline's `int8-dot-products`), the integer kernel sums 4- and 8-bit
