@@ -248,6 +248,7 @@ struct GPUDataMovementPass
     for (Block *block : blocks)
       if (failed(moveDataOfBlock(*block, symbols)))
         return signalPassFailure();
+    waitForAllocationsOutsideChains(module);
   }
 
   /// A function's device-resident argument must get a device buffer (a
@@ -275,17 +276,16 @@ struct GPUDataMovementPass
     return failure(result.wasInterrupted());
   }
 
-  /// Replaces `alloc` and its deallocations with their gpu counterparts.
-  void moveToDevice(memref::AllocOp alloc) {
+  /// Replaces `alloc` and its deallocations with their gpu counterparts, in
+  /// the synchronous form (no async token) that gpu-to-llvm does not take:
+  /// moveDataOfBlock puts those in a block with launches into the block's
+  /// chain of device work, waitForAllocationsOutsideChains gives the others
+  /// a chain of their own.
+  static void moveToDevice(memref::AllocOp alloc) {
     OpBuilder builder(alloc);
-    Location loc = alloc.getLoc();
-    auto tokenType = builder.getType<gpu::AsyncTokenType>();
-    Value start = gpu::WaitOp::create(builder, loc, tokenType, ValueRange())
-                      .getAsyncToken();
-    auto device = gpu::AllocOp::create(builder, loc, alloc.getType(), tokenType,
-                                       ValueRange{start},
+    auto device = gpu::AllocOp::create(builder, alloc.getLoc(), alloc.getType(),
+                                       /*asyncToken=*/Type(), ValueRange(),
                                        alloc.getDynamicSizes(), ValueRange());
-    gpu::WaitOp::create(builder, loc, Type(), device.getAsyncToken());
     SmallVector<memref::DeallocOp> deallocs;
     for (Operation *user : alloc->getUsers())
       if (auto dealloc = dyn_cast<memref::DeallocOp>(user))
@@ -294,15 +294,66 @@ struct GPUDataMovementPass
     alloc.erase();
     for (memref::DeallocOp dealloc : deallocs) {
       builder.setInsertionPoint(dealloc);
-      Location dloc = dealloc.getLoc();
-      Value wait = gpu::WaitOp::create(builder, dloc, tokenType, ValueRange())
-                       .getAsyncToken();
-      Value freed =
-          gpu::DeallocOp::create(builder, dloc, tokenType, ValueRange{wait},
-                                 dealloc.getMemref())
-              .getAsyncToken();
-      gpu::WaitOp::create(builder, dloc, Type(), freed);
+      gpu::DeallocOp::create(builder, dealloc.getLoc(), /*asyncToken=*/Type(),
+                             ValueRange(), dealloc.getMemref());
       dealloc.erase();
+    }
+  }
+
+  /// Whether `op` is a device allocation or free in the synchronous form
+  /// (a host-shared allocation stays synchronous: gpu-to-llvm wants it so).
+  static bool isSynchronousAllocation(Operation *op) {
+    if (auto alloc = dyn_cast<gpu::AllocOp>(op))
+      return !alloc.getAsyncToken() && !alloc.getHostShared();
+    if (auto dealloc = dyn_cast<gpu::DeallocOp>(op))
+      return !dealloc.getAsyncToken();
+    return false;
+  }
+
+  /// Replaces the synchronous allocation or free `op` by its async form
+  /// after `token`; returns the new op's token.
+  static Value makeAsync(Operation *op, Value token) {
+    OpBuilder builder(op);
+    auto tokenType = builder.getType<gpu::AsyncTokenType>();
+    Value result;
+    if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
+      auto async = gpu::AllocOp::create(
+          builder, alloc.getLoc(), alloc.getType(), tokenType,
+          ValueRange{token}, alloc.getDynamicSizes(),
+          alloc.getSymbolOperands());
+      alloc.getMemref().replaceAllUsesWith(async.getMemref());
+      result = async.getAsyncToken();
+    } else {
+      auto dealloc = cast<gpu::DeallocOp>(op);
+      result = gpu::DeallocOp::create(builder, dealloc.getLoc(), tokenType,
+                                      ValueRange{token}, dealloc.getMemref())
+                   .getAsyncToken();
+    }
+    op->erase();
+    return result;
+  }
+
+  /// Gives each synchronous allocation or free that no block's chain took
+  /// (one outside the blocks with launches) a chain of its own, waited for.
+  static void waitForAllocationsOutsideChains(ModuleOp module) {
+    SmallVector<Operation *> synchronous;
+    module.walk([&](Operation *op) {
+      if (isa<gpu::GPUModuleOp>(op))
+        return WalkResult::skip();
+      if (isSynchronousAllocation(op))
+        synchronous.push_back(op);
+      return WalkResult::advance();
+    });
+    for (Operation *op : synchronous) {
+      OpBuilder builder(op);
+      Location loc = op->getLoc();
+      Value start = gpu::WaitOp::create(builder, loc,
+                                        builder.getType<gpu::AsyncTokenType>(),
+                                        ValueRange())
+                        .getAsyncToken();
+      Value token = makeAsync(op, start);
+      builder.setInsertionPointAfterValue(token);
+      gpu::WaitOp::create(builder, loc, Type(), ValueRange{token});
     }
   }
 
@@ -320,11 +371,14 @@ struct GPUDataMovementPass
   using LiveCopies = llvm::MapVector<Value, DeviceCopy>;
 
   /// Whether `op`, host code between launches, may access a buffer that
-  /// has a live device copy (or needs the copies settled for another
-  /// reason): terminators, ops with regions, ops whose memory effects are
-  /// unknown or touch such a buffer (through a view).
+  /// has a live device copy or depend on device work not waited for yet:
+  /// terminators, ops with regions, ops whose memory effects are unknown or
+  /// touch such a buffer (through a view), and GPU ops other than waits
+  /// (a copy, a memset or a chain of the input's own).
   static bool needsHostCopies(Operation *op, const LiveCopies &live) {
     if (op->hasTrait<OpTrait::IsTerminator>() || op->getNumRegions() != 0)
+      return true;
+    if (isa<gpu::GPUDialect>(op->getDialect()) && !isa<gpu::WaitOp>(op))
       return true;
     if (isBufferView(op) || touchesNoElements(op))
       return false;
@@ -352,17 +406,21 @@ struct GPUDataMovementPass
   }
 
   /// Copies the written buffers of `live` back to the host and frees every
-  /// device copy, before `op`, and waits for that.
-  static void settle(Operation *op, LiveCopies &live) {
-    if (live.empty())
+  /// device copy, before `op`, after the device work of `pending` (the
+  /// block's chain, if any), and waits for that.
+  static void settle(Operation *op, LiveCopies &live, Value &pending) {
+    if (live.empty() && !pending)
       return;
     OpBuilder builder(op);
-    Value token = gpu::WaitOp::create(builder, op->getLoc(),
-                                      builder.getType<gpu::AsyncTokenType>(),
-                                      ValueRange())
-                      .getAsyncToken();
+    Value token = pending;
+    if (!token)
+      token = gpu::WaitOp::create(builder, op->getLoc(),
+                                  builder.getType<gpu::AsyncTokenType>(),
+                                  ValueRange())
+                  .getAsyncToken();
     token = settleAfter(builder, op->getLoc(), token, live);
     gpu::WaitOp::create(builder, op->getLoc(), Type(), ValueRange{token});
+    pending = Value();
   }
 
   /// The copies back and frees of `live` chained after `token`, at the
@@ -387,38 +445,61 @@ struct GPUDataMovementPass
   /// use: a buffer's copy is made (and filled, if it may hold data the
   /// kernel needs) at its first launch and kept for the following ones,
   /// until host code may touch it (see needsHostCopies), where it is copied
-  /// back if a kernel wrote it and freed. Every launch still completes
-  /// before the next op runs.
+  /// back if a kernel wrote it and freed.
+  ///
+  /// The launches, their copies and the device allocations and frees
+  /// between them form one chain of async tokens (one stream, in order), and
+  /// the host waits for it only where it settles the copies: a decode step
+  /// of a model, dozens of launches, synchronizes with the device at its
+  /// calls and its end instead of after every kernel. The host code between
+  /// the launches touches no buffer of theirs (else it would settle), and
+  /// kernels see only what the chain's earlier work wrote.
   LogicalResult moveDataOfBlock(Block &block, SymbolTableCollection &symbols) {
     LiveCopies live;
+    Value pending;
     for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (isSynchronousAllocation(&op)) {
+        Value start = pending;
+        if (!start) {
+          OpBuilder builder(&op);
+          start = gpu::WaitOp::create(builder, op.getLoc(),
+                                      builder.getType<gpu::AsyncTokenType>(),
+                                      ValueRange())
+                      .getAsyncToken();
+        }
+        pending = makeAsync(&op, start);
+        continue;
+      }
       auto launch = dyn_cast<gpu::LaunchFuncOp>(&op);
       if (!launch) {
-        if (!live.empty() && needsHostCopies(&op, live))
-          settle(&op, live);
+        if ((!live.empty() || pending) && needsHostCopies(&op, live))
+          settle(&op, live, pending);
         continue;
       }
       // A launch that hands its token on orders its own copies in its
       // chain, and its token's users wait for them: nothing of it is
       // shared.
       if (launch.getAsyncToken()) {
-        settle(launch, live);
+        settle(launch, live, pending);
         LiveCopies own;
-        if (failed(copyAround(launch, symbols, own)))
+        Value none;
+        if (failed(copyAround(launch, symbols, own, none)))
           return failure();
         continue;
       }
-      if (failed(copyAround(launch, symbols, live)))
+      if (failed(copyAround(launch, symbols, live, pending)))
         return failure();
     }
     return success();
   }
 
   /// Gives `launch` the device copies in `live` of the host buffers it
-  /// uses, making those it lacks, and replaces it by a launch on them
-  /// (waited for, or whose token follows the copies of an async launch).
+  /// uses, making those it lacks, and replaces it by a launch on them after
+  /// `pending`: a launch without a token becomes the chain's new `pending`
+  /// end; the token of an async one follows its copies back and frees.
   LogicalResult copyAround(gpu::LaunchFuncOp launch,
-                           SymbolTableCollection &symbols, LiveCopies &live) {
+                           SymbolTableCollection &symbols, LiveCopies &live,
+                           Value &pending) {
     auto kernel = symbols.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
         launch, launch.getKernel());
     if (!kernel)
@@ -430,8 +511,13 @@ struct GPUDataMovementPass
     Location loc = launch.getLoc();
     auto tokenType = builder.getType<gpu::AsyncTokenType>();
     SmallVector<Value> dependencies(launch.getAsyncDependencies());
-    Value token = gpu::WaitOp::create(builder, loc, tokenType, dependencies)
-                      .getAsyncToken();
+    Value token = pending;
+    if (pending && !dependencies.empty())
+      dependencies.push_back(pending);
+    if (!pending || dependencies.size() > 1)
+      token = gpu::WaitOp::create(builder, loc, tokenType, dependencies)
+                  .getAsyncToken();
+    pending = Value();
 
     // A view operand (what the sinking left outside) is rebuilt on the
     // device copy of its root.
@@ -511,8 +597,7 @@ struct GPUDataMovementPass
       Value last = settleAfter(builder, loc, async.getAsyncToken(), live);
       launch.getAsyncToken().replaceAllUsesWith(last);
     } else {
-      gpu::WaitOp::create(builder, loc, Type(),
-                          ValueRange{async.getAsyncToken()});
+      pending = async.getAsyncToken();
     }
     launch.erase();
     return success();

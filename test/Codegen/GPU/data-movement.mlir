@@ -2,7 +2,9 @@
 
 // A host argument the kernel only reads is copied in and not out, a host
 // result it writes is copied out, and a buffer only kernels use is a device
-// allocation with no copies.
+// allocation with no copies. The launches, copies, allocations and frees of
+// the block form one chain of async tokens that the host waits for once,
+// where it settles the copies (here at the return).
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @produce(%in: memref<16xf32>, %tmp: memref<16xf32>) kernel {
@@ -25,35 +27,28 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     %c16 = arith.constant 16 : index
     // CHECK: %[[W0:.*]] = gpu.wait async
-    // CHECK: %[[TMP:.*]], %[[T0:.*]] = gpu.alloc async [%[[W0]]] () : memref<16xf32>
-    // CHECK: gpu.wait [%[[T0]]]
+    // CHECK-NEXT: %[[TMP:.*]], %[[T0:.*]] = gpu.alloc async [%[[W0]]] () : memref<16xf32>
+    // CHECK-NOT: gpu.wait
     %tmp = memref.alloc() : memref<16xf32>
     // CHECK: %[[OUT:.*]] = memref.alloc() : memref<4x4xf32>
     %out = memref.alloc() : memref<4x4xf32>
-    // CHECK: %[[W1:.*]] = gpu.wait async
-    // CHECK: %[[DIN:.*]], %[[T1:.*]] = gpu.alloc async [%[[W1]]] () : memref<16xf32>
-    // CHECK: %[[T2:.*]] = gpu.memcpy async [%[[T1]]] %[[DIN]], %[[IN]]
-    // CHECK: %[[T3:.*]] = gpu.launch_func async [%[[T2]]] @kernels::@produce {{.*}} args(%[[DIN]] : memref<16xf32>, %[[TMP]] : memref<16xf32>)
-    // CHECK-NEXT: gpu.wait [%[[T3]]]
+    // CHECK-NEXT: %[[DIN:.*]], %[[T1:.*]] = gpu.alloc async [%[[T0]]] () : memref<16xf32>
+    // CHECK-NEXT: %[[T2:.*]] = gpu.memcpy async [%[[T1]]] %[[DIN]], %[[IN]]
+    // CHECK-NEXT: %[[T3:.*]] = gpu.launch_func async [%[[T2]]] @kernels::@produce {{.*}} args(%[[DIN]] : memref<16xf32>, %[[TMP]] : memref<16xf32>)
     gpu.launch_func @kernels::@produce blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%in : memref<16xf32>, %tmp : memref<16xf32>)
     // The output is only written, and a fresh allocation that nothing
     // accessed before: copied out, not in (a written buffer that may hold
     // data is copied both ways, as the kernel could write a slice of it:
     // @written_before below). The device copies live on across the
     // consecutive launches and are settled where host code may touch them
-    // (here at the return; the device-only buffer's free and its waits
-    // touch no host buffer): written ones copied out, all freed.
-    // CHECK: %[[W2:.*]] = gpu.wait async
-    // CHECK: %[[DOUT:.*]], %[[T5:.*]] = gpu.alloc async [%[[W2]]] () : memref<4x4xf32>
+    // (here at the return; the device-only buffer's free touches no host
+    // buffer and joins the chain): written ones copied out, all freed.
+    // CHECK-NEXT: %[[DOUT:.*]], %[[T5:.*]] = gpu.alloc async [%[[T3]]] () : memref<4x4xf32>
     // CHECK-NEXT: %[[T6:.*]] = gpu.launch_func async [%[[T5]]] @kernels::@consume {{.*}} args(%[[TMP]] : memref<16xf32>, %[[DOUT]] : memref<4x4xf32>)
-    // CHECK-NEXT: gpu.wait [%[[T6]]]
     gpu.launch_func @kernels::@consume blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%tmp : memref<16xf32>, %out : memref<4x4xf32>)
-    // CHECK-NEXT: %[[W4:.*]] = gpu.wait async
-    // CHECK-NEXT: %[[T10:.*]] = gpu.dealloc async [%[[W4]]] %[[TMP]]
-    // CHECK-NEXT: gpu.wait [%[[T10]]]
+    // CHECK-NEXT: %[[T10:.*]] = gpu.dealloc async [%[[T6]]] %[[TMP]]
     memref.dealloc %tmp : memref<16xf32>
-    // CHECK-NEXT: %[[W3:.*]] = gpu.wait async
-    // CHECK-NEXT: %[[T7:.*]] = gpu.memcpy async [%[[W3]]] %[[OUT]], %[[DOUT]]
+    // CHECK-NEXT: %[[T7:.*]] = gpu.memcpy async [%[[T10]]] %[[OUT]], %[[DOUT]]
     // CHECK-NEXT: %[[T8:.*]] = gpu.dealloc async [%[[T7]]] %[[DIN]]
     // CHECK-NEXT: %[[T9:.*]] = gpu.dealloc async [%[[T8]]] %[[DOUT]]
     // CHECK-NEXT: gpu.wait [%[[T9]]]
@@ -86,10 +81,9 @@ module attributes {gpu.container_module} {
     // CHECK-NOT: gpu.alloc
     // CHECK: %[[T1:.*]] = gpu.memcpy async [%[[T0]]] %[[D]], %[[A]]
     // CHECK: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @kernels::@scale {{.*}} args(%[[D]] : memref<?xf32>, %[[D]] : memref<?xf32>)
-    // CHECK-NEXT: gpu.wait [%[[T2]]]
-    // CHECK-NEXT: %[[W:.*]] = gpu.wait async
-    // CHECK-NEXT: %[[T3:.*]] = gpu.memcpy async [%[[W]]] %[[A]], %[[D]]
-    // CHECK-NEXT: gpu.dealloc async [%[[T3]]] %[[D]]
+    // CHECK-NEXT: %[[T3:.*]] = gpu.memcpy async [%[[T2]]] %[[A]], %[[D]]
+    // CHECK-NEXT: %[[T4:.*]] = gpu.dealloc async [%[[T3]]] %[[D]]
+    // CHECK-NEXT: gpu.wait [%[[T4]]]
     gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<?xf32>, %a : memref<?xf32>)
     return
   }
@@ -162,9 +156,7 @@ module attributes {gpu.container_module} {
     // CHECK: %[[DOUT:.*]], %[[T0:.*]] = gpu.alloc async
     // CHECK-NEXT: %[[T1:.*]] = gpu.memcpy async [%[[T0]]] %[[DOUT]], %[[OUT]]
     // CHECK-NEXT: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @kernels::@write_one
-    // CHECK-NEXT: gpu.wait [%[[T2]]]
-    // CHECK-NEXT: %[[W:.*]] = gpu.wait async
-    // CHECK-NEXT: gpu.memcpy async [%[[W]]] %[[OUT]], %[[DOUT]]
+    // CHECK-NEXT: gpu.memcpy async [%[[T2]]] %[[OUT]], %[[DOUT]]
     gpu.launch_func @kernels::@write_one blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%out : memref<16xf32>)
     return %out : memref<16xf32>
   }
@@ -193,13 +185,9 @@ module attributes {gpu.container_module} {
     %c4 = arith.constant 4 : index
     // CHECK: %[[D1:.*]], %{{.*}} = gpu.alloc async
     // CHECK-NEXT: gpu.memcpy async [%{{.*}}] %[[D1]], %[[A]]
-    // CHECK-NEXT: gpu.launch_func async {{.*}} @kernels::@inc {{.*}} args(%[[D1]] : memref<4xf32>)
-    // CHECK-NEXT: gpu.wait
-    // CHECK-NEXT: gpu.wait async
-    // CHECK-NEXT: gpu.launch_func async {{.*}} @kernels::@inc {{.*}} args(%[[D1]] : memref<4xf32>)
-    // CHECK-NEXT: gpu.wait
-    // CHECK-NEXT: %[[W:.*]] = gpu.wait async
-    // CHECK-NEXT: %[[T:.*]] = gpu.memcpy async [%[[W]]] %[[A]], %[[D1]]
+    // CHECK-NEXT: %[[L1:.*]] = gpu.launch_func async {{.*}} @kernels::@inc {{.*}} args(%[[D1]] : memref<4xf32>)
+    // CHECK-NEXT: %[[L2:.*]] = gpu.launch_func async [%[[L1]]] @kernels::@inc {{.*}} args(%[[D1]] : memref<4xf32>)
+    // CHECK-NEXT: %[[T:.*]] = gpu.memcpy async [%[[L2]]] %[[A]], %[[D1]]
     // CHECK-NEXT: gpu.dealloc async [%[[T]]] %[[D1]]
     // CHECK-NEXT: gpu.wait
     // CHECK-NEXT: memref.load %[[A]]
@@ -252,5 +240,60 @@ module attributes {gpu.container_module} {
     memref.dealloc %t : memref<4xf32>
     memref.dealloc %u : memref<4xf32>
     return
+  }
+}
+
+// -----
+
+// Host code between launches that touches none of their buffers leaves the
+// chain running; a call (its kernels are another chain) and an allocation
+// outside the block of the launches wait for their own work.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @fill(%t: memref<4xf32>) kernel {
+      %i = gpu.thread_id x
+      %v = arith.constant 1.0 : f32
+      memref.store %v, %t[%i] : memref<4xf32>
+      gpu.return
+    }
+  }
+  func.func private @host_work(memref<4xf32>)
+  // CHECK-LABEL: func.func @chain_across_host_code
+  // CHECK-SAME: (%[[HOST:.*]]: memref<4xf32>, %[[N:.*]]: index)
+  func.func @chain_across_host_code(%host: memref<4xf32>, %n: index) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    // The allocation outside the loop: its own chain, waited for.
+    // CHECK: %[[W0:.*]] = gpu.wait async
+    // CHECK-NEXT: %[[T:.*]], %[[A0:.*]] = gpu.alloc async [%[[W0]]] () : memref<4xf32>
+    // CHECK-NEXT: gpu.wait [%[[A0]]]
+    %t = memref.alloc() : memref<4xf32>
+    // CHECK: scf.for
+    scf.for %i = %c0 to %n step %c1 {
+      // CHECK: %[[W1:.*]] = gpu.wait async
+      // CHECK-NEXT: %[[L1:.*]] = gpu.launch_func async [%[[W1]]] @kernels::@fill
+      gpu.launch_func @kernels::@fill blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%t : memref<4xf32>)
+      // CHECK-NEXT: memref.load %[[HOST]]
+      // CHECK-NEXT: memref.store {{.*}}, %[[HOST]]
+      %v = memref.load %host[%c0] : memref<4xf32>
+      memref.store %v, %host[%c1] : memref<4xf32>
+      // CHECK-NEXT: %[[L2:.*]] = gpu.launch_func async [%[[L1]]] @kernels::@fill
+      gpu.launch_func @kernels::@fill blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%t : memref<4xf32>)
+      // CHECK-NEXT: gpu.wait [%[[L2]]]
+      // CHECK-NEXT: func.call @host_work
+      func.call @host_work(%host) : (memref<4xf32>) -> ()
+      // CHECK-NEXT: %[[W2:.*]] = gpu.wait async
+      // CHECK-NEXT: %[[L3:.*]] = gpu.launch_func async [%[[W2]]] @kernels::@fill
+      // CHECK-NEXT: gpu.wait [%[[L3]]]
+      // CHECK-NEXT: }
+      gpu.launch_func @kernels::@fill blocks in (%c1, %c1, %c1) threads in (%c4, %c1, %c1) args(%t : memref<4xf32>)
+    }
+    // CHECK: %[[W3:.*]] = gpu.wait async
+    // CHECK-NEXT: %[[F:.*]] = gpu.dealloc async [%[[W3]]] %[[T]]
+    // CHECK-NEXT: gpu.wait [%[[F]]]
+    memref.dealloc %t : memref<4xf32>
+    %r = memref.load %host[%c0] : memref<4xf32>
+    return %r : f32
   }
 }

@@ -34,18 +34,14 @@ module attributes {gpu.container_module} {
     // CHECK-NEXT: gpu.memcpy async {{.*}} %[[XD]], %[[X]]
     // (%y is a fresh allocation: copied out, not in.)
     // CHECK-NEXT: %[[YD:.*]], %{{.*}} = gpu.alloc async {{.*}} : memref<16xf32>
-    // CHECK-NEXT: gpu.launch_func async {{.*}} @kernels::@scale {{.*}} args(%[[W]] : memref<4x16xf32>, %[[XD]] : memref<16xf32>, %[[YD]] : memref<16xf32>)
-    // CHECK-NEXT: gpu.wait
+    // CHECK-NEXT: %[[L1:.*]] = gpu.launch_func async {{.*}} @kernels::@scale {{.*}} args(%[[W]] : memref<4x16xf32>, %[[XD]] : memref<16xf32>, %[[YD]] : memref<16xf32>)
     gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%d, %c1, %c1)
         args(%w : memref<4x16xf32>, %x : memref<16xf32>, %y : memref<16xf32>)
     // A view of it, written by the kernel: still no copy. The device
     // copies of %x and %y live on until the return.
     // CHECK-NEXT: %[[FLAT:.*]] = memref.collapse_shape %[[W]]
-    // CHECK-NEXT: %[[T:.*]] = gpu.wait async
-    // CHECK-NEXT: %[[L:.*]] = gpu.launch_func async [%[[T]]] @kernels::@flat {{.*}} args(%[[FLAT]] : memref<64xf32>)
-    // CHECK-NEXT: gpu.wait [%[[L]]]
-    // CHECK-NEXT: gpu.wait async
-    // CHECK-NEXT: gpu.memcpy async {{.*}} %{{.*}}, %[[YD]]
+    // CHECK-NEXT: %[[L:.*]] = gpu.launch_func async [%[[L1]]] @kernels::@flat {{.*}} args(%[[FLAT]] : memref<64xf32>)
+    // CHECK-NEXT: gpu.memcpy async [%[[L]]] %{{.*}}, %[[YD]]
     // CHECK-NEXT: gpu.dealloc async {{.*}} %[[XD]]
     // CHECK-NEXT: gpu.dealloc async {{.*}} %[[YD]]
     // CHECK-NEXT: gpu.wait

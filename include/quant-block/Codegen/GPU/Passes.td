@@ -508,10 +508,18 @@ def GPUDataMovement : Pass<"quant-block-gpu-data-movement", "ModuleOp"> {
       Reads and writes are found by walking the kernel's uses of the
       argument (through views); an unknown use counts as both.
     A view operand is rebuilt on the device copy of the buffer it views
-    (the whole buffer is copied). Every launch ends with a `gpu.wait`, and
-    so does every settling of the copies, so the host reads the results
-    only after the kernels ran. A view of a host buffer with a non-identity layout
-    (which cannot be copied whole) is an error.
+    (the whole buffer is copied). A view of a host buffer with a
+    non-identity layout (which cannot be copied whole) is an error.
+
+    The launches of a block, their copies and the device allocations and
+    frees between them form one chain of async tokens (one stream, in
+    program order). The host waits for the chain (`gpu.wait`) only where it
+    settles the copies, at an op that may touch their buffers or depend on
+    device work (a call, an op with regions or unknown effects, another GPU
+    op, the terminator), so it reads results only after the kernels ran,
+    and a decode step synchronizes with the device once per function, not
+    once per kernel. A device allocation or free outside the blocks with
+    launches waits for itself.
 
     A function argument marked `quant_block.device_resident` is a device
     buffer the caller owns (weights uploaded once, a KV cache kept on the
@@ -521,9 +529,9 @@ def GPUDataMovement : Pass<"quant-block-gpu-data-movement", "ModuleOp"> {
     too (a model's layer function), but nothing else; any other host use
     is an error at that use. A buffer that only kernels and such calls use
     lives on the device only; passing any other (host) buffer to a
-    device-resident argument is an error at the call. Waits between
-    launches (those of the device allocations) keep the device copies of
-    host buffers live.
+    device-resident argument is an error at the call. The device
+    allocations and frees of such buffers between launches join the chain
+    and keep the device copies of host buffers live.
 
     ```mlir
     // Before (after gpu-kernel-outlining):
