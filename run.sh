@@ -183,7 +183,7 @@ run_tests() {
 
 # The sanitizer lane's subset of the suites: every lit, GoogleTest, C API and
 # pytest test except these (regex for ctest -E, and the reason printed).
-sanitize_skip='^lit-x86-64|^embedding/cmake-package$|^python/|^lit/GPU/SPIRV/|^lit/GPU/CUDA/bench-gpu-|^lit/GPU/CUDA/bundle\.test$'
+sanitize_skip='^lit-x86-64|^embedding/cmake-package$|^python/|^lit/GPU/SPIRV/|^lit/GPU/CUDA/bench-gpu-|^lit/GPU/CUDA/bundle\.test$|^lit/Differential/differential_(fastmath|bench)|^lit/(Runner|Pipelines)/bench-kernels|^lit/Runner/bench-aot'
 sanitize_skip_reasons=(
   "lit-x86-64-*/: the executed suites again for other x86-64 levels; the
      host-side code they run is the same as in lit/, and they would triple
@@ -200,6 +200,11 @@ sanitize_skip_reasons=(
      tree under one LD_PRELOAD). The pipelines' passes run under ASan in
      lit/GPU/*.mlir and lit/GPU/NVVM/, the wrappers in lit/GPU/Vulkan/ and
      lit/GPU/CUDA/"
+  "lit/Differential/differential_fastmath*, differential_bench*, the
+     bench-kernels and bench-aot tests: the same passes on kernels of
+     benchmark size in many configurations (the other differential tests
+     and lit/Integration run those passes under ASan here); they took a
+     quarter of the lane's test time (230 of 990 s on 2 cores)"
 )
 
 # Debian's libMLIR.so / libLLVM.so are not instrumented: LLVM's allocators,

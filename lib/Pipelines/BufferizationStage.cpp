@@ -12,7 +12,7 @@
 
 #include "quant-block/Codegen/Common/Passes.h"
 
-#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 

@@ -16,7 +16,7 @@
 #include "quant-block/Codegen/Common/Passes.h"
 #include "quant-block/Codegen/GPU/Passes.h"
 
-#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"

@@ -25,6 +25,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::quant_block;
 using namespace mlir::quant_block::detail;
@@ -204,7 +206,10 @@ struct QuantizeDynamicOpLowering
     // 2. With a per-tensor outer scale (NVFP4): max |x| over the tensor sets
     // outer = max / (max_storage * max_scale), rounded to the outer type;
     // block scales are then taken relative to it.
-    auto [storageMax, emax] = getStorageMaxAndEmax(scheme);
+    // Not a structured binding: the region builder captures these (C++17).
+    double storageMax;
+    int emax;
+    std::tie(storageMax, emax) = getStorageMaxAndEmax(scheme);
     ScaleRoundingMode scaleRounding = scheme.getScaleRounding();
     // The largest element magnitude in units of the shared scale (MX
     // integers are fixed point with bits - 2 fraction bits).

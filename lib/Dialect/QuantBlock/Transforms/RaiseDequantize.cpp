@@ -187,7 +187,9 @@ static std::optional<StringRef> matchDequantizeSide(const EwOp &mul,
       return StringRef("the zero point is neither a converted integer tensor "
                        "nor a constant holding integers");
   }
-  auto [qmin, qmax] = rangeOf(q->storage);
+  // Not a structured binding: the lambdas below capture these (C++17).
+  int64_t qmin, qmax;
+  std::tie(qmin, qmax) = rangeOf(q->storage);
   // Float constants become zero points of the data's integer type.
   if (zeroPoint && !zeroPoint->type &&
       (zeroPoint->min < qmin || zeroPoint->max > qmax))
