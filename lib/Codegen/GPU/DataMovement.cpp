@@ -300,6 +300,20 @@ struct GPUDataMovementPass
     }
   }
 
+  /// The token to chain new device work after, at the builder's point: the
+  /// end of the chain `pending` (taken, so `pending` is reset), or the start
+  /// of a new chain.
+  static Value continueChain(OpBuilder &builder, Location loc, Value &pending) {
+    Value token = pending;
+    pending = Value();
+    if (token)
+      return token;
+    return gpu::WaitOp::create(builder, loc,
+                               builder.getType<gpu::AsyncTokenType>(),
+                               ValueRange())
+        .getAsyncToken();
+  }
+
   /// Whether `op` is a device allocation or free in the synchronous form
   /// (a host-shared allocation stays synchronous: gpu-to-llvm wants it so).
   static bool isSynchronousAllocation(Operation *op) {
@@ -347,11 +361,8 @@ struct GPUDataMovementPass
     for (Operation *op : synchronous) {
       OpBuilder builder(op);
       Location loc = op->getLoc();
-      Value start = gpu::WaitOp::create(builder, loc,
-                                        builder.getType<gpu::AsyncTokenType>(),
-                                        ValueRange())
-                        .getAsyncToken();
-      Value token = makeAsync(op, start);
+      Value none;
+      Value token = makeAsync(op, continueChain(builder, loc, none));
       builder.setInsertionPointAfterValue(token);
       gpu::WaitOp::create(builder, loc, Type(), ValueRange{token});
     }
@@ -378,13 +389,12 @@ struct GPUDataMovementPass
   static bool needsHostCopies(Operation *op, const LiveCopies &live) {
     if (op->hasTrait<OpTrait::IsTerminator>() || op->getNumRegions() != 0)
       return true;
-    if (isa<gpu::GPUDialect>(op->getDialect()) && !isa<gpu::WaitOp>(op))
+    // A wait orders device work and touches no host buffer.
+    if (isa<gpu::WaitOp>(op))
+      return false;
+    if (isa<gpu::GPUDialect>(op->getDialect()))
       return true;
     if (isBufferView(op) || touchesNoElements(op))
-      return false;
-    // A wait orders device work and touches no host buffer (the device
-    // allocations of host temporaries that only kernels use bring them).
-    if (isa<gpu::WaitOp>(op))
       return false;
     auto touchesLive = [&](Value value) {
       return isa<MemRefType>(value.getType()) &&
@@ -412,15 +422,10 @@ struct GPUDataMovementPass
     if (live.empty() && !pending)
       return;
     OpBuilder builder(op);
-    Value token = pending;
-    if (!token)
-      token = gpu::WaitOp::create(builder, op->getLoc(),
-                                  builder.getType<gpu::AsyncTokenType>(),
-                                  ValueRange())
-                  .getAsyncToken();
-    token = settleAfter(builder, op->getLoc(), token, live);
+    Value token =
+        settleAfter(builder, op->getLoc(),
+                    continueChain(builder, op->getLoc(), pending), live);
     gpu::WaitOp::create(builder, op->getLoc(), Type(), ValueRange{token});
-    pending = Value();
   }
 
   /// The copies back and frees of `live` chained after `token`, at the
@@ -459,14 +464,8 @@ struct GPUDataMovementPass
     Value pending;
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (isSynchronousAllocation(&op)) {
-        Value start = pending;
-        if (!start) {
-          OpBuilder builder(&op);
-          start = gpu::WaitOp::create(builder, op.getLoc(),
-                                      builder.getType<gpu::AsyncTokenType>(),
-                                      ValueRange())
-                      .getAsyncToken();
-        }
+        OpBuilder builder(&op);
+        Value start = continueChain(builder, op.getLoc(), pending);
         pending = makeAsync(&op, start);
         continue;
       }
