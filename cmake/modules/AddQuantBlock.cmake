@@ -16,6 +16,24 @@
 
 include_guard(GLOBAL)
 
+# quant_block_use_mlir_headers_pch(targets...)
+#
+# The targets compile with the precompiled MLIR headers of
+# QuantBlockMLIRHeaders (top-level CMakeLists.txt) when
+# QUANT_BLOCK_PRECOMPILED_HEADERS is on. Only for targets compiled with the
+# MLIR flags (llvm_update_compile_flags: no exceptions): a precompiled header
+# holds only for the language options it was built with (clang refuses it
+# otherwise), so the runtimes, the Numerics library and the tests that keep
+# exceptions on do without.
+function(quant_block_use_mlir_headers_pch)
+  if(NOT QUANT_BLOCK_PRECOMPILED_HEADERS)
+    return()
+  endif()
+  foreach(target ${ARGN})
+    target_precompile_headers(${target} REUSE_FROM QuantBlockMLIRHeaders)
+  endforeach()
+endfunction()
+
 function(add_quant_block_library name)
   cmake_parse_arguments(ARG "DIALECT;CONVERSION" "" "" ${ARGN})
   if(ARG_DIALECT)
@@ -27,6 +45,11 @@ function(add_quant_block_library name)
     add_mlir_library(${name} ${ARG_UNPARSED_ARGUMENTS} DISABLE_INSTALL)
   endif()
   target_include_directories(${name} PUBLIC $<INSTALL_INTERFACE:include>)
+  if(TARGET obj.${name})
+    quant_block_use_mlir_headers_pch(obj.${name})
+  else()
+    quant_block_use_mlir_headers_pch(${name})
+  endif()
   set_property(GLOBAL APPEND PROPERTY QUANT_BLOCK_LIBS ${name})
 endfunction()
 
