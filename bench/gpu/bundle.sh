@@ -40,7 +40,9 @@
 # FMA cases again with other pipeline options, `suffix:opt,opt ...`, empty
 # for none; RESIDENT_PREFILL: the row counts M of the int8 prefill products,
 # `<case>_i8_m<M>`, each also as `..._warp` with tensor-cores=false, empty
-# for none); llama_*/: the LLaMA model (see LLAMA below).
+# for none; RESIDENT_HALF_PREFILL: those of the f16 and bf16 prefill
+# products, `<case>_f16_m<M>` / `<case>_bf16_m<M>`, 256 by default: the
+# issue's target is half the dense f16 peak there); llama_*/: the LLaMA model (see LLAMA below).
 #
 # The runner utilities of Debian's LLVM name libMLIR and libLLVM as needed
 # libraries without using any of their symbols: the bundle carries empty
@@ -194,7 +196,8 @@ if [ "${BENCH:-1}" != 0 ]; then
   mkdir -p "$dir"
   (cd "$ROOT/bench/gpu" && "$PYTHON" resident.py --out "$dir" --fma --int8 \
     --shapes "${RESIDENT_SHAPES:-4096x4096,11008x4096,4096x11008}" \
-    --prefill "${RESIDENT_PREFILL-16,64,256}")
+    --prefill "${RESIDENT_PREFILL-16,64,256}" \
+    --half-prefill "${RESIDENT_HALF_PREFILL-256}")
   cc -c -O2 -I"$ROOT/include" "$ROOT/bench/gpu/resident_driver.c" \
     -o "$OUT/log/resident_driver.o"
   # Kernel variants of the FMA cases, compiled from the same modules:

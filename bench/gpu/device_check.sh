@@ -3,7 +3,7 @@
 # a GPU, builds one bundle (bench/gpu/bundle.sh: the NVVM pipeline's executed
 # checks with the CPU's expected outputs, and every GPU benchmark: the
 # GEMV forms, the device-resident GEMV hot and cold, with and without FMA
-# and the runtime's pools, the int8 prefill products on the tensor
+# and the runtime's pools, the int8, f16 and bf16 prefill products on the tensor
 # cores beside the warp kernel, and the LLaMA model: tiny ones checked
 # against the CPU's logits, 7B-shaped ones timed, pp512 / tg128) and puts a
 # `device_check.sh` in it that runs
@@ -18,7 +18,8 @@
 # default RESIDENT_VARIANTS (runs of 2026-11-27, docs/GPU.md), before the
 # prefill products (RESIDENT_PREFILL) and the LLaMA model (LLAMA) were
 # added. The environment of bundle.sh (BUILD, CHIP, CHECKS, BENCH, SHAPES,
-# RESIDENT_SHAPES, RESIDENT_PREFILL, LLAMA, LLAMA_CHECKS, LLAMA_BENCH, ...)
+# RESIDENT_SHAPES, RESIDENT_PREFILL, RESIDENT_HALF_PREFILL, LLAMA, LLAMA_CHECKS,
+# LLAMA_BENCH, ...)
 # passes through.
 set -euo pipefail
 

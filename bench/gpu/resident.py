@@ -7,11 +7,15 @@ with --int8 also `<case>_i8`: x quantized in the module to int8 in blocks
 of 32, `quantize_dynamic absmax`, and the product `accumulate(i32)`, the
 integer kernel: dp4a for int4 codes; with --prefill M,... also
 `<case>_i8_m<M>`: M rows of x, the int4 cases' tensor-core kernel from
-sm_80 on), and DIR/cases.txt: `case scheme n k weight_bytes [rows]`
-(scheme `<scheme>+i8` for the int8 cases; rows 1 when absent).
+sm_80 on; with --half-prefill M,... also `<case>_f16_m<M>` and
+`<case>_bf16_m<M>`: M rows of f16 / bf16 x against the int4 weight
+dequantized to f16 / bf16, `fastmath<reassoc>`, f16 / bf16 results, the
+f16 / bf16 tensor-core kernel), and DIR/cases.txt: `case scheme n k
+weight_bytes [rows]` (scheme `<scheme>+i8`, `+f16` or `+bf16` for those
+cases; rows 1 when absent).
 
     resident.py --out DIR [--shapes 4096x4096,...] [--schemes ...] [--fma]
-                [--int8] [--prefill 16,64,256]
+                [--int8] [--prefill 16,64,256] [--half-prefill 256]
 
 Unlike gen.py's forms, the weight is not built by the module: the driver
 uploads it once per copy (quantBlockGpuUpload) and passes device pointers,
@@ -65,6 +69,23 @@ func.func @gemv(%x: tensor<{m}x{k}xf32>, %w: !w {{quant_block.device_resident}})
 """
 
 
+def half_module(n, k, m, half):
+    w = (f"!quant_block.tensor<{n}x{k}, #quant_block.scheme<i4 : {half}, "
+         f"block = [1, 32], scale = f16>>")
+    return f"""// int4_g32_f16 product, M = {m}, N = {n}, K = {k}, {half} activations and
+// results, with a device-resident weight (bench/gpu/resident.py
+// --half-prefill): each weight dequantized and rounded to {half}, f32 sums.
+!w = {w}
+
+func.func @gemv(%x: tensor<{m}x{k}x{half}>, %w: !w {{quant_block.device_resident}})
+    -> tensor<{m}x{n}x{half}> attributes {{llvm.emit_c_interface}} {{
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc>
+         : tensor<{m}x{k}x{half}>, !w -> tensor<{m}x{n}x{half}>
+  return %y : tensor<{m}x{n}x{half}>
+}}
+"""
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True)
@@ -81,6 +102,12 @@ def main():
                         help="comma-separated row counts M: also the int4 "
                              "cases with M rows of int8 activations, named "
                              "<case>_i8_m<M> (the tensor-core kernel)")
+    parser.add_argument("--half-prefill", default="",
+                        help="comma-separated row counts M: also the int4 "
+                             "cases with M rows of f16 and of bf16 "
+                             "activations, named <case>_f16_m<M> and "
+                             "<case>_bf16_m<M> (the f16 / bf16 tensor-core "
+                             "kernel)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     cases = []
@@ -110,6 +137,14 @@ def main():
                     f.write(int8_module(scheme, n, k, m))
                 cases.append(f"{name} {scheme}+i8 {n} {k} "
                              f"{weight_bytes(scheme, n, k)} {m}")
+            for m in (int(v) for v in args.half_prefill.split(",") if v):
+                for half in ("f16", "bf16"):
+                    name = f"resident_{scheme}_{n}x{k}_{half}_m{m}"
+                    with open(os.path.join(args.out, name + ".mlir"),
+                              "w") as f:
+                        f.write(half_module(n, k, m, half))
+                    cases.append(f"{name} {scheme}+{half} {n} {k} "
+                                 f"{weight_bytes(scheme, n, k)} {m}")
     with open(os.path.join(args.out, "cases.txt"), "w") as f:
         f.write("\n".join(cases) + "\n")
 

@@ -14,6 +14,10 @@
 |* suffix +i8 (resident.py --int8) quantizes x to int8 in the module: then    *|
 |* also max_error_over_bound, the error over what rounding x to 8 bits per    *|
 |* block of 32 may cost (sum |w| absmax / 127, plus 1e-5 of the magnitude).   *|
+|* A SCHEME with the suffix +f16 or +bf16 (resident.py --half-prefill) takes *|
+|* x and returns y in that type (x's values are exact in it): then also      *|
+|* max_error_over_bound, the error over one rounding of y to that type       *|
+|* (2^-11 or 2^-8 of |y|, plus 1e-5 of the magnitude).                       *|
 |*                                                                            *|
 |*   driver SCHEME N K [WARMUP ITERS COPIES [ROWS]]                           *|
 |*                                                                            *|
@@ -75,6 +79,25 @@ static double half(uint16_t bits) {
   return bits & 0x8000 ? -value : value;
 }
 
+static double bfloat16(uint16_t bits) {
+  uint32_t wide = (uint32_t)bits << 16;
+  float value;
+  memcpy(&value, &wide, sizeof value);
+  return value;
+}
+/// `value`'s f16 or bf16 bits (values exact in both: multiples of 1/8 in
+/// [-1, 1]).
+static uint16_t toHalfBits(float value, int bf16) {
+  uint32_t bits;
+  memcpy(&bits, &value, sizeof bits);
+  if (bf16)
+    return (uint16_t)(bits >> 16);
+  uint16_t sign = (uint16_t)((bits >> 16) & 0x8000);
+  if (value == 0)
+    return sign;
+  int exponent = (int)((bits >> 23) & 255) - 127 + 15;
+  return (uint16_t)(sign | (exponent << 10) | ((bits >> 13) & 1023));
+}
 static double e2m1(int code) {
   static const double magnitudes[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
   return code & 8 ? -magnitudes[code & 7] : magnitudes[code & 7];
@@ -92,6 +115,14 @@ int main(int argc, char **argv) {
   char *suffix = strstr(scheme, "+i8");
   int int8Activations = suffix && suffix[3] == 0;
   if (int8Activations)
+    *suffix = 0;
+  // f16 or bf16 activations and results (halfKind 1 or 2).
+  int halfKind = 0;
+  if ((suffix = strstr(scheme, "+f16")) && suffix[4] == 0)
+    halfKind = 1;
+  else if ((suffix = strstr(scheme, "+bf16")) && suffix[5] == 0)
+    halfKind = 2;
+  if (halfKind)
     *suffix = 0;
   int64_t n = atoll(argv[2]), k = atoll(argv[3]);
   int warmup = argc >= 7 ? atoi(argv[4]) : 10;
@@ -143,7 +174,13 @@ int main(int argc, char **argv) {
     quantBlockGpuUpload(deviceScales[c], scales, scalesBytes);
   }
 
-  Memref2D xArg = dense(x, rows, k);
+  uint16_t *xHalf = NULL;
+  if (halfKind) {
+    xHalf = malloc(rows * k * sizeof(uint16_t));
+    for (int64_t i = 0; i < rows * k; ++i)
+      xHalf[i] = toHalfBits(x[i], halfKind == 2);
+  }
+  Memref2D xArg = halfKind ? dense(xHalf, rows, k) : dense(x, rows, k);
   // The rows of y checked: the first, a middle and the last one.
   int64_t checkedRows[3] = {0, rows / 2, rows - 1};
   Memref2D result;
@@ -168,6 +205,8 @@ int main(int argc, char **argv) {
         // Every column of the checked rows against float64 sums of the
         // same products.
         const float *y = (const float *)result.aligned + result.offset;
+        const uint16_t *yHalf =
+            (const uint16_t *)result.aligned + result.offset;
         for (int r = 0; r < 3; ++r)
           for (int64_t row = 0; row < n; ++row) {
             int64_t m = checkedRows[r];
@@ -184,7 +223,12 @@ int main(int argc, char **argv) {
               magnitude += fabs(w * xj);
               bound += fabs(w) * absmax[(m * k + j) / 32] / 127;
             }
-            double yv = y[m * n + row];
+            double yv = halfKind == 1   ? half(yHalf[m * n + row])
+                        : halfKind == 2 ? bfloat16(yHalf[m * n + row])
+                                        : y[m * n + row];
+            // One rounding of y to f16 or bf16.
+            if (halfKind)
+              bound = fabs(sum) * (halfKind == 1 ? 0x1p-11 : 0x1p-8);
             double error = fabs(yv - sum) / (magnitude > 0 ? magnitude : 1);
             if (error > worst)
               worst = error;
@@ -209,7 +253,7 @@ int main(int argc, char **argv) {
                iters);
   }
   printf("RESULT max_rel_error %.9g\n", worst);
-  if (int8Activations)
+  if (int8Activations || halfKind)
     printf("RESULT max_error_over_bound %.9g\n", worstOverBound);
   printf("RESULT weight_copies %d\n", copies);
   for (int c = 0; c < copies; ++c) {
@@ -219,9 +263,10 @@ int main(int argc, char **argv) {
   free(times);
   free(absmax);
   free(x);
+  free(xHalf);
   free(scales);
   free(data);
-  if (int8Activations)
+  if (int8Activations || halfKind)
     return worstOverBound <= 1 ? 0 : 1;
   return worst <= 1e-5 ? 0 : 1;
 }

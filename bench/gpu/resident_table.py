@@ -14,13 +14,15 @@ whole call (launches, x up, y down; cold), the same hot with the runtime's
 stream and memory pools off (<case>.nocache.out, QUANT_BLOCK_CUDA_CACHING=0),
 and the bytes that crossed PCIe per call. A scheme with the suffix +i8
 (int8 activations, resident.py --int8) is checked against the bound of
-rounding x to 8 bits. Cases of more than one row (resident.py --prefill)
-go to a second table: kernel time hot and cold, the integer operations per
-second (2 M N K / cold kernel time) and their ratio to the chip's dense
-int8 tensor-core peak (TENSOR_PEAK_TOPS, default 1979: an H100 or H200
-SXM, without sparsity), beside the same product's warp kernel
-(`<case>_warp`, tensor-cores=false) where the bundle has it. Exits 1 if a
-case failed its check or has no timing.
+rounding x to 8 bits, one with +f16 or +bf16 (resident.py --half-prefill)
+against one rounding of y to that type. Cases of more than one row
+(resident.py --prefill, --half-prefill) go to a second table: kernel time
+hot and cold, the operations per second (2 M N K / cold kernel time) and
+their ratio to the chip's dense tensor-core peak for the product's kind
+(int8: TENSOR_PEAK_TOPS, default 1979; f16 and bf16: TENSOR_PEAK_F16_TFLOPS,
+default 989; an H100 or H200 SXM, without sparsity), beside the same
+product's warp kernel (`<case>_warp`, tensor-cores=false) where the bundle
+has it. Exits 1 if a case failed its check or has no timing.
 """
 
 import os
@@ -42,9 +44,10 @@ def main():
             copy_gbs = 2 * int(params["copy_bytes"]) / min(copy) / 1e9
     header = ("case", "MB", "hot us", "cold us", "cold GB/s", "ratio",
               "wall us", "no-cache wall us", "PCIe B/call", "check")
-    prefill_header = ("case", "M", "hot us", "cold us", "cold TOPS",
+    prefill_header = ("case", "M", "hot us", "cold us", "cold T(FL)OPS",
                       "of peak", "warp cold us", "speed-up", "check")
     peak_tops = float(os.environ.get("TENSOR_PEAK_TOPS", "1979"))
+    peak_f16 = float(os.environ.get("TENSOR_PEAK_F16_TFLOPS", "989"))
     rows, prefill, failed = [], [], False
     cold_times = {}
     for line in open(f"{out}/cases.txt"):
@@ -67,9 +70,9 @@ def main():
             pcie = res["h2d_bytes_per_call_cold"][0] + res["d2h_bytes_per_call_cold"][0]
         error = res.get("max_rel_error", [None])[0]
         ok = error is not None and error <= 1e-5
-        if scheme.endswith("+i8"):
-            # x rounded to 8 bits in the module: within that rounding's
-            # bound (resident_driver.c).
+        if scheme.endswith(("+i8", "+f16", "+bf16")):
+            # x rounded to 8 bits in the module, or y rounded to f16 or
+            # bf16: within that rounding's bound (resident_driver.c).
             error = res.get("max_error_over_bound", [None])[0]
             ok = error is not None and error <= 1
         failed |= not ok or cold is None
@@ -77,7 +80,8 @@ def main():
         verdict = "ok" if ok else f"WRONG (error {error})"
         if m > 1:
             tops = 2 * m * int(n) * int(k) / cold / 1e12 if cold else None
-            prefill.append((name, m, hot, cold, tops, verdict))
+            peak = peak_tops if scheme.endswith("+i8") else peak_f16
+            prefill.append((name, m, hot, cold, tops, peak, verdict))
             continue
         gbs = nbytes / cold / 1e9 if cold else None
         ratio = gbs / copy_gbs if gbs and copy_gbs else None
@@ -91,22 +95,23 @@ def main():
     print_table(header, rows)
     if prefill:
         table = []
-        for name, m, hot, cold, tops, verdict in prefill:
+        for name, m, hot, cold, tops, peak, verdict in prefill:
             if name.endswith("_warp"):
                 continue
             warp = cold_times.get(name + "_warp")
             table.append((name, str(m), fmt(hot and hot * 1e6, ".1f"),
                           fmt(cold and cold * 1e6, ".1f"), fmt(tops, ".1f"),
-                          fmt(tops and tops / peak_tops, ".3f"),
+                          fmt(tops and tops / peak, ".3f"),
                           fmt(warp and warp * 1e6, ".1f"),
                           fmt(warp and cold and warp / cold, ".2f"), verdict))
             warp_verdict = [v for n, *_, v in prefill if n == name + "_warp"]
             if warp_verdict and warp_verdict[0] != "ok":
                 table.append((name + "_warp", str(m), "", fmt(warp and warp * 1e6, ".1f"),
                               "", "", "", "", warp_verdict[0]))
-        print(f"int8 prefill products with device-resident weights (the "
-              f"tensor-core kernel; _warp: tensor-cores=false), cold; peak "
-              f"{peak_tops:.0f} TOPS (TENSOR_PEAK_TOPS)")
+        print(f"prefill products with device-resident weights (the "
+              f"tensor-core kernels; _warp: tensor-cores=false), cold; peak "
+              f"{peak_tops:.0f} TOPS int8 (TENSOR_PEAK_TOPS), "
+              f"{peak_f16:.0f} TFLOPS f16 / bf16 (TENSOR_PEAK_F16_TFLOPS)")
         print_table(prefill_header, table)
     return 1 if failed else 0
 

@@ -69,7 +69,9 @@ void mlir::quant_block::buildNVVMBackHalfPipeline(
   // The integer matmul kernel's byte dot products as dp4a.
   if (hasDp4a(options.chip))
     kernels.addPass(createNVVMDotProducts());
-  // The tensor-core kernel's warp-level products (nvgpu.mma.sync).
+  // The tensor-core kernels' warp-level products (nvgpu.mma.sync): bf16
+  // ones here, the others upstream.
+  kernels.addPass(createNVVMMatrixProducts());
   kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   // PTX instructions rather than libdevice calls, which only link where a

@@ -78,9 +78,11 @@ void mlir::quant_block::buildSPIRVBackHalfPipeline(
 
   // Views inside kernels (the block iteration space of a quantized tensor is
   // an expand_shape of its buffer) become index arithmetic on the buffer,
-  // then FP8 / E8M0 buffers become i8 buffers (SPIR-V has no such types).
+  // then FP8 / E8M0 buffers become i8 buffers and bf16 values i16 bits
+  // (SPIR-V for Vulkan has no such types).
   pm.addNestedPass<gpu::GPUModuleOp>(memref::createFoldMemRefAliasOpsPass());
   pm.addPass(createGPUNarrowFloatStorage());
+  pm.addPass(createGPUBFloat16Bits());
   // Dynamically shaped buffers: flat runtime arrays plus a buffer of sizes.
   pm.addPass(createGPUSPIRVDynamicShapes());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

@@ -1,13 +1,13 @@
 //===- EmulateWarpMatrixProducts.cpp - nvgpu.mma.sync in workgroup memory -===//
 //
 // --quant-block-gpu-emulate-warp-matrix-products: see Passes.td. The
-// tensor-core kernel of --quant-block-gpu-matmul-kernels computes its block
-// sums with warp-level int8 matrix products, whose operands are spread over
-// the registers of a warp's 32 threads in the layout PTX defines for
-// mma.m16n8k32. Targets without them (Vulkan) get the same exact integer
-// sums by exchanging those registers through workgroup memory, so that the
-// kernel, its fragment loads and its epilogue run, and are tested, on
-// lavapipe.
+// tensor-core kernels of --quant-block-gpu-matmul-kernels compute with
+// warp-level matrix products (int8 block sums, f16 or bf16 products),
+// whose operands are spread over the registers of a warp's 32 threads in
+// the layout PTX defines for mma.m16n8k32 and mma.m16n8k16. Targets
+// without them (Vulkan) get the same sums by exchanging those registers
+// through workgroup memory, so that the kernels, their fragment loads and
+// their epilogues run, and are tested, on lavapipe.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,14 +32,14 @@ namespace {
 /// Threads of a warp.
 constexpr int64_t kLanes = 32;
 /// Registers (32-bit words) of A and of B per thread in mma.m16n8k32.s8
-/// and mma.m16n8k16.f16 alike.
+/// and mma.m16n8k16.f16 / .bf16 alike.
 constexpr int64_t kRegistersA = 4, kRegistersB = 2;
 
 /// The products the emulation performs.
 enum class ProductKind {
   /// mma.m16n8k32, s8 inputs (4 a register), s32 accumulators.
   Int8,
-  /// mma.m16n8k16, f16 inputs (2 a register), f32 accumulators.
+  /// mma.m16n8k16, f16 or bf16 inputs (2 a register), f32 accumulators.
   Half,
 };
 
@@ -56,7 +56,8 @@ std::optional<ProductKind> getProductKind(nvgpu::MmaSyncOp product) {
     shape.push_back(cast<IntegerAttr>(size).getInt());
   auto isI8 = [](Type t) { return t.isInteger(8); };
   auto isI32 = [](Type t) { return t.isInteger(32); };
-  auto isF16 = [](Type t) { return t.isF16(); };
+  // (The op's verifier gives both factors one type.)
+  auto isHalf = [](Type t) { return t.isF16() || t.isBF16(); };
   auto isF32 = [](Type t) { return t.isF32(); };
   if (shape == SmallVector<int64_t>{16, 8, 32} &&
       fragment(product.getMatrixA(), kRegistersA, 4, isI8) &&
@@ -64,8 +65,8 @@ std::optional<ProductKind> getProductKind(nvgpu::MmaSyncOp product) {
       fragment(product.getMatrixC(), 2, 2, isI32))
     return ProductKind::Int8;
   if (shape == SmallVector<int64_t>{16, 8, 16} &&
-      fragment(product.getMatrixA(), kRegistersA, 2, isF16) &&
-      fragment(product.getMatrixB(), kRegistersB, 2, isF16) &&
+      fragment(product.getMatrixA(), kRegistersA, 2, isHalf) &&
+      fragment(product.getMatrixB(), kRegistersB, 2, isHalf) &&
       fragment(product.getMatrixC(), 2, 2, isF32))
     return ProductKind::Half;
   return std::nullopt;
@@ -99,8 +100,8 @@ struct GPUEmulateWarpMatrixProductsPass
              << "cannot be emulated: only mmaShape [16, 8, 32] with "
                 "vector<4x4xi8>, vector<2x4xi8> and vector<2x2xi32> operands "
                 "(s8 inputs, s32 accumulators) and [16, 8, 16] with "
-                "vector<4x2xf16>, vector<2x2xf16> and vector<2x2xf32> "
-                "operands are";
+                "vector<4x2xf16>, vector<2x2xf16> (or bf16) and "
+                "vector<2x2xf32> operands are";
     auto launch = product->getParentOfType<gpu::LaunchOp>();
     if (!launch)
       return product.emitOpError()
@@ -165,12 +166,13 @@ struct GPUEmulateWarpMatrixProductsPass
         value = arith::ShLIOp::create(b, loc, value, i32Constant(24 - 8 * i));
       return arith::ShRSIOp::create(b, loc, value, i32Constant(24));
     };
-    // Half `i` of `word` (two f16), extended to f32.
+    // Half `i` of `word` (two f16 or bf16), extended to f32.
+    Type halfType = getElementTypeOrSelf(product.getMatrixA().getType());
     auto halfValue = [&](Value word, int64_t i) -> Value {
       Value single = vector::FromElementsOp::create(
           b, loc, VectorType::get({1}, i32), word);
       Value pair = vector::BitCastOp::create(
-          b, loc, VectorType::get({2}, b.getF16Type()), single);
+          b, loc, VectorType::get({2}, halfType), single);
       Value value = vector::ExtractOp::create(b, loc, pair, i);
       return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
     };
@@ -204,8 +206,8 @@ struct GPUEmulateWarpMatrixProductsPass
             }
             continue;
           }
-          // Two f16 values a word, their (exact) products added in f32 in
-          // k order: one order of the tensor cores' sums.
+          // Two f16 or bf16 values a word, their (exact) products added in
+          // f32 in k order: one order of the tensor cores' sums.
           for (int64_t half = 0; half < 2; ++half) {
             Value x = halfValue(a, half);
             Value y = halfValue(bWord, half);

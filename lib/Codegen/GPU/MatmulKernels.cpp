@@ -63,7 +63,7 @@ constexpr int64_t kMaxIntegerBlockBits = 1024;
 /// The warp-level int8 matrix product of the tensor-core kernel
 /// (mma.m16n8k32): activation rows, weight rows and codes along K.
 constexpr int64_t kMmaRows = 16, kMmaCols = 8, kMmaDepth = 32;
-/// The depth of the f16 one (mma.m16n8k16, f32 accumulators).
+/// The depth of the f16 and bf16 one (mma.m16n8k16, f32 accumulators).
 constexpr int64_t kMmaHalfDepth = 16;
 /// The most 8-row tiles of weight rows one warp of that kernel computes
 /// (each activation fragment it loads serves all of them).
@@ -111,8 +111,8 @@ struct KernelPlan {
   /// order, docs/Numerics.md).
   bool mins = false;
   /// Warp-level matrix products (16x8x32 int8 block sums for the integer
-  /// kernel, 16x8x16 f16 for f16 activations): tiles of 16 activation rows
-  /// by 8 weight rows per warp.
+  /// kernel, 16x8x16 f16 or bf16 for f16 or bf16 activations): tiles of 16
+  /// activation rows by 8 weight rows per warp.
   bool tensorCores = false;
   /// Why a product takes no tensor cores where they were asked for (empty
   /// otherwise), for `report`.
@@ -127,11 +127,12 @@ std::optional<std::string> whyNoTensorCores(const KernelPlan &plan,
   if (!ShapedType::isDynamic(plan.m) && plan.m < kMmaRows)
     return std::string("fewer than 16 activation rows");
   if (!plan.integer) {
-    // f16 products: the dequantized weights are f16 already (the contract
-    // rounds them to the expressed type), and an f16 product is exact in
-    // the f32 accumulators.
-    if (!plan.expressed.isF16())
-      return std::string("the activations are not f16");
+    // f16 and bf16 products: the dequantized weights are f16 or bf16
+    // already (the contract rounds them to the expressed type), and their
+    // products (11 or 8 significant bits a factor) are exact in the f32
+    // accumulators.
+    if (!plan.expressed.isF16() && !plan.expressed.isBF16())
+      return std::string("the activations are not f16 or bf16");
     bool e2m1 = isa<Float4E2M1FNType>(plan.scheme.getStorageType());
     if ((!plan.scheme.hasIntegerStorage() && !e2m1) ||
         (plan.bits != 4 && plan.bits != 8))
@@ -548,10 +549,11 @@ private:
   /// rounded once to the result type.
   void storeTileResults(const TileGeometry &tile, ValueRange totals,
                         Value kernelRows, Value result);
-  /// The f16 tensor-core kernel's warp (plan.tensorCores, f16
-  /// activations): per step of 16 codes, each tile's 4 weights per lane
-  /// dequantized (rounded to f16 as dequantize does) into B of an
-  /// nvgpu.mma.sync [16, 8, 16] with f32 accumulators over all of K.
+  /// The f16 / bf16 tensor-core kernel's warp (plan.tensorCores, f16 or
+  /// bf16 activations): per step of 16 codes, each tile's 4 weights per
+  /// lane dequantized (rounded to f16 or bf16 as dequantize does) into B
+  /// of an nvgpu.mma.sync [16, 8, 16] with f32 accumulators over all of
+  /// K.
   void emitHalfTensorCoreTiles(Value lane, Value firstRow, Value m0,
                                Value kernelRows, Value lhs, Value words,
                                Value scales, Value zeroPoints, Value outer,
@@ -1339,7 +1341,8 @@ void KernelEmitter::emitHalfTensorCoreTiles(Value lane, Value firstRow,
                                             Value lhs, Value words,
                                             Value scales, Value zeroPoints,
                                             Value outer, Value result) {
-  Type f16 = b.getF16Type(), i32 = b.getI32Type();
+  // f16 or bf16: the activations' and the dequantized weights' type.
+  Type half = plan.expressed, i32 = b.getI32Type();
   int64_t tiles = plan.rowsPerWarp / kMmaCols;
   int64_t steps = plan.k / kMmaHalfDepth;
   int64_t codesPerStep = kMmaHalfDepth;
@@ -1379,9 +1382,9 @@ void KernelEmitter::emitHalfTensorCoreTiles(Value lane, Value firstRow,
     // A: the 4 activations of rows g and g + 8 (one 8-byte load each);
     // registers i and 2 + i hold their first and last two.
     Value a = arith::ConstantOp::create(
-        b, loc, b.getZeroAttr(VectorType::get({4, 2}, f16)));
+        b, loc, b.getZeroAttr(VectorType::get({4, 2}, half)));
     for (int64_t i = 0; i < 2; ++i) {
-      Value four = loadVector(lhs, {tile.lhsRows[i], k}, 4, f16);
+      Value four = loadVector(lhs, {tile.lhsRows[i], k}, 4, half);
       Value first = vector::ShuffleOp::create(b, loc, four, four,
                                               ArrayRef<int64_t>{0, 1});
       Value second = vector::ShuffleOp::create(b, loc, four, four,
@@ -1406,7 +1409,7 @@ void KernelEmitter::emitHalfTensorCoreTiles(Value lane, Value firstRow,
                                           ValueRange{weightRow, wordIndex});
       if (codeShift)
         word = arith::ShRUIOp::create(b, loc, word, codeShift);
-      // The four weights, each dequantized and rounded to f16 as
+      // The four weights, each dequantized and rounded to f16 or bf16 as
       // dequantize does.
       SmallVector<Value> weights;
       for (int64_t j = 0; j < 4; ++j) {
@@ -1423,10 +1426,10 @@ void KernelEmitter::emitHalfTensorCoreTiles(Value lane, Value firstRow,
             b, loc, plan.scheme, code, scale, zeroPoint, outer));
       }
       Value bFragment = arith::ConstantOp::create(
-          b, loc, b.getZeroAttr(VectorType::get({2, 2}, f16)));
+          b, loc, b.getZeroAttr(VectorType::get({2, 2}, half)));
       for (int64_t h = 0; h < 2; ++h) {
         Value pair = vector::FromElementsOp::create(
-            b, loc, VectorType::get({2}, f16),
+            b, loc, VectorType::get({2}, half),
             ValueRange{weights[2 * h], weights[2 * h + 1]});
         bFragment = vector::InsertOp::create(b, loc, pair, bFragment, h);
       }

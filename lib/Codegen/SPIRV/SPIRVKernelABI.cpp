@@ -29,8 +29,8 @@ static std::string whyUnsupported(Type type, const spirv::TargetEnv &target) {
   if (auto shaped = dyn_cast<ShapedType>(type))
     type = shaped.getElementType();
   if (type.isBF16())
-    return "bf16 has no SPIR-V type for Vulkan (dequantize to f32 or f16 "
-           "instead)";
+    return "bf16 has no SPIR-V type for Vulkan (--quant-block-gpu-bf16-bits "
+           "carries bf16 values as i16 bits)";
   if (auto floatType = dyn_cast<FloatType>(type)) {
     unsigned width = floatType.getWidth();
     if (width == 32 && floatType.isF32())

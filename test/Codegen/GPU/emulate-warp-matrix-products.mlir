@@ -89,11 +89,38 @@ func.func @f16_product(%out: memref<32xf32>, %a: vector<4x2xf16>, %b: vector<2x2
 
 // -----
 
+// A bf16 product: the same, each word two bf16 values.
+// CHECK-LABEL: func.func @bf16_product
+// CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// CHECK: gpu.barrier
+// CHECK: %[[AH:.*]] = vector.bitcast %{{.*}} : vector<1xi32> to vector<2xbf16>
+// CHECK: %[[A0:.*]] = vector.extract %[[AH]][0] : bf16 from vector<2xbf16>
+// CHECK: %[[AF:.*]] = arith.extf %[[A0]] : bf16 to f32
+// CHECK: %[[BF:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK: %[[P:.*]] = arith.mulf %[[AF]], %[[BF]] : f32
+// CHECK: arith.addf %{{.*}}, %[[P]] : f32
+// CHECK-COUNT-15: arith.mulf
+// CHECK: gpu.barrier
+// CHECK-NOT: nvgpu.mma.sync
+func.func @bf16_product(%out: memref<32xf32>, %a: vector<4x2xbf16>, %b: vector<2x2xbf16>, %c: vector<2x2xf32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %p = nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+    %e = vector.extract %p[1, 0] : f32 from vector<2x2xf32>
+    memref.store %e, %out[%tx] : memref<32xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 func.func @tf32_product(%a: vector<4x1xf32>, %b: vector<2x1xf32>, %c: vector<2x2xf32>) {
   %c1 = arith.constant 1 : index
   %c32 = arith.constant 32 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
-    // expected-error @below {{'nvgpu.mma.sync' op cannot be emulated: only mmaShape [16, 8, 32] with vector<4x4xi8>, vector<2x4xi8> and vector<2x2xi32> operands (s8 inputs, s32 accumulators) and [16, 8, 16] with vector<4x2xf16>, vector<2x2xf16> and vector<2x2xf32> operands are}}
+    // expected-error @below {{'nvgpu.mma.sync' op cannot be emulated: only mmaShape [16, 8, 32] with vector<4x4xi8>, vector<2x4xi8> and vector<2x2xi32> operands (s8 inputs, s32 accumulators) and [16, 8, 16] with vector<4x2xf16>, vector<2x2xf16> (or bf16) and vector<2x2xf32> operands are}}
     %p = nvgpu.mma.sync (%a, %b, %c) {mmaShape = [16, 8, 8], tf32Enabled} : (vector<4x1xf32>, vector<2x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>
     gpu.terminator
   }

@@ -211,16 +211,35 @@ func.func @f16_activations(%x: tensor<16x64xf16>, %w: !wh) -> tensor<16x16xf16> 
 
 // -----
 
-// Float products the f16 kernel leaves to the warp kernel, with the reason.
+// bf16 activations (reassoc): the same kernel with bf16 fragments (the
+// weights dequantized and rounded to bf16), MXFP4 weights here.
+// CHECK-LABEL: func.func @bf16_activations
+// CHECK: vector.load %{{.*}} {alignment = 8 : i64} : memref<16x64xbf16>, vector<4xbf16>
+// CHECK: vector.from_elements %{{.*}}, %{{.*}} : vector<2xbf16>
+// CHECK: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: scf.yield
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NOT: gpu.shuffle
+!wbf = !quant_block.tensor<8x64, #quant_block.scheme<f4E2M1FN : bf16, block = [1, 32], scale = f8E8M0FNU>>
+func.func @bf16_activations(%x: tensor<16x64xbf16>, %w: !wbf) -> tensor<16x8xbf16> {
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<16x64xbf16>, !wbf -> tensor<16x8xbf16>
+  return %y : tensor<16x8xbf16>
+}
+
+// -----
+
+// Float products the f16 / bf16 kernel leaves to the warp kernel, with the
+// reason.
 // CHECK-LABEL: func.func @float_warp_kernel
 // CHECK-NOT: nvgpu.mma.sync
 // CHECK: return
-!wb = !quant_block.tensor<8x64, #quant_block.scheme<i4 : bf16, block = [1, 32], scale = f16>>
+!wf = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
 !wh2 = !quant_block.tensor<8x64, #quant_block.scheme<ui2 : f16, block = [1, 32], scale = f16>>
 !wh8 = !quant_block.tensor<8x64, #quant_block.scheme<i4 : f16, block = [1, 8], scale = f16>>
-func.func @float_warp_kernel(%xb: tensor<16x64xbf16>, %xh: tensor<16x64xf16>, %xh8: tensor<8x64xf16>, %wb: !wb, %wh2: !wh2, %wh8: !wh8) {
-  // expected-remark @below {{no tensor cores: the activations are not f16}}
-  %0 = quant_block.matmul %xb, %wb transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<16x64xbf16>, !wb -> tensor<16x8xbf16>
+func.func @float_warp_kernel(%xf: tensor<16x64xf32>, %xh: tensor<16x64xf16>, %xh8: tensor<8x64xf16>, %wf: !wf, %wh2: !wh2, %wh8: !wh8) {
+  // expected-remark @below {{no tensor cores: the activations are not f16 or bf16}}
+  %0 = quant_block.matmul %xf, %wf transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<16x64xf32>, !wf -> tensor<16x8xf32>
   // expected-remark @below {{no tensor cores: the weight's codes are not 4- or 8-bit integers or E2M1}}
   %1 = quant_block.matmul %xh, %wh2 transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<16x64xf16>, !wh2 -> tensor<16x8xf16>
   // expected-remark @below {{no tensor cores: the blocks are not a multiple of 16 codes}}

@@ -55,7 +55,7 @@ module attributes {gpu.container_module} {
     gpu.func @bf16(%a: memref<16xi16>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
       %c0 = arith.constant 0 : index
       %v = memref.load %a[%c0] : memref<16xi16>
-      // expected-error @+1 {{result of type 'bf16': bf16 has no SPIR-V type for Vulkan (dequantize to f32 or f16 instead)}}
+      // expected-error @+1 {{result of type 'bf16': bf16 has no SPIR-V type for Vulkan (--quant-block-gpu-bf16-bits carries bf16 values as i16 bits)}}
       %b = arith.bitcast %v : i16 to bf16
       gpu.return
     }

@@ -40,6 +40,14 @@ def e4m3(code):
     return np.float32(sign * (1 + mantissa / 8.0) * 2.0**(exponent - 7))
 
 
+def round_bf16(values):
+    """float32 values rounded to bf16 (to nearest, ties to even; no NaNs
+    here), as float32."""
+    bits = np.asarray(values, np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return rounded.astype(np.uint32).view(np.float32)
+
+
 def dense(array, fmt="{}"):
     if array.ndim == 1:
         return "[" + ", ".join(fmt.format(v) for v in array) + "]"
@@ -99,12 +107,19 @@ class Case:
                              256.0).astype(np.float32)
             self.dtype = np.float32
         else:
-            self.x = rng.standard_normal((m, k)).astype(self.dtype)
+            self.x = self.round(rng.standard_normal((m, k)))
+
+    def round(self, values):
+        """`values` rounded to the activations' type (bf16 values are kept
+        in float32: numpy has no bf16)."""
+        if self.act == "bf16":
+            return round_bf16(values)
+        return np.asarray(values).astype(self.dtype)
 
     def weights(self):
         """The dequantized weights (f32 values), as quant_block.dequantize:
         computed in f32, rounded to the expressed type."""
-        return self.weights_f32().astype(self.dtype).astype(np.float32)
+        return self.round(self.weights_f32()).astype(np.float32)
 
     def weights_f32(self):
         s = np.repeat(self.scales, self.block, axis=1)
@@ -217,7 +232,7 @@ class Case:
         mt = self.mt
         if a == "f32":
             lines.append(f"  %{name}_b = arith.bitcast %{name}_y : tensor<{mt}x{n}xf32> to tensor<{mt}x{n}xi32>")
-        else:  # The f16 bits, zero-extended.
+        else:  # The f16 or bf16 bits, zero-extended.
             lines.append(f"  %{name}_h = arith.bitcast %{name}_y : tensor<{mt}x{n}x{a}> to tensor<{mt}x{n}xi16>")
             lines.append(f"  %{name}_b = arith.extui %{name}_h : tensor<{mt}x{n}xi16> to tensor<{mt}x{n}xi32>")
         lines.append(f"  %{name}_u = tensor.cast %{name}_b : tensor<{mt}x{n}xi32> to tensor<*xi32>")
@@ -322,7 +337,7 @@ class Case:
                              lanes[np.arange(lanes_per_row) ^ offset]).astype(
                                  np.float32)
                 out[m, n] = lanes[0]
-        return out.astype(self.dtype)
+        return self.round(out)
 
     def bound_check(self, result):
         if self.act == "i8":
@@ -338,6 +353,8 @@ class Case:
         bound = 1.01 * self.k * U * np.abs(terms).sum(axis=2)
         if self.act == "f16":  # The result's one rounding to f16.
             bound += np.abs(exact) * 2.0**-11 + 2.0**-25
+        elif self.act == "bf16":  # To bf16 (its subnormals: 2^-133).
+            bound += np.abs(exact) * 2.0**-8 + 2.0**-134
         return np.abs(result.astype(np.float64) - exact) <= bound
 
 
@@ -449,6 +466,17 @@ def cases():
              scale="f8E8M0FNU", act="f16", fast=True),
         Case("f16_int8_m17", rng, "i8", 8, 9, 64, 32, 17, act="f16",
              fast=True),
+        # bf16 activations: the warp kernel (reassoc: its order's bits),
+        # then the bf16 tensor-core kernel (mma.m16n8k16 with bf16 inputs,
+        # within the bound): int4, uint4 with zero points (M = 19), MXFP4.
+        Case("int4_bf16_act", rng, "i4", 4, 5, 256, 32, 2, scale="f16",
+             act="bf16"),
+        Case("bf16_int4_m16", rng, "i4", 4, 16, 128, 32, 16, scale="f16",
+             act="bf16", fast=True),
+        Case("bf16_uint4_zp_m19", rng, "ui4", 4, 12, 64, 32, 19,
+             scale="f16", zero_point="ui4", act="bf16", fast=True),
+        Case("bf16_mxfp4_m16", rng, "f4E2M1FN", 4, 8, 64, 32, 16,
+             scale="f8E8M0FNU", act="bf16", fast=True),
     ]
 
 
@@ -472,7 +500,8 @@ TENSOR_CORE_CASES = ("int8act_int4_m16", "int8act_int4_m19_g64",
                      "int8act_uint8_zp_m17", "int8act_uint4_m16",
                      "int8act_int4_m19_dynamic", "int8act_int4_m3_dynamic",
                      "f16_int4_m16", "f16_uint4_zp_m19", "f16_mxfp4_m16",
-                     "f16_int8_m17")
+                     "f16_int8_m17", "bf16_int4_m16", "bf16_uint4_zp_m19",
+                     "bf16_mxfp4_m16")
 
 
 def selected_cases(selection="default"):
@@ -501,6 +530,8 @@ def results(path, all_cases):
         bits = np.stack(block)
         if case.act == "f16":
             result = bits.astype(np.uint16).view(np.float16)
+        elif case.act == "bf16":  # The top half of an f32.
+            result = (bits.astype(np.uint32) << 16).view(np.float32)
         else:
             result = bits.astype(np.uint32).view(np.float32)
         if result.shape != (case.m, case.n):

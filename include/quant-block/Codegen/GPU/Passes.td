@@ -184,17 +184,20 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     --quant-block-gpu-emulate-warp-matrix-products performs the same
     products through workgroup memory (Vulkan; the tests on lavapipe).
 
-    The same option gives a reassociable f16 product (f16 activations,
-    `fastmath<reassoc>`) of at least 16 rows against 4- or 8-bit integer
-    or E2M1 weights (any zero points, NVFP4's outer scale), in blocks of a
-    multiple of 16 codes, the f16 kernel: per step of 16 codes each lane
-    loads 4 activations of rows `g` and `g + 8` (codes `4 t` to `4 t + 3`
-    of the step) and dequantizes the 4 weights of each tile's row `g` in
-    registers, rounded to f16 as dequantize rounds them, into an
-    `nvgpu.mma.sync` of shape [16, 8, 16] (`mma.m16n8k16`, f32
-    accumulators over all of K); the results are rounded to f16 once. An
-    f16 product is exact in f32; the sums are the tensor cores' (within
-    docs/Numerics.md's reassoc bound, not the warp kernel's bits).
+    The same option gives a reassociable f16 or bf16 product (f16 or bf16
+    activations, `fastmath<reassoc>`) of at least 16 rows against 4- or
+    8-bit integer or E2M1 weights (any zero points, NVFP4's outer scale),
+    in blocks of a multiple of 16 codes, the f16 / bf16 kernel: per step
+    of 16 codes each lane loads 4 activations of rows `g` and `g + 8`
+    (codes `4 t` to `4 t + 3` of the step) and dequantizes the 4 weights of
+    each tile's row `g` in registers, rounded to f16 or bf16 as dequantize
+    rounds them, into an `nvgpu.mma.sync` of shape [16, 8, 16]
+    (`mma.m16n8k16`, f32 accumulators over all of K); the results are
+    rounded to the activations' type once. An f16 or bf16 product is exact
+    in f32; the sums are the tensor cores' (within docs/Numerics.md's
+    reassoc bound, not the warp kernel's bits). Upstream's
+    `convert-nvgpu-to-nvvm` lowers only the f16 products; the NVVM
+    pipeline's --quant-block-nvvm-matrix-products lowers the bf16 ones.
 
     Other products (strict-order float sums, longer integer blocks) are
     left to the generic lowering; `report` explains why at the op.
@@ -239,10 +242,10 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
            "The integer kernel sums 4- and 8-bit codes as 4-way byte dot "
            "products (for targets that have them: dp4a, SDot)">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
-           "Integer and reassociable f16 products of 16 or more "
+           "Integer and reassociable f16 / bf16 products of 16 or more "
            "activation rows take warp-level matrix products "
-           "(nvgpu.mma.sync 16x8x32 int8 / 16x8x16 f16: tensor cores from "
-           "sm_80 on)">,
+           "(nvgpu.mma.sync 16x8x32 int8 / 16x8x16 f16 or bf16: tensor "
+           "cores from sm_80 on)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark at each matmul left to the generic lowering, with why">,
   ];
@@ -305,8 +308,8 @@ def GPUEmulateShuffles : Pass<"quant-block-gpu-emulate-shuffles",
 
 def GPUEmulateWarpMatrixProducts
     : Pass<"quant-block-gpu-emulate-warp-matrix-products", "func::FuncOp"> {
-  let summary = "Perform nvgpu.mma.sync int8 and f16 products through "
-                "workgroup memory";
+  let summary = "Perform nvgpu.mma.sync int8, f16 and bf16 products "
+                "through workgroup memory";
   let description = [{
     Runs on buffers, on `gpu.launch` bodies (before outlining), for targets
     without NVIDIA's warp-level matrix instructions (Vulkan: the tests of
@@ -319,10 +322,11 @@ def GPUEmulateWarpMatrixProducts
     `4 t + 16 (r / 2)` to `+ 3`; register `r` of B column `g`, rows
     `4 t + 16 r` to `+ 3`; element `[i, j]` of C row `g + 8 i`, column
     `2 t + j`), and each of shape [16, 8, 16] with `vector<4x2xf16>`,
-    `vector<2x2xf16>` and `vector<2x2xf32>` operands (`mma.m16n8k16`, f16
-    inputs, f32 accumulators: the same registers, each two f16 values of
-    consecutive k, `2 t + 8 (r / 2)` for A and `2 t + 8 r` for B, the
-    products exact in f32 and added in k order), becomes: each thread stores its 6 registers (as i32 words)
+    `vector<2x2xf16>` and `vector<2x2xf32>` operands, or the same with bf16
+    factors (`mma.m16n8k16`, f16 or bf16 inputs, f32 accumulators: the same
+    registers, each two values of consecutive k, `2 t + 8 (r / 2)` for A
+    and `2 t + 8 r` for B, the products exact in f32 and added in k order),
+    becomes: each thread stores its 6 registers (as i32 words)
     at its slots of a workgroup buffer, `gpu.barrier`, each thread adds to
     each of its 4 accumulators the 32 products of its row of A and its
     column of B (signed bytes, exact i32 arithmetic: the instruction's

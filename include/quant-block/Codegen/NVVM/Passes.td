@@ -58,4 +58,42 @@ def NVVMDotProducts : Pass<"quant-block-nvvm-dot-products",
   ];
 }
 
+def NVVMMatrixProducts : Pass<"quant-block-nvvm-matrix-products",
+                              "gpu::GPUModuleOp"> {
+  let summary = "bf16 warp-level matrix products as nvvm.mma.sync";
+  let description = [{
+    Runs on the kernels before `convert-nvgpu-to-nvvm`, which lowers
+    `nvgpu.mma.sync` for f16, tf32, f64 and integer factors but fails on
+    bf16 ("failed to deduce operand PTX types"). Each `nvgpu.mma.sync` of
+    shape [16, 8, 16] with `vector<4x2xbf16>` and `vector<2x2xbf16>`
+    factors and `vector<2x2xf32>` accumulators (the bf16 tensor-core kernel
+    of --quant-block-gpu-matmul-kernels) becomes one `nvvm.mma.sync`,
+    PTX `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` (sm_80 and
+    later): each fragment register (two bf16 of consecutive k) is passed
+    as the i32 it occupies, in the order nvgpu's fragments define (the
+    same registers as the f16 product). Other products are left to
+    `convert-nvgpu-to-nvvm`.
+    ```mlir
+    // Before:
+    %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape = [16, 8, 16]}
+        : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>)
+        -> vector<2x2xf32>
+    // After (A's and B's registers bitcast to i32):
+    %s = nvvm.mma.sync A[%a0, %a1, %a2, %a3] B[%b0, %b1]
+        C[%c00, %c01, %c10, %c11]
+        {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>,
+         multiplicandAPtxType = #nvvm.mma_type<bf16>,
+         multiplicandBPtxType = #nvvm.mma_type<bf16>,
+         shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+        : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+    %d = vector.from_elements ... : vector<2x2xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 #endif // QUANT_BLOCK_CODEGEN_NVVM_PASSES_TD

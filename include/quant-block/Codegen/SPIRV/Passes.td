@@ -215,4 +215,38 @@ def SPIRVRecordSubgroupSize : Pass<"quant-block-spirv-record-subgroup-size",
   }];
 }
 
+def GPUBFloat16Bits : Pass<"quant-block-gpu-bf16-bits", "ModuleOp"> {
+  let summary = "Carry kernels' bf16 values as their i16 bits";
+  let description = [{
+    Vulkan's SPIR-V has no bf16 type. After the GPU middle a kernel computes
+    nothing in bf16: `arith-emulate-unsupported-floats` computes bf16
+    arithmetic in f32, --quant-block-expand-float-conversions rounds to and
+    extends from bf16 with integer arithmetic on the bits (`arith.bitcast`
+    between bf16 and i16), so what is left of bf16 in a kernel only moves
+    bit patterns: loads and stores of bf16 buffers (activations, results,
+    weights' expressed values), vectors built, shuffled and bitcast (the
+    fragments of the bf16 tensor-core kernel), constants, selects and loop
+    arguments. This pass gives each such value (scalar, vector or buffer)
+    the i16 type of its bits in every kernel, rewrites bf16 constants to
+    their bit patterns, drops the bitcasts that became i16 to i16, and casts
+    the launch operands on the host (`builtin.unrealized_conversion_cast`
+    for buffers, which the LLVM lowering folds: both lower to the same
+    pointer; `arith.bitcast` for scalars). The results are the same bits as
+    with a bf16 type.
+
+    A kernel op that computes on bf16 (a `math` op on bf16 values, which no
+    pass before widens) is an error at that op.
+    ```mlir
+    // Before, in a kernel:
+    %h = memref.load %x[%i] : memref<64xbf16>
+    %b = arith.bitcast %h : bf16 to i16
+    // After:
+    %b = memref.load %x[%i] : memref<64xi16>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+  ];
+}
+
 #endif // QUANT_BLOCK_CODEGEN_SPIRV_PASSES_TD
