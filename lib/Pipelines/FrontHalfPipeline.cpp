@@ -52,6 +52,12 @@ void mlir::quant_block::buildFrontHalfTransformStage(
     fuse.integerDot = options.integerDot;
     pm.addPass(createQuantBlockFuse(fuse));
   }
+  // Identical pure ops become one (quant_block ops are Pure): a model that
+  // feeds one activation to several products quantizes it once rather than
+  // once per product (the LLaMA model's q, k, v and gate, up where they are
+  // not one fused product: on the GPU pipelines each quantize_dynamic was
+  // four kernels). CSE folds no constant, unlike the canonicalizer.
+  pm.addPass(createCSEPass());
 }
 
 void mlir::quant_block::buildFrontHalfLoweringStage(

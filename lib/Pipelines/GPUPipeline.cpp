@@ -75,6 +75,9 @@ void mlir::quant_block::buildGPUMiddlePipeline(
     pm.addNestedPass<func::FuncOp>(createGPUMapReductions(reductions));
   }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  // Adjacent loops over the same elements: one kernel (a fill and its
+  // reduction, elementwise chains).
+  pm.addNestedPass<func::FuncOp>(createGPUFuseParallelLoops());
   GPUMapParallelLoopsOptions mapping;
   mapping.workgroupSize = options.workgroupSize;
   pm.addNestedPass<func::FuncOp>(createGPUMapParallelLoops(mapping));

@@ -29,7 +29,8 @@ enum class Intrinsic {
   Floor,
   Ceil,
   Trunc,
-  CopySign
+  CopySign,
+  Sqrt
 };
 } // namespace
 
@@ -48,6 +49,7 @@ static Intrinsic intrinsicFor(StringRef name) {
       .Case("ceil", Intrinsic::Ceil)
       .Case("trunc", Intrinsic::Trunc)
       .Case("copysign", Intrinsic::CopySign)
+      .Case("sqrt", Intrinsic::Sqrt)
       .Default(Intrinsic::None);
 }
 
@@ -72,6 +74,11 @@ static Value createIntrinsic(OpBuilder &builder, LLVM::CallOp call,
     return LLVM::FTruncOp::create(builder, loc, type, args);
   case Intrinsic::CopySign:
     return LLVM::CopySignOp::create(builder, loc, type, args);
+  case Intrinsic::Sqrt:
+    // NVPTX lowers llvm.sqrt without `afn` to the correctly rounded
+    // sqrt.rn.f32 / .f64 (its default -nvptx-prec-sqrtf32): IEEE's
+    // square root, as the CPU's sqrtf computes it.
+    return LLVM::SqrtOp::create(builder, loc, type, args);
   case Intrinsic::None:
     break;
   }

@@ -353,6 +353,49 @@ def GPUEmulateWarpMatrixProducts
   ];
 }
 
+def GPUFuseParallelLoops : Pass<"quant-block-gpu-fuse-parallel-loops",
+                                "func::FuncOp"> {
+  let summary = "Fuse adjacent scf.parallel loops over the same elements";
+  let description = [{
+    Runs on host functions after `convert-linalg-to-parallel-loops`, before
+    the loops become kernels (each outermost `scf.parallel`, one launch):
+    two adjacent loops (only side-effect-free ops between them) with the
+    same bounds and steps, no results and no nested `scf.parallel` become
+    one, each iteration running the first body then the second, where no
+    element is touched by both in different iterations: every store of the
+    first loop and every load or store of the second (and every store of
+    the second and load of the first) are either the same buffer at the
+    same indices of the same iteration or buffers that alias analysis says
+    cannot alias; their bodies access memory only by `memref.load` /
+    `memref.store`. This fuses a fill and the reduction over its buffer,
+    elementwise chains, a quantization's scales and the block statistics
+    they are computed from; upstream's `scf-parallel-loop-fusion` checks
+    reads after writes in the same way but not writes after writes. Each
+    element's arithmetic is unchanged, so are the results' bits. Before
+    fusing, each `memref.alloc` that
+    bufferization placed between two such loops (the second loop's
+    result), and that depends on nothing computed after the first loop,
+    moves before the first loop, so that the loops are adjacent.
+    ```mlir
+    // Before: a fill, then a reduction into a new buffer (two kernels).
+    %sums = memref.alloc() : memref<4xf32>
+    scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+      memref.store %zero, %sums[%i] : memref<4xf32>
+    }
+    %out = memref.alloc() : memref<4xf32>
+    scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+      %init = memref.load %sums[%i] : memref<4xf32>
+      ...
+    }
+    // After: both allocations first, one loop (one kernel).
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def GPUMapParallelLoops : Pass<"quant-block-gpu-map-parallel-loops",
                                "func::FuncOp"> {
   let summary = "Map outermost scf.parallel loops to workgroups and threads";

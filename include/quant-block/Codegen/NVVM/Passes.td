@@ -19,10 +19,11 @@ def GPUNativeMath : Pass<"quant-block-gpu-native-math", "gpu::GPUModuleOp"> {
     (CUDA_HOME) at compile time: without one the PTX names an unresolved
     function that ptxas rejects. This pass replaces the calls of the
     libdevice functions that compute exactly what one PTX instruction does
-    (rint, fabs, fma, floor, ceil, trunc, copysign; f32 and f64) by the LLVM
-    intrinsics (`cvt.rni`, `abs`, `fma.rn`, `cvt.rmi`, ...) and drops their
-    declarations: the PTX then depends on no toolkit. Other libdevice calls
-    (exp, log, ...) stay.
+    (rint, fabs, fma, floor, ceil, trunc, copysign, sqrt; f32 and f64) by
+    the LLVM intrinsics (`cvt.rni`, `abs`, `fma.rn`, `cvt.rmi`, ...,
+    `sqrt.rn`: NVPTX's default for `llvm.sqrt` without `afn`, IEEE's
+    correctly rounded root) and drops their declarations: the PTX then
+    depends on no toolkit. Other libdevice calls (exp, log, ...) stay.
   }];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect",
