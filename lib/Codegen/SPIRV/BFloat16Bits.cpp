@@ -137,8 +137,15 @@ struct GPUBFloat16BitsPass
     DenseMap<Operation *, SmallVector<Type>> retyped;
     for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
       for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>()) {
-        if (!kernel.isKernel() || kernel.isExternal() ||
-            !touchesBFloat16(kernel))
+        // bf16 in its arguments or only inside (a rounding to bf16 and back).
+        bool usesBFloat16 = kernel
+                                .walk([](Operation *op) {
+                                  return touchesBFloat16(op)
+                                             ? WalkResult::interrupt()
+                                             : WalkResult::advance();
+                                })
+                                .wasInterrupted();
+        if (!kernel.isKernel() || kernel.isExternal() || !usesBFloat16)
           continue;
         SmallVector<Type> original(kernel.getArgumentTypes());
         if (failed(retypeKernel(kernel)))

@@ -75,6 +75,34 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// bf16 only inside a kernel (f32 rounded to bf16 and widened again, as the
+// expanded conversions leave it): its values become i16 too.
+// CHECK-LABEL: gpu.func @inside_only
+// CHECK-SAME: (%{{.*}}: memref<8xf32>, %{{.*}}: memref<8xi16>) kernel
+// CHECK: %[[PAIR:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xi16>
+// CHECK: vector.extract %[[PAIR]][1] : i16 from vector<2xi16>
+// CHECK-NOT: bf16
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @inside_only(%x: memref<8xf32>, %y: memref<8xi16>) kernel {
+      %c0 = arith.constant 0 : index
+      %c16 = arith.constant 16 : i32
+      %v = memref.load %x[%c0] : memref<8xf32>
+      %bits = arith.bitcast %v : f32 to i32
+      %high = arith.shrui %bits, %c16 : i32
+      %narrow = arith.trunci %high : i32 to i16
+      %h = arith.bitcast %narrow : i16 to bf16
+      %pair = vector.from_elements %h, %h : vector<2xbf16>
+      %second = vector.extract %pair[1] : bf16 from vector<2xbf16>
+      %back = arith.bitcast %second : bf16 to i16
+      memref.store %back, %y[%c0] : memref<8xi16>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // Kernels without bf16 are left alone.
 // CHECK-LABEL: gpu.func @no_bf16
 // CHECK-SAME: (%{{.*}}: memref<8xf16>) kernel
