@@ -42,7 +42,11 @@
 # `<case>_i8_m<M>`, each also as `..._warp` with tensor-cores=false, empty
 # for none; RESIDENT_HALF_PREFILL: those of the f16 and bf16 prefill
 # products, `<case>_f16_m<M>` / `<case>_bf16_m<M>`, 256 by default: the
-# issue's target is half the dense f16 peak there); llama_*/: the LLaMA model (see LLAMA below).
+# issue's target is half the dense f16 peak there; RESIDENT_ROWS_VARIANTS:
+# the M = 256 prefill products again with other activation rows per warp of
+# the tensor-core kernels, `suffix:opt,opt ...` as RESIDENT_VARIANTS,
+# tensor-core-rows 16 and 64 by default); llama_*/: the LLaMA model (see
+# LLAMA below).
 #
 # The runner utilities of Debian's LLVM name libMLIR and libLLVM as needed
 # libraries without using any of their symbols: the bundle carries empty
@@ -224,6 +228,20 @@ if [ "${BENCH:-1}" != 0 ]; then
       echo "${name}_warp $rest" >> "$dir/cases.extra" ;;
     esac
   done < "$dir/cases.txt"
+  # The largest prefill products (M = 256: int8, f16, bf16) also with 16
+  # and 64 activation rows per warp of the tensor-core kernels (the default
+  # chooses 32 or 64 from the launch's warps, docs/GPU.md), in the same run.
+  rows_variants=${RESIDENT_ROWS_VARIANTS-"_r16:tensor-core-rows=16 _r64:tensor-core-rows=64"}
+  for variant in $rows_variants; do
+    suffix=${variant%%:*}
+    while read -r name rest; do
+      case $name in *_m256)
+        cp "$dir/$name.mlir" "$dir/$name$suffix.mlir"
+        echo "$name$suffix ${variant#*:}" >> "$dir/variants.txt"
+        echo "$name$suffix $rest" >> "$dir/cases.extra" ;;
+      esac
+    done < "$dir/cases.txt"
+  done
   [ -f "$dir/cases.extra" ] && cat "$dir/cases.extra" >> "$dir/cases.txt" &&
     rm "$dir/cases.extra"
   for name in $(cut -d' ' -f1 "$dir/cases.txt"); do

@@ -18,7 +18,8 @@
 # default RESIDENT_VARIANTS (runs of 2026-11-27, docs/GPU.md), before the
 # prefill products (RESIDENT_PREFILL) and the LLaMA model (LLAMA) were
 # added. The environment of bundle.sh (BUILD, CHIP, CHECKS, BENCH, SHAPES,
-# RESIDENT_SHAPES, RESIDENT_PREFILL, RESIDENT_HALF_PREFILL, LLAMA, LLAMA_CHECKS,
+# RESIDENT_SHAPES, RESIDENT_PREFILL, RESIDENT_HALF_PREFILL,
+# RESIDENT_ROWS_VARIANTS, LLAMA, LLAMA_CHECKS,
 # LLAMA_BENCH, ...)
 # passes through.
 set -euo pipefail

@@ -46,6 +46,7 @@ void mlir::quant_block::buildGPUFrontHalfPipeline(
     kernels.exactSubnormals = middle.target.exactSubnormals;
     kernels.byteDotProducts = middle.target.byteDotProducts;
     kernels.tensorCores = middle.target.tensorCores;
+    kernels.tensorCoreRows = middle.tensorCoreRows;
     pm.addNestedPass<func::FuncOp>(createGPUMatmulKernels(kernels));
   }
   buildFrontHalfLoweringStage(pm, frontHalf);

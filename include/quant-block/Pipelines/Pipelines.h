@@ -330,6 +330,9 @@ struct GPUMiddleOptions {
   int64_t splitK = 0;
   /// Most words a lane of those kernels loads at once from a row.
   int64_t chunkWords = 2;
+  /// Activation rows per warp of the tensor-core kernels (16 to 64 in
+  /// fragments of 16; 0: automatic).
+  int64_t tensorCoreRows = 0;
   /// The workgroup size the matmul kernels use.
   int64_t getMatmulWorkgroupSize() const {
     return matmulWorkgroupSize > 0 ? matmulWorkgroupSize : workgroupSize;
@@ -390,6 +393,12 @@ struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
                      "4 in 5 of 6 GEMVs on an H200 and an H100, "
                      "docs/GPU.md)"),
       llvm::cl::init(2)};
+  mlir::detail::PassOptions::Option<int64_t> tensorCoreRows{
+      *this, "tensor-core-rows",
+      llvm::cl::desc("Activation rows per warp of the tensor-core kernels "
+                     "(16, 32, 48 or 64; 0: the most of 64, 32 and 16 that "
+                     "leave a launch 1024 warps; 32 for a dynamic M)"),
+      llvm::cl::init(0)};
 
   GPUMiddleOptions getGPUMiddleOptions(const GPUTargetTraits &target) const {
     GPUMiddleOptions options;
@@ -402,6 +411,7 @@ struct GPUPipelineOptions : public FrontHalfPipelineOptions<Derived> {
     options.matmulWorkgroupSize = matmulWorkgroupSize;
     options.splitK = splitK;
     options.chunkWords = chunkWords;
+    options.tensorCoreRows = tensorCoreRows;
     return options;
   }
 };

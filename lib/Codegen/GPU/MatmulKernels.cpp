@@ -34,6 +34,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/bit.h"
 
 #include <cmath>
 
@@ -68,6 +69,20 @@ constexpr int64_t kMmaHalfDepth = 16;
 /// The most 8-row tiles of weight rows one warp of that kernel computes
 /// (each activation fragment it loads serves all of them).
 constexpr int64_t kMaxMmaTilesPerWarp = 4;
+/// The most 16-row activation fragments one warp of that kernel computes
+/// (each weight fragment it loads, unpacks or dequantizes serves all of
+/// them).
+constexpr int64_t kMaxMmaFragmentsPerWarp = 4;
+/// The fewest warps a launch of that kernel should have where the
+/// activation fragments per warp are chosen automatically: 8 per
+/// multiprocessor of a 132-multiprocessor H100 / H200, 2 per scheduler.
+/// Fewer fragments per warp give more warps (less reuse of each weight
+/// fragment, more latency hidden); the device check times both.
+constexpr int64_t kMinTensorCoreWarps = 1024;
+/// The activation fragments per warp with a dynamic M (unknown at compile
+/// time): 32 rows, half the reuse of 64 and a third of its surplus rows
+/// for a 16-row prompt.
+constexpr int64_t kDynamicMmaFragments = 2;
 
 /// A product the kernel covers, with its launch shape.
 struct KernelPlan {
@@ -114,6 +129,9 @@ struct KernelPlan {
   /// kernel, 16x8x16 f16 or bf16 for f16 or bf16 activations): tiles of 16
   /// activation rows by 8 weight rows per warp.
   bool tensorCores = false;
+  /// The tensor-core kernels' 16-row activation fragments per warp (tileM
+  /// is 16 times as many): each weight fragment serves all of them.
+  int64_t lhsFragments = 1;
   /// Why a product takes no tensor cores where they were asked for (empty
   /// otherwise), for `report`.
   std::string whyNoTensorCores;
@@ -159,7 +177,8 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
                                       int64_t maxWorkgroups,
                                       int64_t rowsPerWarp, int64_t splitK,
                                       int64_t chunkWords, bool byteDotProducts,
-                                      bool tensorCores, KernelPlan &plan) {
+                                      bool tensorCores, int64_t tensorCoreRows,
+                                      KernelPlan &plan) {
   arith::FastMathFlags flags = op.getFastmath();
   if (!op.getTransposeRhs())
     return std::string("the weight is not transposed ([N, K])");
@@ -283,8 +302,6 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
   // partial as above.
   plan.tileM =
       ShapedType::isDynamic(plan.m) ? kMaxTileM : std::min(plan.m, kMaxTileM);
-  if (plan.tensorCores)
-    plan.tileM = kMmaRows;
   // A lane's activations serve several weight rows: with one row per warp,
   // the activation loads (each lane reads the 32 of its chunk, lanes 128
   // bytes apart) kept the warps waiting on L1 (measured on an H100: 0.12 to
@@ -317,6 +334,31 @@ std::optional<std::string> planKernel(MatmulOp op, int64_t workgroupSize,
     while (plan.splitK * 2 <= warps && warps % (plan.splitK * 2) == 0 &&
            numChunks >= kLanes * plan.splitK * 2)
       plan.splitK *= 2;
+  }
+  if (plan.tensorCores) {
+    // Activation fragments per warp: as asked, or the most of 4, 2 and 1
+    // (no more than M needs) that still leave the launch
+    // kMinTensorCoreWarps warps. Each fragment more reuses the warp's weight
+    // fragments (their loads, and the f16 / bf16 kernel's dequantization) once
+    // more.
+    int64_t warpsAlongN = llvm::divideCeil(n, plan.rowsPerWarp);
+    if (tensorCoreRows > 0) {
+      plan.lhsFragments = tensorCoreRows / kMmaRows;
+    } else if (ShapedType::isDynamic(plan.m)) {
+      plan.lhsFragments = kDynamicMmaFragments;
+    } else {
+      // Powers of two only: 48-row tiles leave more surplus rows at the
+      // usual M (64, 128, 512) than they save warps.
+      plan.lhsFragments =
+          llvm::bit_floor(static_cast<uint64_t>(std::min<int64_t>(
+              kMaxMmaFragmentsPerWarp, llvm::divideCeil(plan.m, kMmaRows))));
+      while (plan.lhsFragments > 1 &&
+             llvm::divideCeil(plan.m, kMmaRows * plan.lhsFragments) *
+                     warpsAlongN <
+                 kMinTensorCoreWarps)
+        plan.lhsFragments /= 2;
+    }
+    plan.tileM = kMmaRows * plan.lhsFragments;
   }
   plan.workgroupSize = workgroupSize;
   plan.rowsPerGroup = warps / plan.splitK * plan.rowsPerWarp;
@@ -538,15 +580,21 @@ private:
   struct TileGeometry {
     /// t and 2 t (the lane's place in its quad).
     Value quad, twiceQuad;
-    /// Activation rows g and g + 8 of the tile (raw: before the clamp to
-    /// M - 1), B's weight row per tile, the results' two weight rows per
-    /// tile (raw: before the clamp to N - 1).
+    /// Activation rows g and g + 8 of each fragment ([fragment][i]; raw:
+    /// before the clamp to M - 1), B's weight row per tile, the results' two
+    /// weight rows per tile (raw: before the clamp to N - 1).
     SmallVector<Value> rawLhsRows, lhsRows, weightRows, rawResultRows,
         resultRows;
   };
   TileGeometry getTileGeometry(Value lane, Value firstRow, Value m0);
-  /// Stores each lane's `totals` ([tile][i][j], f32) that lie in [M, N],
-  /// rounded once to the result type.
+  /// Where a lane's result of activation fragment `f`, weight tile `r`, row
+  /// `g + 8 i` of the fragment and column `2 t + j` of the tile lies among
+  /// its totals ([fragment][tile][i][j]).
+  int64_t getTotalIndex(int64_t f, int64_t r, int64_t i, int64_t j) const {
+    return ((f * (plan.rowsPerWarp / kMmaCols) + r) * 2 + i) * 2 + j;
+  }
+  /// Stores each lane's `totals` ([fragment][tile][i][j], f32) that lie in
+  /// [M, N], rounded once to the result type.
   void storeTileResults(const TileGeometry &tile, ValueRange totals,
                         Value kernelRows, Value result);
   /// The f16 / bf16 tensor-core kernel's warp (plan.tensorCores, f16 or
@@ -1089,7 +1137,8 @@ KernelEmitter::getTileGeometry(Value lane, Value firstRow, Value m0) {
   // order must not depend on the compiler's order of evaluating
   // arguments.)
   tile.twiceQuad = arith::MulIOp::create(b, loc, tile.quad, index(2));
-  for (int64_t i = 0; i < 2; ++i) {
+  // Rows g and g + 8 of each of the warp's activation fragments.
+  for (int64_t i = 0; i < 2 * plan.lhsFragments; ++i) {
     Value inTile = arith::AddIOp::create(b, loc, group, index(8 * i));
     tile.rawLhsRows.push_back(arith::AddIOp::create(b, loc, m0, inTile));
     tile.lhsRows.push_back(
@@ -1122,28 +1171,31 @@ void KernelEmitter::storeTileResults(const TileGeometry &tile,
                                      ValueRange totals, Value kernelRows,
                                      Value result) {
   // Each lane stores its results that lie in [M, N].
-  for (int64_t r = 0; r < plan.rowsPerWarp / kMmaCols; ++r) {
-    for (int64_t j = 0; j < 2; ++j) {
-      for (int64_t i = 0; i < 2; ++i) {
-        OpBuilder::InsertionGuard guard(b);
-        Value own =
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                  tile.rawResultRows[2 * r + j], index(plan.n));
-        if (hasPartialTile()) {
-          Value ownRow =
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                    tile.rawLhsRows[i], kernelRows);
-          own = arith::AndIOp::create(b, loc, own, ownRow);
+  int64_t tiles = plan.rowsPerWarp / kMmaCols;
+  for (int64_t f = 0; f < plan.lhsFragments; ++f) {
+    for (int64_t r = 0; r < tiles; ++r) {
+      for (int64_t j = 0; j < 2; ++j) {
+        for (int64_t i = 0; i < 2; ++i) {
+          OpBuilder::InsertionGuard guard(b);
+          Value lhsRow = tile.rawLhsRows[2 * f + i];
+          Value own = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            tile.rawResultRows[2 * r + j],
+                                            index(plan.n));
+          if (hasPartialTile()) {
+            Value ownRow = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ult, lhsRow, kernelRows);
+            own = arith::AndIOp::create(b, loc, own, ownRow);
+          }
+          auto store = scf::IfOp::create(b, loc, own);
+          b.setInsertionPointToStart(store.thenBlock());
+          // The f32 sum rounded once to the result type.
+          Value total = totals[getTotalIndex(f, r, i, j)];
+          if (!plan.expressed.isF32())
+            total = arith::TruncFOp::create(b, loc, plan.expressed, total);
+          memref::StoreOp::create(
+              b, loc, total, result,
+              ValueRange{lhsRow, tile.rawResultRows[2 * r + j]});
         }
-        auto store = scf::IfOp::create(b, loc, own);
-        b.setInsertionPointToStart(store.thenBlock());
-        // The f32 sum rounded once to the result type.
-        Value total = totals[r * 4 + i * 2 + j];
-        if (!plan.expressed.isF32())
-          total = arith::TruncFOp::create(b, loc, plan.expressed, total);
-        memref::StoreOp::create(
-            b, loc, total, result,
-            ValueRange{tile.rawLhsRows[i], tile.rawResultRows[2 * r + j]});
       }
     }
   }
@@ -1176,9 +1228,10 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
   ArrayRef<Value> lhsRows = tile.lhsRows, weightRows = tile.weightRows,
                   resultRows = tile.resultRows;
 
-  // The sums, [tile][i][j], over the blocks in order.
+  // The sums, [fragment][tile][i][j], over the blocks in order.
+  int64_t fragments = plan.lhsFragments;
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-  SmallVector<Value> inits(tiles * 4, zero);
+  SmallVector<Value> inits(fragments * tiles * 4, zero);
   auto loop =
       scf::ForOp::create(b, loc, index(0), index(numBlocks), index(1), inits);
   {
@@ -1190,8 +1243,18 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
     };
     auto accType = VectorType::get({2, 2}, i32);
     Value zeroSums = arith::ConstantOp::create(b, loc, b.getZeroAttr(accType));
-    SmallVector<Value> blockSums(tiles, zeroSums);
-    Value lhsSums = zeroSums;
+    // The block's sums, [fragment][tile], and each fragment's activation
+    // sums.
+    SmallVector<Value> blockSums(fragments * tiles, zeroSums);
+    SmallVector<Value> lhsSums(fragments, zeroSums);
+    Value onesFragment;
+    if (activationSums) {
+      Value ones = asBytes(i32Constant(0x01010101));
+      onesFragment =
+          arith::ConstantOp::create(b, loc, b.getZeroAttr(fragmentType(2)));
+      onesFragment = vector::InsertOp::create(b, loc, ones, onesFragment, 0);
+      onesFragment = vector::InsertOp::create(b, loc, ones, onesFragment, 1);
+    }
     Value firstLhsWord =
         arith::MulIOp::create(b, loc, block, index(blockSize / 4));
     Value firstWord =
@@ -1206,33 +1269,33 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
       Value lhsWord = arith::AddIOp::create(b, loc, lhsStep, twiceQuad);
       Value step =
           arith::AddIOp::create(b, loc, firstWord, index(s * wordsPerStep));
-      Value a =
-          arith::ConstantOp::create(b, loc, b.getZeroAttr(fragmentType(4)));
-      for (int64_t i = 0; i < 2; ++i) {
-        Value pair = loadVector(lhsWords, {lhsRows[i], lhsWord}, 2, i32);
-        Value low = asBytes(vector::ExtractOp::create(b, loc, pair, 0));
-        Value high = asBytes(vector::ExtractOp::create(b, loc, pair, 1));
-        Value first = low, second = high;
-        if (plan.bits == 4) {
-          // Even codes with the weight's even nibbles, odd with odd.
-          first = vector::ShuffleOp::create(b, loc, low, high,
-                                            ArrayRef<int64_t>{0, 2, 4, 6});
-          second = vector::ShuffleOp::create(b, loc, low, high,
-                                             ArrayRef<int64_t>{1, 3, 5, 7});
+      SmallVector<Value> aFragments;
+      for (int64_t f = 0; f < fragments; ++f) {
+        Value a =
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(fragmentType(4)));
+        for (int64_t i = 0; i < 2; ++i) {
+          Value pair =
+              loadVector(lhsWords, {lhsRows[2 * f + i], lhsWord}, 2, i32);
+          Value low = asBytes(vector::ExtractOp::create(b, loc, pair, 0));
+          Value high = asBytes(vector::ExtractOp::create(b, loc, pair, 1));
+          Value first = low, second = high;
+          if (plan.bits == 4) {
+            // Even codes with the weight's even nibbles, odd with odd.
+            first = vector::ShuffleOp::create(b, loc, low, high,
+                                              ArrayRef<int64_t>{0, 2, 4, 6});
+            second = vector::ShuffleOp::create(b, loc, low, high,
+                                               ArrayRef<int64_t>{1, 3, 5, 7});
+          }
+          // Registers i and 2 + i: row g + 8 i, k slots 4 t.. and 16 +
+          // 4 t...
+          a = vector::InsertOp::create(b, loc, first, a, i);
+          a = vector::InsertOp::create(b, loc, second, a, 2 + i);
         }
-        // Registers i and 2 + i: row g + 8 i, k slots 4 t.. and 16 + 4 t...
-        a = vector::InsertOp::create(b, loc, first, a, i);
-        a = vector::InsertOp::create(b, loc, second, a, 2 + i);
-      }
-      if (activationSums) {
-        Value ones = asBytes(i32Constant(0x01010101));
-        Value onesFragment =
-            arith::ConstantOp::create(b, loc, b.getZeroAttr(fragmentType(2)));
-        onesFragment = vector::InsertOp::create(b, loc, ones, onesFragment, 0);
-        onesFragment = vector::InsertOp::create(b, loc, ones, onesFragment, 1);
-        lhsSums = nvgpu::MmaSyncOp::create(
-            b, loc, a, onesFragment, lhsSums,
-            ArrayRef<int64_t>{kMmaRows, kMmaCols, kMmaDepth});
+        aFragments.push_back(a);
+        if (activationSums)
+          lhsSums[f] = nvgpu::MmaSyncOp::create(
+              b, loc, a, onesFragment, lhsSums[f],
+              ArrayRef<int64_t>{kMmaRows, kMmaCols, kMmaDepth});
       }
       for (int64_t r = 0; r < tiles; ++r) {
         Value bFragment =
@@ -1268,25 +1331,30 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
         }
         bFragment = vector::InsertOp::create(b, loc, first, bFragment, 0);
         bFragment = vector::InsertOp::create(b, loc, second, bFragment, 1);
-        blockSums[r] = nvgpu::MmaSyncOp::create(
-            b, loc, a, bFragment, blockSums[r],
-            ArrayRef<int64_t>{kMmaRows, kMmaCols, kMmaDepth});
+        // The tile's weights, loaded and unpacked once, serve every
+        // activation fragment of the warp.
+        for (int64_t f = 0; f < fragments; ++f)
+          blockSums[f * tiles + r] = nvgpu::MmaSyncOp::create(
+              b, loc, aFragments[f], bFragment, blockSums[f * tiles + r],
+              ArrayRef<int64_t>{kMmaRows, kMmaCols, kMmaDepth});
       }
     }
     // The terms f32(isum) * (f32(sl) * f32(sr)), added in block order.
     SmallVector<Value> lhsScaleValues;
-    for (int64_t i = 0; i < 2; ++i)
+    for (Value lhsRow : lhsRows)
       lhsScaleValues.push_back(quant_block::detail::emitScaleToF32(
           b, loc,
           memref::LoadOp::create(b, loc, lhsScales,
-                                 ValueRange{lhsRows[i], block})));
+                                 ValueRange{lhsRow, block})));
     SmallVector<Value> sums(loop.getRegionIterArgs());
-    // Each activation row's sum (every column of the product with ones).
+    // Each activation row's sum (every column of the product with ones),
+    // [fragment][i].
     SmallVector<Value> lhsSumValues;
     if (activationSums)
-      for (int64_t i = 0; i < 2; ++i)
-        lhsSumValues.push_back(vector::ExtractOp::create(
-            b, loc, lhsSums, ArrayRef<int64_t>{i, 0}));
+      for (int64_t f = 0; f < fragments; ++f)
+        for (int64_t i = 0; i < 2; ++i)
+          lhsSumValues.push_back(vector::ExtractOp::create(
+              b, loc, lhsSums[f], ArrayRef<int64_t>{i, 0}));
     for (int64_t r = 0; r < tiles; ++r) {
       for (int64_t j = 0; j < 2; ++j) {
         Value weightScale = quant_block::detail::emitScaleToF32(
@@ -1306,27 +1374,29 @@ void KernelEmitter::emitTensorCoreTiles(Value lane, Value firstRow, Value m0,
             correction = arith::SubIOp::create(b, loc, correction, zeroPoint);
           }
         }
-        for (int64_t i = 0; i < 2; ++i) {
-          Value isum = vector::ExtractOp::create(b, loc, blockSums[r],
-                                                 ArrayRef<int64_t>{i, j});
-          // Exact: every term of a 4-bit sum was a multiple of 16.
-          if (plan.bits == 4)
-            isum = arith::ShRSIOp::create(b, loc, isum, i32Constant(4));
-          if (activationSums) {
-            Value corrected =
-                arith::MulIOp::create(b, loc, correction, lhsSumValues[i]);
-            isum = arith::AddIOp::create(b, loc, isum, corrected);
+        for (int64_t f = 0; f < fragments; ++f) {
+          for (int64_t i = 0; i < 2; ++i) {
+            Value isum = vector::ExtractOp::create(
+                b, loc, blockSums[f * tiles + r], ArrayRef<int64_t>{i, j});
+            // Exact: every term of a 4-bit sum was a multiple of 16.
+            if (plan.bits == 4)
+              isum = arith::ShRSIOp::create(b, loc, isum, i32Constant(4));
+            if (activationSums) {
+              Value corrected = arith::MulIOp::create(b, loc, correction,
+                                                      lhsSumValues[2 * f + i]);
+              isum = arith::AddIOp::create(b, loc, isum, corrected);
+            }
+            Value blockSum = quant_block::detail::emitBlockSumToF32(
+                b, loc, isum, /*e2m1=*/false);
+            Value scale = arith::MulFOp::create(
+                b, loc, lhsScaleValues[2 * f + i], weightScale);
+            Value &sum = sums[getTotalIndex(f, r, i, j)];
+            if (plan.contract)
+              sum = math::FmaOp::create(b, loc, blockSum, scale, sum);
+            else
+              sum = arith::AddFOp::create(
+                  b, loc, sum, arith::MulFOp::create(b, loc, blockSum, scale));
           }
-          Value blockSum = quant_block::detail::emitBlockSumToF32(
-              b, loc, isum, /*e2m1=*/false);
-          Value scale =
-              arith::MulFOp::create(b, loc, lhsScaleValues[i], weightScale);
-          Value &sum = sums[r * 4 + i * 2 + j];
-          if (plan.contract)
-            sum = math::FmaOp::create(b, loc, blockSum, scale, sum);
-          else
-            sum = arith::AddFOp::create(
-                b, loc, sum, arith::MulFOp::create(b, loc, blockSum, scale));
         }
       }
     }
@@ -1369,8 +1439,9 @@ void KernelEmitter::emitHalfTensorCoreTiles(Value lane, Value firstRow,
   // The accumulators as scalars ([tile][i][j]) between steps: a target
   // without the products (their emulation on Vulkan) has no 2-D vectors.
   auto accType = VectorType::get({2, 2}, b.getF32Type());
+  int64_t fragments = plan.lhsFragments;
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-  SmallVector<Value> inits(tiles * 4, zero);
+  SmallVector<Value> inits(fragments * tiles * 4, zero);
   auto loop =
       scf::ForOp::create(b, loc, index(0), index(steps), index(1), inits);
   {
@@ -1379,18 +1450,22 @@ void KernelEmitter::emitHalfTensorCoreTiles(Value lane, Value firstRow,
     Value stepK = arith::MulIOp::create(b, loc, loop.getInductionVar(),
                                         index(codesPerStep));
     Value k = arith::AddIOp::create(b, loc, stepK, firstCode);
-    // A: the 4 activations of rows g and g + 8 (one 8-byte load each);
-    // registers i and 2 + i hold their first and last two.
-    Value a = arith::ConstantOp::create(
-        b, loc, b.getZeroAttr(VectorType::get({4, 2}, half)));
-    for (int64_t i = 0; i < 2; ++i) {
-      Value four = loadVector(lhs, {tile.lhsRows[i], k}, 4, half);
-      Value first = vector::ShuffleOp::create(b, loc, four, four,
-                                              ArrayRef<int64_t>{0, 1});
-      Value second = vector::ShuffleOp::create(b, loc, four, four,
-                                               ArrayRef<int64_t>{2, 3});
-      a = vector::InsertOp::create(b, loc, first, a, i);
-      a = vector::InsertOp::create(b, loc, second, a, 2 + i);
+    // A, per fragment: the 4 activations of rows g and g + 8 (one 8-byte
+    // load each); registers i and 2 + i hold their first and last two.
+    SmallVector<Value> aFragments;
+    for (int64_t f = 0; f < fragments; ++f) {
+      Value a = arith::ConstantOp::create(
+          b, loc, b.getZeroAttr(VectorType::get({4, 2}, half)));
+      for (int64_t i = 0; i < 2; ++i) {
+        Value four = loadVector(lhs, {tile.lhsRows[2 * f + i], k}, 4, half);
+        Value first = vector::ShuffleOp::create(b, loc, four, four,
+                                                ArrayRef<int64_t>{0, 1});
+        Value second = vector::ShuffleOp::create(b, loc, four, four,
+                                                 ArrayRef<int64_t>{2, 3});
+        a = vector::InsertOp::create(b, loc, first, a, i);
+        a = vector::InsertOp::create(b, loc, second, a, 2 + i);
+      }
+      aFragments.push_back(a);
     }
     Value block = arith::DivUIOp::create(
         b, loc, stepK, index(plan.wordsPerBlock * plan.codesPerWord));
@@ -1433,15 +1508,20 @@ void KernelEmitter::emitHalfTensorCoreTiles(Value lane, Value firstRow,
             ValueRange{weights[2 * h], weights[2 * h + 1]});
         bFragment = vector::InsertOp::create(b, loc, pair, bFragment, h);
       }
-      auto tileSums = ArrayRef<Value>(sums).slice(4 * r, 4);
-      Value c = vector::FromElementsOp::create(b, loc, accType, tileSums);
-      Value d = nvgpu::MmaSyncOp::create(
-          b, loc, a, bFragment, c,
-          ArrayRef<int64_t>{kMmaRows, kMmaCols, kMmaHalfDepth});
-      for (int64_t i = 0; i < 2; ++i)
-        for (int64_t j = 0; j < 2; ++j)
-          sums[4 * r + 2 * i + j] =
-              vector::ExtractOp::create(b, loc, d, ArrayRef<int64_t>{i, j});
+      // The tile's weights, dequantized once, serve every activation
+      // fragment of the warp.
+      for (int64_t f = 0; f < fragments; ++f) {
+        auto tileSums =
+            ArrayRef<Value>(sums).slice(getTotalIndex(f, r, 0, 0), 4);
+        Value c = vector::FromElementsOp::create(b, loc, accType, tileSums);
+        Value d = nvgpu::MmaSyncOp::create(
+            b, loc, aFragments[f], bFragment, c,
+            ArrayRef<int64_t>{kMmaRows, kMmaCols, kMmaHalfDepth});
+        for (int64_t i = 0; i < 2; ++i)
+          for (int64_t j = 0; j < 2; ++j)
+            sums[getTotalIndex(f, r, i, j)] =
+                vector::ExtractOp::create(b, loc, d, ArrayRef<int64_t>{i, j});
+      }
     }
     scf::YieldOp::create(b, loc, sums);
   }
@@ -1660,13 +1740,20 @@ struct GPUMatmulKernelsPass
           << warps << " warps of a workgroup, not " << splitK.getValue();
       return signalPassFailure();
     }
+    if (tensorCoreRows < 0 || tensorCoreRows % kMmaRows != 0 ||
+        tensorCoreRows > kMmaRows * kMaxMmaFragmentsPerWarp) {
+      getOperation().emitError()
+          << "tensor-core-rows must be 0 (automatic), 16, 32, 48 or 64, not "
+          << tensorCoreRows.getValue();
+      return signalPassFailure();
+    }
     SmallVector<MatmulOp> products;
     getOperation().walk([&](MatmulOp op) { products.push_back(op); });
     for (MatmulOp op : products) {
       KernelPlan plan;
-      if (std::optional<std::string> whyNot =
-              planKernel(op, workgroupSize, maxWorkgroups, rowsPerWarp, splitK,
-                         chunkWords, byteDotProducts, tensorCores, plan)) {
+      if (std::optional<std::string> whyNot = planKernel(
+              op, workgroupSize, maxWorkgroups, rowsPerWarp, splitK, chunkWords,
+              byteDotProducts, tensorCores, tensorCoreRows, plan)) {
         if (report)
           op.emitRemark() << "no GPU matmul kernel: " << *whyNot;
         continue;
@@ -1693,9 +1780,10 @@ struct GPUMatmulKernelsPass
       KernelPlan warpPlan;
       bool choose = plan.tensorCores && ShapedType::isDynamic(plan.m);
       if (choose) {
-        std::optional<std::string> whyNot = planKernel(
-            op, workgroupSize, maxWorkgroups, rowsPerWarp, splitK, chunkWords,
-            byteDotProducts, /*tensorCores=*/false, warpPlan);
+        std::optional<std::string> whyNot =
+            planKernel(op, workgroupSize, maxWorkgroups, rowsPerWarp, splitK,
+                       chunkWords, byteDotProducts, /*tensorCores=*/false,
+                       /*tensorCoreRows=*/0, warpPlan);
         assert(!whyNot && "the warp kernel covers what the tensor cores do");
         (void)whyNot;
       }

@@ -1,5 +1,8 @@
 // RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{tensor-cores=true report=true}))" -verify-diagnostics | FileCheck %s
 // RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels))" | FileCheck %s --check-prefix=OFF
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{tensor-cores=true tensor-core-rows=64}))" | FileCheck %s --check-prefix=ROWS64
+// RUN: not quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-matmul-kernels{tensor-cores=true tensor-core-rows=24}))" 2>&1 | FileCheck %s --check-prefix=BAD-ROWS
+// BAD-ROWS: error: tensor-core-rows must be 0 (automatic), 16, 32, 48 or 64, not 24
 
 // The tensor-core kernel of --quant-block-gpu-matmul-kernels (integer
 // products of 16 or more activation rows against 4- or 8-bit integer
@@ -46,6 +49,25 @@
 // CHECK: scf.yield
 // CHECK-COUNT-8: memref.store %{{.*}} : memref<19x12xf32>
 // CHECK-NOT: gpu.shuffle
+// With tensor-core-rows=64: four fragments of 16 activation rows per warp
+// (rows g + 8 i of the 64, clamped to 18), one y workgroup, 32
+// accumulators; per block each tile's weight word is loaded and unpacked
+// once and serves the four fragments' products (8 in all).
+// ROWS64-LABEL: func.func @int4_m19
+// ROWS64: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}})
+// ROWS64-COUNT-8: arith.minui %{{.*}}, %c18 : index
+// ROWS64: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args({{.*}}) -> ({{(f32, ){31}f32}})
+// ROWS64-COUNT-8: vector.load %{{.*}} {alignment = 8 : i64} : memref<19x16xi32>, vector<2xi32>
+// ROWS64: memref.load %{{.*}} : memref<12x8xi32>
+// ROWS64-COUNT-4: nvgpu.mma.sync
+// ROWS64: memref.load %{{.*}} : memref<12x8xi32>
+// ROWS64-COUNT-4: nvgpu.mma.sync
+// ROWS64-NOT: nvgpu.mma.sync
+// ROWS64-COUNT-8: memref.load %{{.*}} : memref<19x2xf32>
+// ROWS64: scf.yield
+// ROWS64-COUNT-32: memref.store %{{.*}} : memref<19x12xf32>
+// ROWS64-NOT: memref.store
+// ROWS64: gpu.terminator
 // Without tensor-cores: the warp kernel (tiles of 8 rows, lane 0's sum).
 // OFF-LABEL: func.func @int4_m19
 // OFF-NOT: nvgpu.mma.sync
@@ -112,8 +134,9 @@ func.func @uint4_zero_points(%x: !az, %w: !wz) -> tensor<16x8xf32> {
 // -----
 
 // A dynamic M (a frontend's batch or sequence): both kernels, the
-// tensor-core one launched for 16 rows or more (16-row tiles over the y
-// workgroups, the rows read from the buffer in the kernel), the warp kernel
+// tensor-core one launched for 16 rows or more (32-row tiles over the y
+// workgroups, two fragments per warp, the rows read from the buffer in the
+// kernel), the warp kernel
 // for fewer (a decode step's one row; tiles of 8), none for no rows.
 // CHECK-LABEL: func.func @dynamic_m
 // CHECK: %[[M:.*]] = memref.dim %{{.*}}, %c0{{.*}} : memref<?x16xi32>
@@ -121,10 +144,10 @@ func.func @uint4_zero_points(%x: !az, %w: !wz) -> tensor<16x8xf32> {
 // CHECK: scf.if %[[ANY]] {
 // CHECK: %[[LARGE:.*]] = arith.cmpi uge, %[[M]], %c16{{.*}} : index
 // CHECK: scf.if %[[LARGE]] {
-// CHECK: %[[T16:.*]] = arith.addi %{{.*}}, %c15{{.*}} : index
-// CHECK: arith.divui %[[T16]], %c16{{.*}} : index
+// CHECK: %[[T32:.*]] = arith.addi %{{.*}}, %c31{{.*}} : index
+// CHECK: arith.divui %[[T32]], %c32{{.*}} : index
 // CHECK: gpu.launch
-// CHECK: nvgpu.mma.sync
+// CHECK-COUNT-2: nvgpu.mma.sync
 // CHECK-NOT: gpu.shuffle
 // CHECK: gpu.terminator
 // CHECK: } else {
@@ -188,6 +211,17 @@ func.func @warp_kernel(%x8: !x8, %x16: !x16, %x16b16: !x16b16, %wi4: !wi4, %wu2:
 // A's registers i and 2 + i), per tile the word of its four codes (shifted
 // by 16 bits for odd t), four weights dequantized to f16 into B, and one
 // nvgpu.mma.sync [16, 8, 16] on the accumulators.
+// With four fragments per warp: each tile's four weights are dequantized
+// once for four products.
+// ROWS64-LABEL: func.func @f16_activations
+// ROWS64: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1{{.*}} iter_args({{.*}}) -> ({{(f32, ){31}f32}})
+// ROWS64-COUNT-8: vector.load %{{.*}} {alignment = 8 : i64} : memref<16x64xf16>, vector<4xf16>
+// ROWS64: memref.load %{{.*}} : memref<16x8xi32>
+// ROWS64-COUNT-4: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]}
+// ROWS64: memref.load %{{.*}} : memref<16x8xi32>
+// ROWS64-COUNT-4: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]}
+// ROWS64-NOT: nvgpu.mma.sync
+// ROWS64: scf.yield
 // CHECK-LABEL: func.func @f16_activations
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
 // CHECK: vector.load %{{.*}} {alignment = 8 : i64} : memref<16x64xf16>, vector<4xf16>
@@ -247,4 +281,25 @@ func.func @float_warp_kernel(%xf: tensor<16x64xf32>, %xh: tensor<16x64xf16>, %xh
   // expected-remark @below {{no tensor cores: fewer than 16 activation rows}}
   %3 = quant_block.matmul %xh8, %wh8 transpose_rhs accumulate(f32) inhibit fastmath<reassoc> : tensor<8x64xf16>, !wh8 -> tensor<8x8xf16>
   return
+}
+
+// -----
+
+// Activation fragments per warp chosen automatically: the most of 4, 2
+// and 1 that leave the launch 1024 warps. M = 64 by N = 16384 (512 warps
+// of 32 weight rows along N): 2 fragments (two y workgroups of 32 rows,
+// 1024 warps), 32 accumulators; N = 4096 (128 warps): 1 fragment (four y
+// workgroups, 512 warps, the most there are).
+// CHECK-LABEL: func.func @automatic_rows
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}} = %c2{{.*}}, {{.*}})
+// CHECK: iter_args({{.*}}) -> ({{(f32, ){31}f32}})
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c32{{.*}}, {{.*}} = %c4{{.*}}, {{.*}})
+// CHECK: iter_args({{.*}}) -> ({{(f32, ){15}f32}})
+!wwide = !quant_block.tensor<16384x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!wnarrow = !quant_block.tensor<4096x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!a64 = !quant_block.tensor<64x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @automatic_rows(%x: !a64, %wide: !wwide, %narrow: !wnarrow) -> (tensor<64x16384xf32>, tensor<64x4096xf32>) {
+  %0 = quant_block.matmul %x, %wide transpose_rhs accumulate(i32) inhibit : !a64, !wwide -> tensor<64x16384xf32>
+  %1 = quant_block.matmul %x, %narrow transpose_rhs accumulate(i32) inhibit : !a64, !wnarrow -> tensor<64x4096xf32>
+  return %0, %1 : tensor<64x16384xf32>, tensor<64x4096xf32>
 }

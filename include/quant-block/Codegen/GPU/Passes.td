@@ -163,8 +163,10 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     warp computes 16 activation rows by 8 weight rows per
     `nvgpu.mma.sync` of shape [16, 8, 32] (PTX
     `mma.sync.m16n8k32.s32.s8.s8.s32`), up to 4 such tiles of weight rows
-    (32 rows) per warp, the workgroup's warps side by side along N and the
-    y workgroups along M. The 32 codes of one step enter the product in an
+    (32 rows) per warp by 1 to 4 fragments of 16 activation rows
+    (`tensor-core-rows`: each tile's weight fragment, loaded and unpacked
+    once, serves all of them), the workgroup's warps side by side along N
+    and the y workgroups along M. The 32 codes of one step enter the product in an
     order of the kernel's choosing (the lanes of a quad hold words 0-3 of
     the step; a word's even 4-bit codes fill one register, 16 times their
     value in the high nibbles, its odd codes the other, the activations'
@@ -192,7 +194,9 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
     (codes `4 t` to `4 t + 3` of the step) and dequantizes the 4 weights of
     each tile's row `g` in registers, rounded to f16 or bf16 as dequantize
     rounds them, into an `nvgpu.mma.sync` of shape [16, 8, 16]
-    (`mma.m16n8k16`, f32 accumulators over all of K); the results are
+    (`mma.m16n8k16`, f32 accumulators over all of K) per activation
+    fragment of the warp (the dequantized weights serve all of them; each
+    result's sum is the same for any number of fragments); the results are
     rounded to the activations' type once. An f16 or bf16 product is exact
     in f32; the sums are the tensor cores' (within docs/Numerics.md's
     reassoc bound, not the warp kernel's bits). Upstream's
@@ -246,6 +250,12 @@ def GPUMatmulKernels : Pass<"quant-block-gpu-matmul-kernels",
            "activation rows take warp-level matrix products "
            "(nvgpu.mma.sync 16x8x32 int8 / 16x8x16 f16 or bf16: tensor "
            "cores from sm_80 on)">,
+    Option<"tensorCoreRows", "tensor-core-rows", "int64_t",
+           /*default=*/"0",
+           "Activation rows per warp of the tensor-core kernels (16, 32, 48 "
+           "or 64: 1 to 4 fragments of 16 rows, each weight fragment "
+           "serving all of them; 0: the most of 64, 32 and 16, no more than M "
+           "needs, that leave the launch 1024 warps; 32 for a dynamic M)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark at each matmul left to the generic lowering, with why">,
   ];
