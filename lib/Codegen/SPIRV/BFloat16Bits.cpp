@@ -12,6 +12,8 @@
 
 #include "quant-block/Codegen/SPIRV/Passes.h"
 
+#include "LaunchOperandCasts.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -20,7 +22,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/SymbolTable.h"
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_GPUBFLOAT16BITS
@@ -133,8 +134,7 @@ struct GPUBFloat16BitsPass
     : public quant_block::impl::GPUBFloat16BitsBase<GPUBFloat16BitsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Kernel -> its argument types before retyping.
-    DenseMap<Operation *, SmallVector<Type>> retyped;
+    llvm::DenseSet<Operation *> retyped;
     for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
       for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>()) {
         // bf16 in its arguments or only inside (a rounding to bf16 and back).
@@ -147,39 +147,13 @@ struct GPUBFloat16BitsPass
                                 .wasInterrupted();
         if (!kernel.isKernel() || kernel.isExternal() || !usesBFloat16)
           continue;
-        SmallVector<Type> original(kernel.getArgumentTypes());
         if (failed(retypeKernel(kernel)))
           return signalPassFailure();
-        retyped[kernel] = std::move(original);
+        retyped.insert(kernel);
       }
-    if (retyped.empty())
-      return;
-
     // The host passes the same buffers and scalars, cast to the bits' type
     // (both lower to the same pointer or 16-bit value).
-    SymbolTableCollection symbols;
-    module.walk([&](gpu::LaunchFuncOp launch) {
-      auto kernel = symbols.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
-          launch, launch.getKernel());
-      auto it = kernel ? retyped.find(kernel) : retyped.end();
-      if (it == retyped.end())
-        return;
-      OpBuilder builder(launch);
-      for (auto [index, type] : llvm::enumerate(it->second)) {
-        Type bits = getBitsType(type);
-        if (!bits)
-          continue;
-        OpOperand &operand = launch.getKernelOperandsMutable()[index];
-        Value cast = isa<MemRefType>(type)
-                         ? UnrealizedConversionCastOp::create(
-                               builder, launch.getLoc(), bits, operand.get())
-                               .getResult(0)
-                         : arith::BitcastOp::create(builder, launch.getLoc(),
-                                                    bits, operand.get())
-                               .getResult();
-        operand.set(cast);
-      }
-    });
+    quant_block::castLaunchOperands(module, retyped);
   }
 };
 } // namespace

@@ -6,12 +6,13 @@
 
 #include "quant-block/Codegen/SPIRV/Passes.h"
 
+#include "LaunchOperandCasts.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/SymbolTable.h"
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_GPUNARROWFLOATSTORAGE
@@ -71,8 +72,7 @@ struct GPUNarrowFloatStoragePass
           GPUNarrowFloatStoragePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Kernel -> indices of the retyped arguments.
-    DenseMap<Operation *, SmallVector<unsigned>> retyped;
+    llvm::DenseSet<Operation *> retyped;
     for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
       for (auto func : gpuModule.getOps<gpu::GPUFuncOp>()) {
         if (!func.isKernel() || func.isExternal())
@@ -85,29 +85,12 @@ struct GPUNarrowFloatStoragePass
           if (failed(retype(arg, storage)))
             return signalPassFailure();
           inputs[arg.getArgNumber()] = storage;
-          retyped[func].push_back(arg.getArgNumber());
+          retyped.insert(func);
         }
         func.setType(FunctionType::get(&getContext(), inputs, {}));
       }
-    if (retyped.empty())
-      return;
-
-    SymbolTableCollection symbols;
-    module.walk([&](gpu::LaunchFuncOp launch) {
-      auto func = symbols.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
-          launch, launch.getKernel());
-      auto it = retyped.find(func);
-      if (!func || it == retyped.end())
-        return;
-      OpBuilder builder(launch);
-      for (unsigned index : it->second) {
-        OpOperand &operand = launch.getKernelOperandsMutable()[index];
-        auto cast = UnrealizedConversionCastOp::create(
-            builder, launch.getLoc(), func.getArgumentTypes()[index],
-            operand.get());
-        operand.set(cast.getResult(0));
-      }
-    });
+    // The host passes the same buffers, cast to their i8 storage.
+    quant_block::castLaunchOperands(module, retyped);
   }
 };
 } // namespace
