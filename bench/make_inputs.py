@@ -128,10 +128,10 @@ def _int4_g32_f16_tiled(m, n=4096):
 
 KERNELS["linear_int4_g32_f16_i8act_tiled"] = _int4_g32_f16_tiled(1)
 # Prefill with the tiled weight (the AMX kernel's operand decoded from it).
-for _m in (32, 128):
+for _m in (8, 32, 128, 512):
     KERNELS[f"linear_int4_g32_f16_i8act_tiled_m{_m}"] = _int4_g32_f16_tiled(_m)
-KERNELS["linear_int4_g32_f16_i8act_tiled_n11008_m32"] = _int4_g32_f16_tiled(
-    32, 11008)
+    KERNELS[f"linear_int4_g32_f16_i8act_tiled_n11008_m{_m}"] = (
+        _int4_g32_f16_tiled(_m, 11008))
 
 # MXFP4 (FP4 E2M1 codes, E8M0 scales per 32), NVFP4 and int8 per-channel
 # GEMVs.
