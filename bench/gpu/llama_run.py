@@ -13,7 +13,8 @@ A `check` model: the prefill and decode steps of the manifest; the logits
 against the CPU pipeline's (relative L2 error within the manifest's bound,
 the same top-1 token at every position) and the runtime's copies during
 the last decode step (the weights and the cache never cross: only the
-token, the position and the logits). Prints `PASS llama <name> ...` or
+token, the position and the logits), with its kernel launches and host
+waits as the runtime counted them (printed, not checked). Prints `PASS llama <name> ...` or
 `FAIL llama <name> ...`; exit status 1 on a failure.
 
 A `bench` model: its parts filled with random values here (the time does
@@ -49,6 +50,11 @@ class CopyStats(ctypes.Structure):
         "d2d_bytes")]
 
 
+class LaunchStats(ctypes.Structure):
+    _fields_ = [("kernels", ctypes.c_uint64),
+                ("synchronizations", ctypes.c_uint64)]
+
+
 def descriptor_type(rank):
     """The memref descriptor of a rank (MLIR's C interface layout)."""
     class Descriptor(ctypes.Structure):
@@ -81,6 +87,8 @@ class Runtime:
                                             ctypes.c_uint64]
         lib.quantBlockGpuFree.argtypes = [ctypes.c_void_p]
         lib.quantBlockGpuGetCopyStats.argtypes = [ctypes.POINTER(CopyStats)]
+        lib.quantBlockGpuGetLaunchStats.argtypes = [
+            ctypes.POINTER(LaunchStats)]
 
     def upload(self, array):
         array = np.ascontiguousarray(array)
@@ -93,6 +101,12 @@ class Runtime:
     def copy_stats(self):
         stats = CopyStats()
         self.lib.quantBlockGpuGetCopyStats(ctypes.byref(stats))
+        return stats
+
+    def launch_stats(self):
+        """Kernel launches and host waits so far."""
+        stats = LaunchStats()
+        self.lib.quantBlockGpuGetLaunchStats(ctypes.byref(stats))
         return stats
 
 
@@ -175,10 +189,17 @@ def check(name, folder, runtime):
     for index, (position, count) in enumerate(m["steps"]):
         if index == len(m["steps"]) - 1:
             before = runtime.copy_stats()
+            launches_before = runtime.launch_stats()
         got.append(model.forward(tokens[position:position + count], position))
     after = runtime.copy_stats()
+    launches_after = runtime.launch_stats()
     up = after.h2d_bytes - before.h2d_bytes
     down = after.d2h_bytes - before.d2h_bytes
+    # What bounds a decode step of small kernels on a GPU: its launches and
+    # host waits, as the runtime counted them.
+    launches = launches_after.kernels - launches_before.kernels
+    waits = (launches_after.synchronizations
+             - launches_before.synchronizations)
     got = np.concatenate(got)
     want = np.load(os.path.join(folder, "expected.npy"))
     error = relative_error(got, want)
@@ -199,7 +220,8 @@ def check(name, folder, runtime):
           f"activations, {len(want)} positions: relative L2 error "
           f"{error:.2e} (bound {m['bound']:g}), top-1 {agree}/{len(want)}; "
           f"a decode step copied {up} B up, {down} B down (weights "
-          f"{m['weight_bytes']} B resident)"
+          f"{m['weight_bytes']} B resident), launched {launches} kernels "
+          f"and waited {waits} times"
           + (f": {'; '.join(problems)}" if problems else ""))
     return not problems
 

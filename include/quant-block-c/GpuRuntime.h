@@ -49,11 +49,26 @@ void quantBlockGpuDownload(void *host, const void *device, uint64_t sizeBytes);
 void quantBlockGpuGetCopyStats(QuantBlockGpuCopyStats *stats);
 void quantBlockGpuResetCopyStats(void);
 
+/// The kernel launches (mgpuLaunchKernel, mgpuLaunchClusterKernel) and host
+/// waits (mgpuStreamSynchronize, mgpuEventSynchronize) the compiled code
+/// asked a runtime for since it was loaded (or last reset). On Vulkan,
+/// whose launches complete before they return, a wait costs nothing but is
+/// counted all the same: the counts are the compiled code's, the same on
+/// both runtimes.
+typedef struct QuantBlockGpuLaunchStats {
+  uint64_t kernelLaunches;
+  uint64_t synchronizations;
+} QuantBlockGpuLaunchStats;
+
+void quantBlockGpuGetLaunchStats(QuantBlockGpuLaunchStats *stats);
+void quantBlockGpuResetLaunchStats(void);
+
 /* With QUANT_BLOCK_GPU_COPY_STATS=1 in the environment, a runtime prints its
    counts on stderr when the process exits:
      quant-block-gpu-copies: host-to-device <n> (<bytes> bytes),
        device-to-host <n> (<bytes> bytes), device-to-device <n> (<bytes> bytes)
-   (one line). */
+   (one line), and a line of its launch counts:
+     quant-block-gpu-launches: kernels <n>, synchronizations <n> */
 
 #ifdef __cplusplus
 }

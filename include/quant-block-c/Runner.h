@@ -146,6 +146,14 @@ MLIR_CAPI_EXPORTED bool
 mlirQuantBlockExecutableGetCopyStats(MlirQuantBlockExecutable executable,
                                      uint64_t stats[6]);
 
+/// The kernel launches and host waits (stream and event synchronizations)
+/// of the executable's GPU runtime so far, in the order of
+/// quant-block-c/GpuRuntime.h's QuantBlockGpuLaunchStats (launches,
+/// synchronizations); false when it loaded no GPU runtime.
+MLIR_CAPI_EXPORTED bool
+mlirQuantBlockExecutableGetLaunchStats(MlirQuantBlockExecutable executable,
+                                       uint64_t stats[2]);
+
 /// What the kernels of --quant-block-cpu-pipeline may use on a CPU (the
 /// pipeline's x86 options that its `target-cpu` / `target-features`
 /// resolve to, docs/CPU.md).

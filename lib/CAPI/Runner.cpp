@@ -342,6 +342,18 @@ bool mlirQuantBlockExecutableGetCopyStats(MlirQuantBlockExecutable cExecutable,
   return true;
 }
 
+bool mlirQuantBlockExecutableGetLaunchStats(
+    MlirQuantBlockExecutable cExecutable, uint64_t stats[2]) {
+  Executable &executable = unwrap(cExecutable);
+  if (!executable.gpu)
+    return false;
+  QuantBlockGpuLaunchStats counts;
+  executable.gpu->getLaunchStats(&counts);
+  stats[0] = counts.kernelLaunches;
+  stats[1] = counts.synchronizations;
+  return true;
+}
+
 void mlirQuantBlockExecutableDestroy(MlirQuantBlockExecutable executable) {
   delete static_cast<Executable *>(executable.ptr);
 }

@@ -34,7 +34,12 @@ GpuRuntime::findIn(llvm::ArrayRef<std::string> libraries) {
         resolve(library, runtime.upload, "quantBlockGpuUpload") &&
         resolve(library, runtime.download, "quantBlockGpuDownload") &&
         resolve(library, runtime.getCopyStats, "quantBlockGpuGetCopyStats") &&
-        resolve(library, runtime.resetCopyStats, "quantBlockGpuResetCopyStats"))
+        resolve(library, runtime.resetCopyStats,
+                "quantBlockGpuResetCopyStats") &&
+        resolve(library, runtime.getLaunchStats,
+                "quantBlockGpuGetLaunchStats") &&
+        resolve(library, runtime.resetLaunchStats,
+                "quantBlockGpuResetLaunchStats"))
       return runtime;
   }
   return std::nullopt;

@@ -192,6 +192,8 @@ _SIGNATURES = {
                                            None),
     "mlirQuantBlockExecutableGetCopyStats":
         ([Executable, ctypes.POINTER(ctypes.c_uint64)], ctypes.c_bool),
+    "mlirQuantBlockExecutableGetLaunchStats":
+        ([Executable, ctypes.POINTER(ctypes.c_uint64)], ctypes.c_bool),
     "mlirQuantBlockFunctionIsArgumentDeviceResident":
         ([Function, ctypes.c_ssize_t], ctypes.c_bool),
     "mlirQuantBlockExecutableLookup":

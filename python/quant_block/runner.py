@@ -27,6 +27,7 @@ across calls (docs/GPU.md, "Device-resident arguments"):
     w = [kernels.upload(part) for part in (w_data, w_scales)]  # once
     y = kernels.linear(x, *w)         # only x and y cross to and from it
     kernels.copy_stats()              # the runtime's copies, by direction
+    kernels.launch_stats()            # its kernel launches and host waits
 """
 
 import ctypes
@@ -270,6 +271,18 @@ class Executable:
         return {"host_to_device": (stats[0], stats[1]),
                 "device_to_host": (stats[2], stats[3]),
                 "device_to_device": (stats[4], stats[5])}
+
+    def launch_stats(self):
+        """The kernel launches and host waits (stream and event
+        synchronizations) the GPU runtime made so far:
+        {"kernels": n, "synchronizations": n}; None without a GPU runtime.
+        A decode step's count of both is what bounds it when its kernels
+        are small (docs/GPU.md)."""
+        stats = (ctypes.c_uint64 * 2)()
+        if not self._lib.mlirQuantBlockExecutableGetLaunchStats(self._handle,
+                                                                stats):
+            return None
+        return {"kernels": stats[0], "synchronizations": stats[1]}
 
     def __getattr__(self, name):
         if name.startswith("_"):

@@ -74,6 +74,26 @@ def test_resident_weights_cross_once(inputs):
         assert result.tobytes() == cpu.tobytes()
 
 
+def test_launch_stats_count_each_call(inputs):
+    """The runtime's launch counts: each call launches the kernels its host
+    code has (one gpu.launch_func here, straight-line code) and waits for
+    its stream once."""
+    x, data, scales = inputs
+    module = qb.Module.parse(gemv_module(True))
+    module.run_passes("quant-block-spirv-pipeline")
+    launches_per_call = str(module).count("gpu.launch_func")
+    assert launches_per_call >= 1
+    gpu = qb.compile(gemv_module(True), "quant-block-spirv-pipeline",
+                     libraries=[VULKAN])
+    weights = [gpu.upload(data), gpu.upload(scales)]
+    before = gpu.launch_stats()
+    for _ in range(3):
+        gpu.gemv(x, *weights)
+    after = gpu.launch_stats()
+    assert after["kernels"] - before["kernels"] == 3 * launches_per_call
+    assert after["synchronizations"] - before["synchronizations"] == 3
+
+
 def test_wrong_kind_of_buffer_is_refused(inputs):
     x, data, scales = inputs
     gpu = qb.compile(gemv_module(True), "quant-block-spirv-pipeline",
@@ -93,5 +113,6 @@ def test_wrong_kind_of_buffer_is_refused(inputs):
 def test_upload_needs_a_gpu_runtime(inputs):
     cpu = qb.compile(gemv_module(False))
     assert cpu.copy_stats() is None
+    assert cpu.launch_stats() is None
     with pytest.raises(qb.MLIRError, match="loaded no GPU runtime"):
         cpu.upload(inputs[1])

@@ -561,16 +561,29 @@ def test_the_model_runs_on_vulkan_with_resident_weights(files, pipeline,
     position (int8 activations: the integer kernels' SDot block sums)."""
     cpu = llama.Llama(files["Q4_0"], capacity=16, activations=activations)
     want = np.concatenate([cpu.prefill(PROMPT[:8])]
-                          + [cpu.decode(t)[None] for t in PROMPT[8:10]])
+                          + [cpu.decode(t)[None] for t in PROMPT[8:11]])
     gpu = llama.Llama(files["Q4_0"], capacity=16, activations=activations,
                       pipeline=pipeline)
     got = [gpu.prefill(PROMPT[:8]), gpu.decode(PROMPT[8])[None]]
     assert gpu.on_device
     weight_bytes = sum(p.nbytes for p in gpu.parts)
     executable = gpu._functions[(1, False)].function._executable
+    launches_before = executable.launch_stats()
     before = executable.copy_stats()
     got.append(gpu.decode(PROMPT[9])[None])
     after = executable.copy_stats()
+    step = executable.launch_stats()
+    got.append(gpu.decode(PROMPT[10])[None])
+    next_step = executable.launch_stats()
+    # The runtime's launch counts: every step launches the same kernels
+    # (64 with f32 activations, 79 with int8 here) and waits for the device
+    # at most once per function of the step (the forward and its layers).
+    launches = [{key: later[key] - earlier[key] for key in later}
+                for earlier, later in ((launches_before, step),
+                                       (step, next_step))]
+    assert launches[0] == launches[1]
+    assert launches[0]["kernels"] > 0
+    assert 0 < launches[0]["synchronizations"] <= 2 + gpu.config.n_layer
     got = np.concatenate(got)
     up = after["host_to_device"][1] - before["host_to_device"][1]
     down = after["device_to_host"][1] - before["device_to_host"][1]

@@ -297,6 +297,10 @@ static void testDeviceResident(MlirContext ctx, const char *vulkanRuntime) {
   MlirModule module = mlirModuleCreateParse(ctx, str(kResidentDequant));
   MlirQuantBlockExecutable cpu = mlirQuantBlockExecutableCreate(
       module, str("quant-block-cpu-pipeline"), true, printToStdout, NULL);
+  // VULKAN: launch counts without a runtime: 0
+  uint64_t noCounts[2];
+  printf("launch counts without a runtime: %d\n",
+         mlirQuantBlockExecutableGetLaunchStats(cpu, noCounts));
   // VULKAN: error: the executable loaded no GPU runtime
   // VULKAN: upload without a runtime: 0
   printf("upload without a runtime: %d\n",
@@ -331,8 +335,17 @@ static void testDeviceResident(MlirContext ctx, const char *vulkanRuntime) {
   // VULKAN: uploaded: 24 bytes
   printf("uploaded: %llu bytes\n",
          (unsigned long long)copiedToDevice(gpu, before));
+  uint64_t launchesBefore[2];
+  mlirQuantBlockExecutableGetLaunchStats(gpu, launchesBefore);
   // VULKAN: f4 [1 2 1.5 2 -2 -4 -0.75 -1]
   uint64_t resident = callThrice(gpu, device);
+  // Each call launches the dequantization's one kernel and waits once.
+  // VULKAN: three calls: 3 launches, 3 waits
+  uint64_t launchesAfter[2];
+  mlirQuantBlockExecutableGetLaunchStats(gpu, launchesAfter);
+  printf("three calls: %llu launches, %llu waits\n",
+         (unsigned long long)(launchesAfter[0] - launchesBefore[0]),
+         (unsigned long long)(launchesAfter[1] - launchesBefore[1]));
 
   // The same calls with the parts as host arguments copy them every call.
   MlirModule plainModule = mlirModuleCreateParse(ctx, str(kDequant));

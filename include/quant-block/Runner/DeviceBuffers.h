@@ -32,6 +32,8 @@ struct GpuRuntime {
   void (*download)(void *, const void *, uint64_t) = nullptr;
   void (*getCopyStats)(QuantBlockGpuCopyStats *) = nullptr;
   void (*resetCopyStats)() = nullptr;
+  void (*getLaunchStats)(QuantBlockGpuLaunchStats *) = nullptr;
+  void (*resetLaunchStats)() = nullptr;
 
   /// Looks the entry points up in `libraries` (--shared-libs, which the JIT
   /// has loaded into the process); an error that names `what` (the argument

@@ -300,3 +300,12 @@ QB_CUDA_EXPORT void quantBlockGpuGetCopyStats(QuantBlockGpuCopyStats *stats) {
 QB_CUDA_EXPORT void quantBlockGpuResetCopyStats() {
   CopyCounters::get().reset();
 }
+
+QB_CUDA_EXPORT void
+quantBlockGpuGetLaunchStats(QuantBlockGpuLaunchStats *stats) {
+  quant_block::gpu_runtime::LaunchCounters::get().read(*stats);
+}
+
+QB_CUDA_EXPORT void quantBlockGpuResetLaunchStats() {
+  quant_block::gpu_runtime::LaunchCounters::get().reset();
+}

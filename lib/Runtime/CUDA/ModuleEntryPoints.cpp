@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Common/CopyStats.h"
 #include "CudaDriver.h"
 #include "Profiler.h"
 
@@ -18,6 +19,7 @@
 #include <string>
 
 using namespace quant_block::cuda_runtime;
+using quant_block::gpu_runtime::LaunchCounters;
 
 /// Loads a cubin or fatbin (`format=bin|fatbin`). The driver finds the size
 /// in the binary's own header, so `size` is unused.
@@ -107,6 +109,7 @@ QB_CUDA_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
   check(cuda.cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
                             blockZ, smem, stream, params, extra),
         "cuLaunchKernel", __func__);
+  LaunchCounters::get().countLaunch();
   if (profiling)
     endLaunch(cuda, function, stream, start, __func__);
 }
@@ -146,6 +149,7 @@ mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
   CUevent start = profiling ? beginLaunch(cuda, stream, __func__) : nullptr;
   check(cuda.cuLaunchKernelEx(&config, function, params, extra),
         "cuLaunchKernelEx", __func__);
+  LaunchCounters::get().countLaunch();
   if (profiling)
     endLaunch(cuda, function, stream, start, __func__);
 #else

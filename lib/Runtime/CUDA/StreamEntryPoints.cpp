@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Common/CopyStats.h"
 #include "CudaDriver.h"
 #include "Profiler.h"
 
@@ -18,6 +19,7 @@
 #include <vector>
 
 using namespace quant_block::cuda_runtime;
+using quant_block::gpu_runtime::LaunchCounters;
 
 namespace {
 /// Streams that generated code destroyed, kept for its next chains: every
@@ -82,6 +84,7 @@ QB_CUDA_EXPORT void mgpuStreamSynchronize(CUstream stream) {
   ScopedContext context(__func__);
   check(context.driver().cuStreamSynchronize(stream), "cuStreamSynchronize",
         __func__);
+  LaunchCounters::get().countSynchronization();
   collectTimings(context.driver(), __func__);
 }
 
@@ -109,6 +112,7 @@ QB_CUDA_EXPORT void mgpuEventSynchronize(CUevent event) {
   ScopedContext context(__func__);
   check(context.driver().cuEventSynchronize(event), "cuEventSynchronize",
         __func__);
+  LaunchCounters::get().countSynchronization();
   collectTimings(context.driver(), __func__);
 }
 

@@ -4,7 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The counters behind quantBlockGpuGetCopyStats (quant-block-c/GpuRuntime.h),
+// The counters behind quantBlockGpuGetCopyStats and quantBlockGpuGetLaunchStats
+// (quant-block-c/GpuRuntime.h),
 // shared in source by the CUDA and Vulkan runtimes: each library that
 // includes this header has its own counters, and reports them at exit when
 // QUANT_BLOCK_GPU_COPY_STATS=1. Header-only so that neither library links
@@ -90,6 +91,51 @@ private:
   }
 
   Counter counters[3];
+};
+
+/// The kernel launches and host waits (stream and event synchronizations)
+/// the compiled code asked the runtime for, updated from any thread: what a
+/// call costs beside its copies (a decode step of many small kernels is
+/// bound by them).
+class LaunchCounters {
+public:
+  static LaunchCounters &get() {
+    static LaunchCounters counters;
+    return counters;
+  }
+
+  void countLaunch() { launches.fetch_add(1, std::memory_order_relaxed); }
+  void countSynchronization() {
+    synchronizations.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  void read(QuantBlockGpuLaunchStats &stats) const {
+    stats.kernelLaunches = launches.load(std::memory_order_relaxed);
+    stats.synchronizations = synchronizations.load(std::memory_order_relaxed);
+  }
+
+  void reset() {
+    launches.store(0, std::memory_order_relaxed);
+    synchronizations.store(0, std::memory_order_relaxed);
+  }
+
+  /// With QUANT_BLOCK_GPU_COPY_STATS=1, the line after the copies' one.
+  ~LaunchCounters() {
+    const char *report = std::getenv("QUANT_BLOCK_GPU_COPY_STATS");
+    if (!report || std::strcmp(report, "1") != 0)
+      return;
+    QuantBlockGpuLaunchStats stats;
+    read(stats);
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "quant-block-gpu-launches: kernels %" PRIu64
+                 ", synchronizations %" PRIu64 "\n",
+                 stats.kernelLaunches, stats.synchronizations);
+  }
+
+private:
+  std::atomic<uint64_t> launches{0};
+  std::atomic<uint64_t> synchronizations{0};
 };
 
 /// The direction of a copy between memory the runtime allocated (device)

@@ -83,6 +83,7 @@ QB_VULKAN_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
   const int64_t grid[3] = {gridX, gridY, gridZ};
   const int64_t block[3] = {blockX, blockY, blockZ};
   launchKernel(*kernel, grid, block, params, paramsCount);
+  ::quant_block::gpu_runtime::LaunchCounters::get().countLaunch();
 }
 
 //===----------------------------------------------------------------------===//
@@ -159,12 +160,18 @@ mgpuMemHostUnregisterMemRef(int64_t /*rank*/, void * /*descriptor*/,
 
 QB_VULKAN_EXPORT void *mgpuStreamCreate() { return &streamToken; }
 QB_VULKAN_EXPORT void mgpuStreamDestroy(void * /*stream*/) {}
-QB_VULKAN_EXPORT void mgpuStreamSynchronize(void * /*stream*/) {}
+// Launches complete before they return: waits only count (the compiled
+// code's synchronizations, as on CUDA).
+QB_VULKAN_EXPORT void mgpuStreamSynchronize(void * /*stream*/) {
+  ::quant_block::gpu_runtime::LaunchCounters::get().countSynchronization();
+}
 QB_VULKAN_EXPORT void mgpuStreamWaitEvent(void * /*stream*/, void * /*event*/) {
 }
 QB_VULKAN_EXPORT void *mgpuEventCreate() { return &eventToken; }
 QB_VULKAN_EXPORT void mgpuEventDestroy(void * /*event*/) {}
-QB_VULKAN_EXPORT void mgpuEventSynchronize(void * /*event*/) {}
+QB_VULKAN_EXPORT void mgpuEventSynchronize(void * /*event*/) {
+  ::quant_block::gpu_runtime::LaunchCounters::get().countSynchronization();
+}
 QB_VULKAN_EXPORT void mgpuEventRecord(void * /*event*/, void * /*stream*/) {}
 
 QB_VULKAN_EXPORT void mgpuSetDefaultDevice(int32_t device) {
@@ -218,4 +225,13 @@ QB_VULKAN_EXPORT void quantBlockGpuGetCopyStats(QuantBlockGpuCopyStats *stats) {
 
 QB_VULKAN_EXPORT void quantBlockGpuResetCopyStats() {
   ::quant_block::gpu_runtime::CopyCounters::get().reset();
+}
+
+QB_VULKAN_EXPORT void
+quantBlockGpuGetLaunchStats(QuantBlockGpuLaunchStats *stats) {
+  ::quant_block::gpu_runtime::LaunchCounters::get().read(*stats);
+}
+
+QB_VULKAN_EXPORT void quantBlockGpuResetLaunchStats() {
+  ::quant_block::gpu_runtime::LaunchCounters::get().reset();
 }
