@@ -205,6 +205,10 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
     selection.x86Amx = target.x86Amx;
     selection.x86AmxBF16 = target.x86AmxBF16;
     pm.addNestedPass<func::FuncOp>(createCPUSelectMatmulKernels(selection));
+    // Constant weights of the kernels that read 16-row tiles take that
+    // layout at compile time (an imported model's initializers).
+    if (options.tileConstantWeights)
+      pm.addNestedPass<func::FuncOp>(createCPUTileConstantWeights());
     pm.addNestedPass<func::FuncOp>(createCPUMatmulKernels(kernels));
   }
   buildFrontHalfLoweringStage(pm, frontHalf);

@@ -150,6 +150,13 @@ struct CPUPipelineOptions
                      "that a register-tiled kernel covers use it "
                      "(--quant-block-cpu-matmul-kernels)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> tileConstantWeights{
+      *this, "tile-constant-weights",
+      llvm::cl::desc("With matmul-kernels: constant weights of the kernels "
+                     "that read 16-row tiles take the row-tiled layout at "
+                     "compile time (--quant-block-cpu-tile-constant-weights; "
+                     "the same bits)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> x86Vnni{
       *this, "x86-avx512-vnni",
       llvm::cl::desc("With matmul-kernels: accumulate(i32) kernels use "

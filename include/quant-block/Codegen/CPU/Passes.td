@@ -174,6 +174,40 @@ def CPUSelectMatmulKernels : Pass<"quant-block-cpu-select-matmul-kernels",
   ];
 }
 
+def CPUTileConstantWeights : Pass<"quant-block-cpu-tile-constant-weights",
+                                   "func::FuncOp"> {
+  let summary = "Give constant weights the row-tiled layout their kernels "
+                "read";
+  let description = [{
+    Runs after --quant-block-cpu-select-matmul-kernels. A `quant_block.matmul`
+    whose kernel reads tiles of 16 weight rows directly (`vnni_row_lanes`,
+    `amx`, `ordered_rows`: one weight row per 32-bit lane) and whose
+    `transpose_rhs` weight is a `quant_block.pack` of constants gets the
+    same pack with `row_tile = 16` (docs/Packing.md, "The row-tiled
+    layout"): its kernel then reads each chunk of 16 rows with one load
+    instead of transposing the rows' bytes at every K step, and the
+    lowering tiles the constant parts at compile time (no copy per call).
+    The same values and the same bits: only the layout changes. Weights
+    that are function arguments keep their layout (a caller's buffers), as
+    do types the layout does not take (rows not a multiple of 16, blocks of
+    partial 32-bit words) and products whose kernel reads row-major weights.
+
+    ```mlir
+    %w = quant_block.pack %data scales(%scales : tensor<4096x128xf16>)
+        : tensor<4096x4096xi4> -> !quant_block.tensor<4096x4096,
+            #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+    %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32)
+        {quant_block.cpu_kernel = #quant_block.cpu_matmul_kernel<vnni_row_lanes,
+            tile = [8, 16], blocks_per_step = 2>} : ...
+    // becomes (%data and %scales constants)
+    %w = quant_block.pack %data scales(%scales : tensor<4096x128xf16>)
+        : tensor<4096x4096xi4> -> !quant_block.tensor<4096x4096,
+            #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16,
+                                row_tile = 16>>
+    ```
+  }];
+}
+
 def CPUMatmulKernels : Pass<"quant-block-cpu-matmul-kernels",
                              "func::FuncOp"> {
   let summary = "Register-tiled vector kernels for quantized matrix "

@@ -1,0 +1,86 @@
+//===- TileConstantWeights.cpp - constant weights in the row-tiled layout -===//
+//
+// --quant-block-cpu-tile-constant-weights: see Passes.td. The kernels with
+// one weight row per vector lane read a row-major weight 16 rows at a time
+// and transpose each chunk in registers at every K step; the row-tiled
+// layout (docs/Packing.md) stores it that way already. A weight packed from
+// constants (an imported model's initializers) gets that layout at compile
+// time for free: pack's parts are logical, and the lowering tiles constant
+// parts into new constants.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quant-block/Codegen/CPU/Passes.h"
+
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockDialect.h"
+#include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::quant_block {
+#define GEN_PASS_DEF_CPUTILECONSTANTWEIGHTS
+#include "quant-block/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::quant_block
+
+using namespace mlir;
+using namespace mlir::quant_block;
+
+/// The rows of a tile: one weight row per 32-bit lane of a 512-bit vector,
+/// the tile the kernels read directly.
+static constexpr int64_t kTileRows = 16;
+
+/// Whether the kernel family `family` reads a weight of `kTileRows`-row
+/// tiles directly (the others would repack it row-major on every call).
+static bool readsRowTiles(CPUMatmulKernelFamily family) {
+  return family == CPUMatmulKernelFamily::VnniRowLanes ||
+         family == CPUMatmulKernelFamily::Amx ||
+         family == CPUMatmulKernelFamily::OrderedRows;
+}
+
+/// `type` in the row-tiled layout, or null where the layout does not take
+/// it (rows not a multiple of the tile, blocks along N, blocks of partial
+/// words, ...: the type's verifier decides, silently here).
+static QuantizedTensorType getRowTiledType(QuantizedTensorType type) {
+  MLIRContext *context = type.getContext();
+  ScopedDiagnosticHandler silence(context,
+                                  [](Diagnostic &) { return success(); });
+  return QuantizedTensorType::getChecked(
+      [&] { return emitError(UnknownLoc::get(context)); }, context,
+      type.getShape(), type.getScheme().withRowTile(kTileRows));
+}
+
+namespace {
+struct CPUTileConstantWeightsPass
+    : public quant_block::impl::CPUTileConstantWeightsBase<
+          CPUTileConstantWeightsPass> {
+  void runOnOperation() override {
+    StringRef name = QuantBlockDialect::getCPUKernelAttrName();
+    getOperation().walk([&](MatmulOp op) {
+      auto kernel = op->getAttrOfType<CPUMatmulKernelAttr>(name);
+      if (!kernel || !readsRowTiles(kernel.getFamily()) ||
+          !op.getTransposeRhs())
+        return;
+      auto pack = op.getRhs().getDefiningOp<PackOp>();
+      if (!pack || pack.getType().getScheme().isRowTiled() ||
+          !llvm::all_of(pack->getOperands(), [](Value part) {
+            return matchPattern(part, m_Constant());
+          }))
+        return;
+      QuantizedTensorType tiled = getRowTiledType(pack.getType());
+      if (!tiled)
+        return;
+      // A new pack of the same constant parts: other users of the
+      // row-major one keep it.
+      OpBuilder builder(pack);
+      auto tiledPack = PackOp::create(
+          builder, pack.getLoc(), tiled, pack.getData(), pack.getScales(),
+          pack.getZeroPoints(), pack.getOuterScales(), pack.getOuterMins());
+      op.getRhsMutable().assign(tiledPack);
+      if (pack->use_empty())
+        pack->erase();
+    });
+  }
+};
+} // namespace
