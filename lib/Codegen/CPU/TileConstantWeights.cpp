@@ -57,6 +57,9 @@ struct CPUTileConstantWeightsPass
           CPUTileConstantWeightsPass> {
   void runOnOperation() override {
     StringRef name = QuantBlockDialect::getCPUKernelAttrName();
+    // One tiled pack per row-major one, whatever number of products use it
+    // (each would otherwise get its own copy of the constants).
+    DenseMap<Operation *, PackOp> tiledPacks;
     getOperation().walk([&](MatmulOp op) {
       auto kernel = op->getAttrOfType<CPUMatmulKernelAttr>(name);
       if (!kernel || !readsRowTiles(kernel.getFamily()) ||
@@ -68,19 +71,24 @@ struct CPUTileConstantWeightsPass
             return matchPattern(part, m_Constant());
           }))
         return;
-      QuantizedTensorType tiled = getRowTiledType(pack.getType());
-      if (!tiled)
-        return;
-      // A new pack of the same constant parts: other users of the
-      // row-major one keep it.
-      OpBuilder builder(pack);
-      auto tiledPack = PackOp::create(
-          builder, pack.getLoc(), tiled, pack.getData(), pack.getScales(),
-          pack.getZeroPoints(), pack.getOuterScales(), pack.getOuterMins());
+      PackOp &tiledPack = tiledPacks[pack];
+      if (!tiledPack) {
+        QuantizedTensorType tiled = getRowTiledType(pack.getType());
+        if (!tiled)
+          return;
+        // A new pack of the same constant parts: other users of the
+        // row-major one keep it.
+        OpBuilder builder(pack);
+        tiledPack = PackOp::create(
+            builder, pack.getLoc(), tiled, pack.getData(), pack.getScales(),
+            pack.getZeroPoints(), pack.getOuterScales(), pack.getOuterMins());
+      }
       op.getRhsMutable().assign(tiledPack);
-      if (pack->use_empty())
-        pack->erase();
     });
+    // The row-major packs no product uses any more.
+    for (auto &[pack, tiled] : tiledPacks)
+      if (tiled && pack->use_empty())
+        pack->erase();
   }
 };
 } // namespace

@@ -565,8 +565,9 @@ private:
   /// Adds the 32 splitK lanes' `sums` (one per activation row) in a fixed
   /// tree, each warp's first, then the warps'; every lane gets the totals.
   SmallVector<Value> reduceLanes(ArrayRef<Value> sums);
-  /// The tensor-core kernel's warp (plan.tensorCores): the 16 activation
-  /// rows from `m0` by the plan.rowsPerWarp weight rows from `firstRow`,
+  /// The tensor-core kernel's warp (plan.tensorCores): the plan.tileM
+  /// activation rows from `m0` (plan.lhsFragments fragments of 16) by the
+  /// plan.rowsPerWarp weight rows from `firstRow`,
   /// block sums from nvgpu.mma.sync, the f32 sums over the blocks in the
   /// contract's order, stored into `result` (rows of M, of N only).
   /// The other kernels' warp: the totals of its plan.rowsPerWarp weight
@@ -600,8 +601,8 @@ private:
   /// The f16 / bf16 tensor-core kernel's warp (plan.tensorCores, f16 or
   /// bf16 activations): per step of 16 codes, each tile's 4 weights per
   /// lane dequantized (rounded to f16 or bf16 as dequantize does) into B
-  /// of an nvgpu.mma.sync [16, 8, 16] with f32 accumulators over all of
-  /// K.
+  /// of one nvgpu.mma.sync [16, 8, 16] per activation fragment, with f32
+  /// accumulators over all of K.
   void emitHalfTensorCoreTiles(Value lane, Value firstRow, Value m0,
                                Value kernelRows, Value lhs, Value words,
                                Value scales, Value zeroPoints, Value outer,

@@ -119,7 +119,8 @@ public:
     synchronizations.store(0, std::memory_order_relaxed);
   }
 
-  /// With QUANT_BLOCK_GPU_COPY_STATS=1, the line after the copies' one.
+  /// With QUANT_BLOCK_GPU_COPY_STATS=1, a line of their own beside the
+  /// copies' (in either order: each counter reports when it is destroyed).
   ~LaunchCounters() {
     const char *report = std::getenv("QUANT_BLOCK_GPU_COPY_STATS");
     if (!report || std::strcmp(report, "1") != 0)

@@ -39,6 +39,25 @@ func.func @shared_pack(%x: !a) -> (tensor<2x32xf32>, tensor<32x64xf32>) {
 
 // -----
 
+// Two products of one constant weight share one tiled pack.
+// CHECK-LABEL: func.func @two_products
+// CHECK: %[[W:.*]] = quant_block.pack {{.*}} row_tile = 16>>
+// CHECK-NOT: quant_block.pack
+// CHECK: quant_block.matmul %{{.*}}, %[[W]]
+// CHECK: quant_block.matmul %{{.*}}, %[[W]]
+!w = !quant_block.tensor<32x64, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
+!a = !quant_block.tensor<2x64, #quant_block.scheme<i8 : f32, block = [1, 32]>>
+func.func @two_products(%x: !a, %x2: !a) -> (tensor<2x32xf32>, tensor<2x32xf32>) {
+  %d = arith.constant dense<3> : tensor<32x64xi4>
+  %s = arith.constant dense<5.000000e-01> : tensor<32x2xf16>
+  %w = quant_block.pack %d scales(%s : tensor<32x2xf16>) : tensor<32x64xi4> -> !w
+  %y = quant_block.matmul %x, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<2x32xf32>
+  %y2 = quant_block.matmul %x2, %w transpose_rhs accumulate(i32) inhibit : !a, !w -> tensor<2x32xf32>
+  return %y, %y2 : tensor<2x32xf32>, tensor<2x32xf32>
+}
+
+// -----
+
 // Left as they are: a weight that is an argument (the caller's buffers), a
 // pack of non-constant parts, N = 8 (no kernel reads 16-row tiles of it,
 // nor could the layout take it), and a kernel that reads rows
