@@ -204,44 +204,32 @@ if [ "${BENCH:-1}" != 0 ]; then
     --half-prefill "${RESIDENT_HALF_PREFILL-256}")
   cc -c -O2 -I"$ROOT/include" "$ROOT/bench/gpu/resident_driver.c" \
     -o "$OUT/log/resident_driver.o"
-  # Kernel variants of the FMA cases, compiled from the same modules:
-  # `suffix:options` (pipeline options, commas for spaces), to compare
-  # launch shapes in one run. split-k=1 is the kernel before split-K.
-  variants=${RESIDENT_VARIANTS-"_k1:split-k=1 _c1:chunk-words=1 _c4:chunk-words=4 _c1r8:chunk-words=1,rows-per-warp=8"}
+  # add_variants PATTERN VARIANTS: every case whose name matches PATTERN
+  # again, compiled from the same module, once per `suffix:options` of
+  # VARIANTS (pipeline options, commas for spaces), to compare in one run.
   : > "$dir/variants.txt"
-  for variant in $variants; do
-    suffix=${variant%%:*}
-    while read -r name rest; do
-      case $name in *_fma)
-        cp "$dir/$name.mlir" "$dir/$name$suffix.mlir"
-        echo "$name$suffix ${variant#*:}" >> "$dir/variants.txt"
-        echo "$name$suffix $rest" >> "$dir/cases.extra" ;;
-      esac
-    done < "$dir/cases.txt"
-  done
+  add_variants() {
+    local pattern=$1 variant suffix name rest
+    for variant in $2; do
+      suffix=${variant%%:*}
+      while read -r name rest; do
+        case $name in $pattern)
+          cp "$dir/$name.mlir" "$dir/$name$suffix.mlir"
+          echo "$name$suffix ${variant#*:}" >> "$dir/variants.txt"
+          echo "$name$suffix $rest" >> "$dir/cases.extra" ;;
+        esac
+      done < "$dir/cases.txt"
+    done
+  }
+  # Launch shapes of the FMA cases; split-k=1 is the kernel before split-K.
+  add_variants '*_fma' "${RESIDENT_VARIANTS-"_k1:split-k=1 _c1:chunk-words=1 _c4:chunk-words=4 _c1r8:chunk-words=1,rows-per-warp=8"}"
   # The prefill products (int8 activations, M rows) also with the warp
-  # kernel (tensor-cores=false: dp4a, 8 rows per workgroup), in the same run.
-  while read -r name rest; do
-    case $name in *_i8_m*)
-      cp "$dir/$name.mlir" "$dir/${name}_warp.mlir"
-      echo "${name}_warp tensor-cores=false" >> "$dir/variants.txt"
-      echo "${name}_warp $rest" >> "$dir/cases.extra" ;;
-    esac
-  done < "$dir/cases.txt"
+  # kernel (tensor-cores=false: dp4a, 8 rows per workgroup).
+  add_variants '*_i8_m*' "_warp:tensor-cores=false"
   # The largest prefill products (M = 256: int8, f16, bf16) also with 16
   # and 64 activation rows per warp of the tensor-core kernels (the default
-  # chooses 32 or 64 from the launch's warps, docs/GPU.md), in the same run.
-  rows_variants=${RESIDENT_ROWS_VARIANTS-"_r16:tensor-core-rows=16 _r64:tensor-core-rows=64"}
-  for variant in $rows_variants; do
-    suffix=${variant%%:*}
-    while read -r name rest; do
-      case $name in *_m256)
-        cp "$dir/$name.mlir" "$dir/$name$suffix.mlir"
-        echo "$name$suffix ${variant#*:}" >> "$dir/variants.txt"
-        echo "$name$suffix $rest" >> "$dir/cases.extra" ;;
-      esac
-    done < "$dir/cases.txt"
-  done
+  # chooses 32 or 64 from the launch's warps, docs/GPU.md).
+  add_variants '*_m256' "${RESIDENT_ROWS_VARIANTS-"_r16:tensor-core-rows=16 _r64:tensor-core-rows=64"}"
   [ -f "$dir/cases.extra" ] && cat "$dir/cases.extra" >> "$dir/cases.txt" &&
     rm "$dir/cases.extra"
   for name in $(cut -d' ' -f1 "$dir/cases.txt"); do
