@@ -28,6 +28,17 @@ namespace quant_block::gpu_runtime {
 
 enum class CopyDirection { HostToDevice, DeviceToHost, DeviceToDevice };
 
+/// Whether the counters report at exit (QUANT_BLOCK_GPU_COPY_STATS=1); if
+/// so, stdout is flushed first so that the report follows the program's
+/// output.
+inline bool beginExitReport() {
+  const char *report = std::getenv("QUANT_BLOCK_GPU_COPY_STATS");
+  if (!report || std::strcmp(report, "1") != 0)
+    return false;
+  std::fflush(stdout);
+  return true;
+}
+
 /// The counts, updated from any thread.
 class CopyCounters {
 public:
@@ -61,12 +72,10 @@ public:
   /// The report of QUANT_BLOCK_GPU_COPY_STATS=1, printed when the library
   /// is unloaded or the process exits.
   ~CopyCounters() {
-    const char *report = std::getenv("QUANT_BLOCK_GPU_COPY_STATS");
-    if (!report || std::strcmp(report, "1") != 0)
+    if (!beginExitReport())
       return;
     QuantBlockGpuCopyStats stats;
     read(stats);
-    std::fflush(stdout);
     std::fprintf(stderr,
                  "quant-block-gpu-copies: host-to-device %" PRIu64 " (%" PRIu64
                  " bytes), device-to-host %" PRIu64 " (%" PRIu64
@@ -122,12 +131,10 @@ public:
   /// With QUANT_BLOCK_GPU_COPY_STATS=1, a line of their own beside the
   /// copies' (in either order: each counter reports when it is destroyed).
   ~LaunchCounters() {
-    const char *report = std::getenv("QUANT_BLOCK_GPU_COPY_STATS");
-    if (!report || std::strcmp(report, "1") != 0)
+    if (!beginExitReport())
       return;
     QuantBlockGpuLaunchStats stats;
     read(stats);
-    std::fflush(stdout);
     std::fprintf(stderr,
                  "quant-block-gpu-launches: kernels %" PRIu64
                  ", synchronizations %" PRIu64 "\n",
