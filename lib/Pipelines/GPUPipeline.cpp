@@ -77,7 +77,9 @@ void mlir::quant_block::buildGPUMiddlePipeline(
   }
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Adjacent loops over the same elements: one kernel (a fill and its
-  // reduction, elementwise chains).
+  // reduction, elementwise chains); a loop over a few more trailing
+  // dimensions runs them in sequence inside its neighbour (a
+  // quantization's codes after its block statistics, softmax steps).
   pm.addNestedPass<func::FuncOp>(createGPUFuseParallelLoops());
   GPUMapParallelLoopsOptions mapping;
   mapping.workgroupSize = options.workgroupSize;

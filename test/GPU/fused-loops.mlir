@@ -1,9 +1,12 @@
 // Adjacent loops the GPU middle fuses into one kernel
-// (scf-parallel-loop-fusion after convert-linalg-to-parallel-loops) and
-// loops it must keep apart: an RMS norm (its reduction's zero fill runs in
-// the reduction's kernel), an elementwise chain over the same elements (one
-// kernel), and a read of another element than the one written (two
-// kernels: one thread would read what another has not written yet).
+// (--quant-block-gpu-fuse-parallel-loops after
+// convert-linalg-to-parallel-loops) and loops it must keep apart: an RMS
+// norm (its reduction's zero fill, the reduction and the scaling of each
+// row's elements in sequence: one kernel), an elementwise chain over the
+// same elements (one kernel), an elementwise loop whose rows are then
+// reduced (one kernel, each row's elements in sequence), and a read of
+// another element than the one written (two kernels: one thread would read
+// what another has not written yet).
 // Compiled for the CPU here and for the GPUs (test/GPU/SPIRV,
 // test/GPU/NVVM); every value is exact, so each target prints these lines.
 
@@ -78,6 +81,27 @@ func.func @reversed_read(%x: tensor<8xf32>) -> tensor<8xf32> {
   return %z : tensor<8xf32>
 }
 
+// The max of each row of 2 x.
+func.func @doubled_row_max(%x: tensor<3x4xf32>) -> tensor<3xf32> {
+  %e = tensor.empty() : tensor<3x4xf32>
+  %y = linalg.generic {indexing_maps = [#row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<3x4xf32>) outs(%e : tensor<3x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %d = arith.addf %a, %a : f32
+    linalg.yield %d : f32
+  } -> tensor<3x4xf32>
+  %low = arith.constant 0xFF800000 : f32
+  %m = tensor.empty() : tensor<3xf32>
+  %init = linalg.fill ins(%low : f32) outs(%m : tensor<3xf32>) -> tensor<3xf32>
+  %max = linalg.generic {indexing_maps = [#row, #sum], iterator_types = ["parallel", "reduction"]}
+      ins(%y : tensor<3x4xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %acc, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<3xf32>
+  return %max : tensor<3xf32>
+}
+
 func.func @main() {
   // Rows with mean squares 1, 9 and 4 (roots 1, 3 and 2).
   %x = arith.constant dense<[[1.0, -1.0, 1.0, 1.0], [3.0, 3.0, -3.0, 3.0], [2.0, -2.0, 2.0, 2.0]]> : tensor<3x4xf32>
@@ -98,6 +122,10 @@ func.func @main() {
   %r = func.call @reversed_read(%v) : (tensor<8xf32>) -> tensor<8xf32>
   %ru = tensor.cast %r : tensor<8xf32> to tensor<*xf32>
   func.call @printMemrefF32(%ru) : (tensor<*xf32>) -> ()
+  // CHECK: [2,  6,  4]
+  %m = func.call @doubled_row_max(%x) : (tensor<3x4xf32>) -> tensor<3xf32>
+  %mu = tensor.cast %m : tensor<3xf32> to tensor<*xf32>
+  func.call @printMemrefF32(%mu) : (tensor<*xf32>) -> ()
   return
 }
 func.func private @printMemrefF32(tensor<*xf32>)

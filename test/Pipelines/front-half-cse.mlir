@@ -9,10 +9,11 @@
 // CHECK-COUNT-1: math.absf
 // CHECK-NOT: math.absf
 // CHECK: return
-// The quantization (the block statistics, their fill and the scales in one
-// kernel, then the codes), then the two products' kernels.
+// The quantization (the block statistics, their fill, the scales and then
+// each block's codes in sequence: one kernel), then the two products'
+// kernels.
 // GPU-LABEL: func.func @q_and_k
-// GPU-COUNT-4: gpu.launch_func
+// GPU-COUNT-3: gpu.launch_func
 // GPU-NOT: gpu.launch_func
 // GPU: return
 !a = !quant_block.tensor<2x128, #quant_block.scheme<i8 : f32, block = [1, 32]>>

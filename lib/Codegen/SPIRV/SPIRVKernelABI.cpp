@@ -15,6 +15,7 @@
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_GPUSPIRVKERNELABI
@@ -107,32 +108,30 @@ struct GPUSPIRVKernelABIPass
           failed = true;
         }
       }
+      // Each reason once per kernel (the first op that has it): a kernel
+      // that fused several loops may hold several unsupported types.
+      llvm::StringSet<> reported;
       func.walk([&](Operation *op) {
         auto check = [&](Type type, StringRef what) {
           std::string why = whyUnsupported(type, target);
           if (why.empty())
-            return true;
+            return;
+          failed = true;
+          if (!reported.insert(why).second)
+            return;
           // Constants that the canonicalizer hoisted and merged have no
           // location: report those at the kernel (the op it came from).
           InFlightDiagnostic diag = isa<UnknownLoc>(op->getLoc())
                                         ? func.emitError()
                                         : op->emitError();
           diag << what << " of type " << type << ": " << why;
-          return false;
         };
         for (Value result : op->getResults())
-          if (!check(result.getType(), "result")) {
-            failed = true;
-            return WalkResult::interrupt();
-          }
+          check(result.getType(), "result");
         for (Region &region : op->getRegions())
           for (Block &block : region)
             for (BlockArgument arg : block.getArguments())
-              if (!check(arg.getType(), "argument")) {
-                failed = true;
-                return WalkResult::interrupt();
-              }
-        return WalkResult::advance();
+              check(arg.getType(), "argument");
       });
 
       std::optional<ArrayRef<int32_t>> known = func.getKnownBlockSize();

@@ -386,6 +386,42 @@ def GPUFuseParallelLoops : Pass<"quant-block-gpu-fuse-parallel-loops",
     bufferization placed between two such loops (the second loop's
     result), and that depends on nothing computed after the first loop,
     moves before the first loop, so that the loops are adjacent.
+
+    Loops whose leading dimensions have the same bounds and steps, one of
+    them with more (trailing) dimensions, become one loop over the shared
+    dimensions, the deeper loop's extra dimensions run by a nest of
+    `scf.for` inside each iteration (the first body, then the second), when
+    those extra dimensions have a constant trip count no larger than
+    `max-serial-iterations` nor than the longest nest of `scf.for` the
+    other loop already runs in each iteration, and when every element that
+    one loop writes and the other reads or writes is an element of the
+    same shared iteration: for each shared dimension some index position
+    holds that dimension's iteration variable in both accesses. Each thread
+    then does at most about twice its work in sequence and a launch is
+    saved: a quantization's codes join its block statistics (the scales'
+    loop already reduces each block in sequence), a softmax's elementwise
+    steps join its row reductions.
+    ```mlir
+    // Before: block statistics, then the codes of each block's elements.
+    scf.parallel (%b) = (%c0) to (%c8) step (%c1) {
+      scf.for %e = %c0 to %c32 step %c1 { ... max |x[%b, %e]| ... }
+      memref.store %scale, %scales[%b] : memref<8xf32>
+    }
+    scf.parallel (%b, %e) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) {
+      %s = memref.load %scales[%b] : memref<8xf32>
+      ...
+      memref.store %code, %codes[%b, %e] : memref<8x32xi8>
+    }
+    // After: one loop over the blocks (one kernel).
+    scf.parallel (%b) = (%c0) to (%c8) step (%c1) {
+      scf.for %e = %c0 to %c32 step %c1 { ... }
+      memref.store %scale, %scales[%b] : memref<8xf32>
+      scf.for %e = %c0 to %c32 step %c1 {
+        %s = memref.load %scales[%b] : memref<8xf32>
+        ...
+      }
+    }
+    ```
     ```mlir
     // Before: a fill, then a reduction into a new buffer (two kernels).
     %sums = memref.alloc() : memref<4xf32>
@@ -400,7 +436,14 @@ def GPUFuseParallelLoops : Pass<"quant-block-gpu-fuse-parallel-loops",
     // After: both allocations first, one loop (one kernel).
     ```
   }];
+  let options = [
+    Option<"maxSerialIterations", "max-serial-iterations", "int64_t",
+           /*default=*/"256",
+           "The most iterations of a loop's extra dimensions that a fusion "
+           "runs in sequence in each iteration of the other loop">,
+  ];
   let dependentDialects = [
+    "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
   ];
