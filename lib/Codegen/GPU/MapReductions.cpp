@@ -1,11 +1,13 @@
 //===- MapReductions.cpp - reassociable reductions to workgroups ----------===//
 //
 // --quant-block-gpu-map-reductions: see Passes.td. A reduction whose
-// combiner may be reassociated (arith.addf with `reassoc`, or arith.addi)
-// gets one workgroup per output element: threads stride over the reduction,
-// then a tree in workgroup memory adds their partial sums. The tree's shape
-// depends only on the workgroup size, so the bits are fixed by the compiled
-// code. Strict-order sums keep the sequential loop of
+// combiner may be reassociated (arith.addf with `reassoc`; arith.addi and
+// the integer and float max / min, which are associative and commutative
+// exactly) gets one workgroup per output element: threads stride over the
+// reduction, then a tree in workgroup memory combines their partial
+// results. The tree's shape depends only on the workgroup size, so the
+// bits are fixed by the compiled code (and for addi, max and min are those
+// of any order). Strict-order sums keep the sequential loop of
 // convert-linalg-to-parallel-loops.
 //
 //===----------------------------------------------------------------------===//
@@ -40,9 +42,20 @@ struct Reduction {
 };
 } // namespace
 
+/// Whether `op` combines two values associatively and commutatively,
+/// exactly: whatever the order of a reduction with it, the same result.
+/// (maximumf / minimumf order -0 below +0 and propagate NaN; maxnumf /
+/// minnumf return the other operand of a NaN; both are exact either way.)
+static bool isExactlyAssociative(Operation *op) {
+  return isa<arith::AddIOp, arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp,
+             arith::MinUIOp, arith::MaximumFOp, arith::MinimumFOp,
+             arith::MaxNumFOp, arith::MinNumFOp>(op);
+}
+
 /// The combiner of `op` when it may be reassociated: the yielded value is an
-/// addf with `reassoc` or an addi of the output block argument (used only
-/// there) and a value computed without it.
+/// addf with `reassoc` or an exactly associative op (addi, max, min) of the
+/// output block argument (used only there) and a value computed without
+/// it.
 static std::optional<Reduction> getReassociableReduction(linalg::GenericOp op) {
   Block *body = op.getBody();
   BlockArgument out = body->getArguments().back();
@@ -56,7 +69,7 @@ static std::optional<Reduction> getReassociableReduction(linalg::GenericOp op) {
     if (!arith::bitEnumContainsAll(addf.getFastmath(),
                                    arith::FastMathFlags::reassoc))
       return std::nullopt;
-  } else if (!isa<arith::AddIOp>(combiner)) {
+  } else if (!isExactlyAssociative(combiner)) {
     return std::nullopt;
   }
   for (unsigned i = 0; i < 2; ++i)
@@ -65,16 +78,33 @@ static std::optional<Reduction> getReassociableReduction(linalg::GenericOp op) {
   return std::nullopt;
 }
 
-/// The neutral element of the combiner: -0.0 for addf (x + -0.0 == x for
-/// every x, +0.0 included), 0 for addi.
-static Value neutral(OpBuilder &b, Location loc, Type type) {
-  if (auto floatType = dyn_cast<FloatType>(type))
-    return arith::ConstantOp::create(
-        b, loc,
-        b.getFloatAttr(floatType,
-                       APFloat::getZero(floatType.getFloatSemantics(),
-                                        /*Negative=*/true)));
-  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+/// The neutral element of `combiner` for values of `type`: -0.0 for addf
+/// (x + -0.0 == x for every x, +0.0 included), 0 for addi; for max and min
+/// the value every other beats: -inf / +inf for maximumf / minimumf (a NaN
+/// still wins), NaN for maxnumf / minnumf (which return the other operand),
+/// the type's extremes for the integer ones.
+static Value neutral(OpBuilder &b, Location loc, Operation *combiner,
+                     Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+    APFloat value = APFloat::getZero(semantics, /*Negative=*/true);
+    if (isa<arith::MaximumFOp>(combiner))
+      value = APFloat::getInf(semantics, /*Negative=*/true);
+    else if (isa<arith::MinimumFOp>(combiner))
+      value = APFloat::getInf(semantics, /*Negative=*/false);
+    else if (isa<arith::MaxNumFOp, arith::MinNumFOp>(combiner))
+      value = APFloat::getQNaN(semantics);
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  }
+  unsigned bits = type.getIntOrFloatBitWidth();
+  APInt value = APInt::getZero(bits);
+  if (isa<arith::MaxSIOp>(combiner))
+    value = APInt::getSignedMinValue(bits);
+  else if (isa<arith::MinSIOp>(combiner))
+    value = APInt::getSignedMaxValue(bits);
+  else if (isa<arith::MinUIOp>(combiner))
+    value = APInt::getMaxValue(bits);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
 }
 
 /// `combiner` applied to `lhs` and `rhs` (a clone: same flags).
@@ -106,9 +136,11 @@ struct GPUMapReductionsPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (workgroupSize <= 0 || maxWorkgroups <= 0 || minReductionSize < 1) {
-      getOperation().emitError() << "workgroup-size, max-workgroups and "
-                                    "min-reduction-size must be positive";
+    if (workgroupSize <= 0 || maxWorkgroups <= 0 || minReductionSize < 1 ||
+        minExtremumReductionSize < 1) {
+      getOperation().emitError()
+          << "workgroup-size, max-workgroups, min-reduction-size and "
+             "min-extremum-reduction-size must be positive";
       return signalPassFailure();
     }
     if (subgroupSize < 0 ||
@@ -163,6 +195,13 @@ struct GPUMapReductionsPass
       return std::nullopt;
     std::optional<Reduction> reduction = getReassociableReduction(op);
     if (!reduction || reduction->combiner->getResult(0).getType() != element)
+      return std::nullopt;
+    // A max or min of a short row stays a loop in one thread: a block's
+    // max |x| is computed where its scale and codes are (one kernel after
+    // --quant-block-gpu-fuse-parallel-loops), and a tree there would add
+    // two launches (its fill and the scales after it).
+    if (!isa<arith::AddFOp, arith::AddIOp>(reduction->combiner) &&
+        reductionSize < minExtremumReductionSize)
       return std::nullopt;
     return reduction;
   }
@@ -251,7 +290,7 @@ struct GPUMapReductionsPass
     auto partialLoop = scf::ForOp::create(
         b, loc, thread, arith::ConstantIndexOp::create(b, loc, reductionSize),
         arith::ConstantIndexOp::create(b, loc, workgroupSize),
-        ValueRange{neutral(b, loc, element)});
+        ValueRange{neutral(b, loc, reduction.combiner, element)});
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(partialLoop.getBody());

@@ -216,3 +216,92 @@ func.func @empty(%x: memref<256xi32>, %y: memref<0xi32>) {
   }
   return
 }
+
+// -----
+
+// Max and min are associative and commutative exactly: over rows of at
+// least min-extremum-reduction-size (1024), a workgroup per output element
+// and a tree like a sum's, each thread's partial result starting from the
+// value every other beats (-inf for maximumf, whose NaN still wins).
+// CHECK-LABEL: func.func @row_max
+// CHECK: gpu.launch
+// CHECK: %[[LOW:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[LOW]]) -> (f32)
+// CHECK: arith.maximumf
+// CHECK: gpu.barrier
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.generic
+#x = affine_map<(r, k) -> (r, k)>
+#r = affine_map<(r, k) -> (r)>
+func.func @row_max(%x: memref<4x1024xf32>, %y: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x1024xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %acc, %a : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// maxnumf and minnumf return the other operand of a NaN: NaN is what every
+// other value beats. The integer max and min start from the type's
+// extremes.
+// CHECK-LABEL: func.func @other_extremes
+// CHECK: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[NAN]]) -> (f32)
+// CHECK: arith.minnumf
+// CHECK: %[[SMIN:.*]] = arith.constant -2147483648 : i32
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[SMIN]]) -> (i32)
+// CHECK: arith.maxsi
+// CHECK: %[[UMAX:.*]] = arith.constant -1 : i32
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[UMAX]]) -> (i32)
+// CHECK: arith.minui
+// CHECK-NOT: linalg.generic
+#x = affine_map<(r, k) -> (r, k)>
+#r = affine_map<(r, k) -> (r)>
+func.func @other_extremes(%f: memref<4x1024xf32>, %lo: memref<4xf32>, %i: memref<4x1024xi32>, %smax: memref<4xi32>, %umin: memref<4xi32>) {
+  linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%f : memref<4x1024xf32>) outs(%lo : memref<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.minnumf %a, %acc : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%i : memref<4x1024xi32>) outs(%smax : memref<4xi32>) {
+  ^bb0(%a: i32, %acc: i32):
+    %m = arith.maxsi %acc, %a : i32
+    linalg.yield %m : i32
+  }
+  linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%i : memref<4x1024xi32>) outs(%umin : memref<4xi32>) {
+  ^bb0(%a: i32, %acc: i32):
+    %m = arith.minui %acc, %a : i32
+    linalg.yield %m : i32
+  }
+  return
+}
+
+// -----
+
+// A max over rows shorter than min-extremum-reduction-size (a quantization
+// block's max |x|) stays a loop: left alone. With the option lowered, a tree.
+// RUN: quant-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(quant-block-gpu-map-reductions{min-extremum-reduction-size=256}))" | FileCheck %s --check-prefix=EXTREMUM256
+// CHECK-LABEL: func.func @short_max
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.generic
+// EXTREMUM256-LABEL: func.func @short_max
+// EXTREMUM256: gpu.launch
+// EXTREMUM256-NOT: linalg.generic
+#x = affine_map<(r, k) -> (r, k)>
+#r = affine_map<(r, k) -> (r)>
+func.func @short_max(%x: memref<4x256xf32>, %y: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x256xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %acc, %a : f32
+    linalg.yield %m : f32
+  }
+  return
+}

@@ -501,10 +501,16 @@ def GPUMapReductions : Pass<"quant-block-gpu-map-reductions",
                 "output element";
   let description = [{
     Runs on buffers, before `convert-linalg-to-parallel-loops`. A
-    `linalg.generic` whose innermost loop is a reduction, whose body adds
-    into its single output with an `arith.addf` carrying `reassoc` or with
-    an `arith.addi` (associative exactly), and whose reduction dimensions
-    hold at least `min-reduction-size` iterations (static) becomes a
+    `linalg.generic` whose innermost loop is a reduction, whose body
+    combines into its single output with an `arith.addf` carrying
+    `reassoc` or with an op that is associative and commutative exactly
+    (`arith.addi`; the max / min ops `maximumf`, `minimumf`, `maxnumf`,
+    `minnumf`, `maxsi`, `minsi`, `maxui`, `minui`: a softmax's row max, a
+    tensor's max |x|), and whose reduction dimensions
+    hold at least `min-reduction-size` iterations (static; for max and min
+    at least `min-extremum-reduction-size`, 1024 by default: a block's
+    max |x| of a quantization stays a loop beside its scale and codes, one
+    kernel, where a tree would add launches) becomes a
     `gpu.launch`:
     * one workgroup per output element (the parallel dimensions collapsed,
       row-major); above `max-workgroups` each workgroup handles several
@@ -512,8 +518,10 @@ def GPUMapReductions : Pass<"quant-block-gpu-map-reductions",
     * the reduction dimensions collapsed to one (row-major), strided over
       the workgroup's threads with stride `workgroup-size`, so consecutive
       threads read consecutive elements of the innermost dimension
-      (coalesced); each thread sums its iterations in order, starting from
-      the neutral element, with the op's body;
+      (coalesced); each thread combines its iterations in order, starting
+      from the neutral element (-0.0 for addf, 0 for addi, -inf / +inf for
+      maximumf / minimumf, NaN for maxnumf / minnumf, the type's extremes
+      for the integer max / min), with the op's body;
     * the per-thread partial sums are added in workgroup memory by a binary
       tree whose shape depends only on `workgroup-size` (the order is fixed
       by the compiled code, never by the device), separated by
@@ -550,6 +558,10 @@ def GPUMapReductions : Pass<"quant-block-gpu-map-reductions",
     Option<"minReductionSize", "min-reduction-size", "int64_t",
            /*default=*/"64",
            "Fewest reduction iterations per output element to map">,
+    Option<"minExtremumReductionSize", "min-extremum-reduction-size",
+           "int64_t", /*default=*/"1024",
+           "Fewest reduction iterations per output element to map a max or "
+           "min">,
     Option<"workgroupMemory", "workgroup-memory", "std::string",
            /*default=*/"\"attribution\"",
            "How the workgroup buffer is made: attribution or alloc">,
