@@ -75,6 +75,10 @@ void mlir::quant_block::buildGPUMiddlePipeline(
     reductions.subgroupSize = options.target.subgroupSize;
     pm.addNestedPass<func::FuncOp>(createGPUMapReductions(reductions));
   }
+  // The other reductions after their ops' parallel loops: every output
+  // element a thread (an attention's weighted sum of values reduces over
+  // the cache positions before its head dimension).
+  pm.addNestedPass<func::FuncOp>(createGPUReductionsInnermost());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Adjacent loops over the same elements: one kernel (a fill and its
   // reduction, elementwise chains); a loop over a few more trailing

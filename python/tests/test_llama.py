@@ -576,9 +576,10 @@ def test_the_model_runs_on_vulkan_with_resident_weights(files, pipeline,
     got.append(gpu.decode(PROMPT[10])[None])
     next_step = executable.launch_stats()
     # The runtime's launch counts: every step launches the same kernels
-    # (49 with f32 activations, 55 with int8 here; 64 and 79 before
+    # (46 with f32 activations, 53 with int8 here; 64 and 79 before
     # --quant-block-gpu-fuse-parallel-loops ran loops over fewer dimensions
-    # in sequence inside their neighbours: at most 25 a layer now) and
+    # in sequence inside their neighbours and the attention's weighted sum
+    # of values joined its fill: at most 25 a layer now) and
     # waits for the device at most once per function of the step (the
     # forward and its layers).
     launches = [{key: later[key] - earlier[key] for key in later}

@@ -4,9 +4,12 @@
 // norm (its reduction's zero fill, the reduction and the scaling of each
 // row's elements in sequence: one kernel), an elementwise chain over the
 // same elements (one kernel), an elementwise loop whose rows are then
-// reduced (one kernel, each row's elements in sequence), and a read of
-// another element than the one written (two kernels: one thread would read
-// what another has not written yet).
+// reduced (one kernel, each row's elements in sequence), a weighted sum
+// of rows whose reduction comes before its last parallel dimension (its
+// zero fill and the sum one kernel, a thread per output element after
+// --quant-block-gpu-reductions-innermost), and a read of another element
+// than the one written (two kernels: one thread would read what another
+// has not written yet).
 // Compiled for the CPU here and for the GPUs (test/GPU/SPIRV,
 // test/GPU/NVVM); every value is exact, so each target prints these lines.
 
@@ -102,6 +105,24 @@ func.func @doubled_row_max(%x: tensor<3x4xf32>) -> tensor<3xf32> {
   return %max : tensor<3xf32>
 }
 
+// out[h, d] = sum over c of p[h, c] * v[c, d], the loops (h, c, d).
+#hc = affine_map<(h, c, d) -> (h, c)>
+#cd = affine_map<(h, c, d) -> (c, d)>
+#hd = affine_map<(h, c, d) -> (h, d)>
+func.func @weighted_rows(%p: tensor<2x3xf32>, %v: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %out = linalg.generic {indexing_maps = [#hc, #cd, #hd], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%p, %v : tensor<2x3xf32>, tensor<3x4xf32>) outs(%init : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4xf32>
+  return %out : tensor<2x4xf32>
+}
+
 func.func @main() {
   // Rows with mean squares 1, 9 and 4 (roots 1, 3 and 2).
   %x = arith.constant dense<[[1.0, -1.0, 1.0, 1.0], [3.0, 3.0, -3.0, 3.0], [2.0, -2.0, 2.0, 2.0]]> : tensor<3x4xf32>
@@ -126,6 +147,13 @@ func.func @main() {
   %m = func.call @doubled_row_max(%x) : (tensor<3x4xf32>) -> tensor<3xf32>
   %mu = tensor.cast %m : tensor<3xf32> to tensor<*xf32>
   func.call @printMemrefF32(%mu) : (tensor<*xf32>) -> ()
+  %p = arith.constant dense<[[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]]> : tensor<2x3xf32>
+  %vals = arith.constant dense<[[1.0, 0.0, 2.0, -1.0], [0.0, 1.0, 4.0, 2.0], [3.0, 1.0, 0.0, 1.0]]> : tensor<3x4xf32>
+  // CHECK: [10,   5,   10,   6]
+  // CHECK-NEXT: [5,   2.5,   0,   4]
+  %wr = func.call @weighted_rows(%p, %vals) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %wu = tensor.cast %wr : tensor<2x4xf32> to tensor<*xf32>
+  func.call @printMemrefF32(%wu) : (tensor<*xf32>) -> ()
   return
 }
 func.func private @printMemrefF32(tensor<*xf32>)

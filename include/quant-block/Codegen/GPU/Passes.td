@@ -571,6 +571,40 @@ def GPUMapReductions : Pass<"quant-block-gpu-map-reductions",
   ];
 }
 
+def GPUReductionsInnermost : Pass<"quant-block-gpu-reductions-innermost",
+                                   "func::FuncOp"> {
+  let summary = "Order a linalg op's loops so that its reductions come last";
+  let description = [{
+    Runs on buffers, after `--quant-block-gpu-map-reductions` and before
+    `convert-linalg-to-parallel-loops`. That conversion makes the loops
+    before an op's first reduction loop one `scf.parallel` (the kernel's
+    threads), the reduction an `scf.for` inside each thread, and the
+    parallel loops after it an inner `scf.parallel` that each thread runs
+    in sequence. An attention's weighted sum of values (`out[h, d] +=
+    p[h, c] * v[c, d]`, its reduction over the cache positions `c` before
+    the head dimension `d`) thus ran on one thread per head, each doing
+    every product of its head. Here each `linalg.generic` whose reduction
+    loops are not all after its parallel loops is interchanged
+    (`linalg::interchangeGenericOp`) so that the parallel loops come first,
+    in their order, then the reduction loops, in theirs: every output
+    element is one thread's, its reduction in the same order as before, so
+    the bits are unchanged. A reduction that
+    `--quant-block-gpu-map-reductions` maps (innermost already) is a
+    `gpu.launch` by now and not touched.
+    ```mlir
+    // Before: (h, c, d) with c a reduction: threads over h only.
+    linalg.generic {indexing_maps = [affine_map<(h, c, d) -> (h, c)>, ...],
+                    iterator_types = ["parallel", "reduction", "parallel"]}
+    // After: (h, d, c): threads over h and d, each summing over c in order.
+    linalg.generic {indexing_maps = [affine_map<(h, d, c) -> (h, c)>, ...],
+                    iterator_types = ["parallel", "parallel", "reduction"]}
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+  ];
+}
+
 def GPUSinkIntoLaunch : Pass<"quant-block-gpu-sink-into-launch",
                              "func::FuncOp"> {
   let summary = "Move the scalars and memref views a gpu.launch uses into it";
