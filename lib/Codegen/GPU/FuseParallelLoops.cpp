@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_GPUFUSEPARALLELLOOPS
@@ -171,14 +172,14 @@ static std::optional<int64_t> getConstantTripCount(scf::ParallelOp loop,
 /// The most iterations one iteration of `loop` runs in sequence: the
 /// largest product of constant trip counts along a nest of scf.for in its
 /// body (1 without any; a loop of unknown trip count counts as 1).
-static int64_t getSerialIterations(scf::ParallelOp loop) {
-  int64_t most = 1;
+static uint64_t getSerialIterations(scf::ParallelOp loop) {
+  uint64_t most = 1;
   loop.getBody()->walk([&](scf::ForOp inner) {
-    int64_t product = 1;
+    uint64_t product = 1;
     for (Operation *op = inner; op != loop; op = op->getParentOp())
       if (auto enclosing = dyn_cast<scf::ForOp>(op))
         if (std::optional<APInt> trips = enclosing.getStaticTripCount())
-          product *= trips->getSExtValue();
+          product = llvm::SaturatingMultiply(product, trips->getZExtValue());
     most = std::max(most, product);
   });
   return most;
@@ -215,12 +216,14 @@ getFusablePair(scf::ParallelOp first, scf::ParallelOp second,
     int64_t extra = 1;
     for (unsigned d = pair.shared; d < deeper.getNumLoops(); ++d) {
       std::optional<int64_t> trips = getConstantTripCount(deeper, d);
-      if (!trips)
+      // (Checked per dimension: the product of large ones could overflow.)
+      if (!trips || *trips > maxSerialIterations)
         return std::nullopt;
       extra *= *trips;
+      if (extra > maxSerialIterations)
+        return std::nullopt;
     }
-    if (extra > maxSerialIterations ||
-        extra > getSerialIterations(secondDeeper ? first : second))
+    if (uint64_t(extra) > getSerialIterations(secondDeeper ? first : second))
       return std::nullopt;
   }
   auto nested = [](scf::ParallelOp loop) {
