@@ -4,7 +4,10 @@
 // [4096, 2048], f16 scales [4096, 128], a function argument), integer block
 // sums in i32 (AMX tiles where the host has them), strict order of the f32
 // sum over the blocks (docs/Numerics.md). Peer: ggml's Q4_0 x Q8_0 mul_mat
-// with M = 512 (bench/ggml/). Run with --quantized-as-parts.
+// with M = 512 (bench/ggml/). Run with --quantized-as-parts. From 128 rows the CPU
+// pipeline repacks W into the row-tiled layout once per call where its
+// kernel reads 16-row tiles (--quant-block-cpu-repack-weights; the
+// _norepack_ kernels read it row-major).
 !w = !quant_block.tensor<4096x4096, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
 !a = !quant_block.tensor<512x4096, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 

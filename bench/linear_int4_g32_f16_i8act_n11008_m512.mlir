@@ -5,7 +5,10 @@
 // argument), integer block sums in i32 (AMX tiles where the host has them
 // and M >= 16), strict order of the f32 sum over the blocks. Peer: ggml's
 // Q4_0 mul_mat at the same shape (bench/ggml/, plain, repacked and AMX
-// buffers). Run with --quantized-as-parts.
+// buffers). Run with --quantized-as-parts. From 128 rows the CPU
+// pipeline repacks W into the row-tiled layout once per call where its
+// kernel reads 16-row tiles (--quant-block-cpu-repack-weights; the
+// _norepack_ kernels read it row-major).
 !w = !quant_block.tensor<11008x4096, #quant_block.scheme<i4 : f32, block = [1, 32], scale = f16>>
 !a = !quant_block.tensor<512x4096, #quant_block.scheme<i8 : f32, block = [1, 32]>>
 

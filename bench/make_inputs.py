@@ -133,6 +133,14 @@ for _m in (8, 32, 128, 512):
     KERNELS[f"linear_int4_g32_f16_i8act_tiled_n11008_m{_m}"] = (
         _int4_g32_f16_tiled(_m, 11008))
 
+# The row-major weight read as it is (no repack per call): the peer of the
+# default pipeline's repack from 128 rows.
+for _m in (128, 512):
+    _flags, _inputs = _int4_g32_f16(_m, 4096)
+    KERNELS[f"linear_int4_g32_f16_i8act_norepack_m{_m}"] = (
+        _flags + ["--pipeline=quant-block-cpu-pipeline"
+                  "{repack-weights-min-rows=0}"], _inputs)
+
 # MXFP4 (FP4 E2M1 codes, E8M0 scales per 32), NVFP4 and int8 per-channel
 # GEMVs.
 KERNELS["linear_mxfp4_fast"] = (

@@ -209,6 +209,12 @@ void mlir::quant_block::buildCPUPipeline(OpPassManager &pm,
     // layout at compile time (an imported model's initializers).
     if (options.tileConstantWeights)
       pm.addNestedPass<func::FuncOp>(createCPUTileConstantWeights());
+    // Other weights of long products: repacked once per call.
+    if (options.repackWeightsMinRows > 0) {
+      CPURepackWeightsOptions repack;
+      repack.minRows = options.repackWeightsMinRows;
+      pm.addNestedPass<func::FuncOp>(createCPURepackWeights(repack));
+    }
     pm.addNestedPass<func::FuncOp>(createCPUMatmulKernels(kernels));
   }
   buildFrontHalfLoweringStage(pm, frontHalf);

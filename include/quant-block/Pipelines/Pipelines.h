@@ -157,6 +157,14 @@ struct CPUPipelineOptions
                      "compile time (--quant-block-cpu-tile-constant-weights; "
                      "the same bits)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> repackWeightsMinRows{
+      *this, "repack-weights-min-rows",
+      llvm::cl::desc("With matmul-kernels: products of at least this many "
+                     "rows whose kernel reads 16-row tiles repack a "
+                     "non-constant row-major weight into that layout once "
+                     "per call (--quant-block-cpu-repack-weights; the same "
+                     "bits); 0: never"),
+      llvm::cl::init(128)};
   PassOptions::Option<bool> x86Vnni{
       *this, "x86-avx512-vnni",
       llvm::cl::desc("With matmul-kernels: accumulate(i32) kernels use "

@@ -12,6 +12,8 @@
 
 #include "quant-block/Codegen/CPU/Passes.h"
 
+#include "RowTiles.h"
+
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockDialect.h"
 #include "quant-block/Dialect/QuantBlock/IR/QuantBlockOps.h"
 
@@ -26,30 +28,7 @@ namespace mlir::quant_block {
 
 using namespace mlir;
 using namespace mlir::quant_block;
-
-/// The rows of a tile: one weight row per 32-bit lane of a 512-bit vector,
-/// the tile the kernels read directly.
-static constexpr int64_t kTileRows = 16;
-
-/// Whether the kernel family `family` reads a weight of `kTileRows`-row
-/// tiles directly (the others would repack it row-major on every call).
-static bool readsRowTiles(CPUMatmulKernelFamily family) {
-  return family == CPUMatmulKernelFamily::VnniRowLanes ||
-         family == CPUMatmulKernelFamily::Amx ||
-         family == CPUMatmulKernelFamily::OrderedRows;
-}
-
-/// `type` in the row-tiled layout, or null where the layout does not take
-/// it (rows not a multiple of the tile, blocks along N, blocks of partial
-/// words, ...: the type's verifier decides, silently here).
-static QuantizedTensorType getRowTiledType(QuantizedTensorType type) {
-  MLIRContext *context = type.getContext();
-  ScopedDiagnosticHandler silence(context,
-                                  [](Diagnostic &) { return success(); });
-  return QuantizedTensorType::getChecked(
-      [&] { return emitError(UnknownLoc::get(context)); }, context,
-      type.getShape(), type.getScheme().withRowTile(kTileRows));
-}
+using namespace mlir::quant_block::detail;
 
 namespace {
 struct CPUTileConstantWeightsPass
