@@ -221,7 +221,7 @@ def check(name, folder, runtime):
           f"{error:.2e} (bound {m['bound']:g}), top-1 {agree}/{len(want)}; "
           f"a decode step copied {up} B up, {down} B down (weights "
           f"{m['weight_bytes']} B resident), launched {launches} kernels "
-          f"and waited {waits} times"
+          f"and waited {waits} time{'' if waits == 1 else 's'}"
           + (f": {'; '.join(problems)}" if problems else ""))
     return not problems
 

@@ -11,7 +11,7 @@ bandwidth every figure is compared with. Per case: kernel time per call
 (median; hot, and cold = weights rotated over copies larger than 4x the L2),
 GB/s and the ratio to the copy for the cold kernel time, the wall time of a
 whole call (launches, x up, y down; cold), the same hot with the runtime's
-stream and memory pools off (<case>.nocache.out, QUANT_BLOCK_CUDA_CACHING=0),
+memory pool off (<case>.nocache.out, QUANT_BLOCK_CUDA_CACHING=0),
 and the bytes that crossed PCIe per call. A scheme with the suffix +i8
 (int8 activations, resident.py --int8) is checked against the bound of
 rounding x to 8 bits, one with +f16 or +bf16 (resident.py --half-prefill)

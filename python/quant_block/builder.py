@@ -156,11 +156,13 @@ class Builder:
                   f": {value.type} -> {q.type}")
         return out
 
-    def function(self, name, arguments, results):
+    def function(self, name, arguments, results, private=False):
         """The func.func @`name` holding the lines emitted so far:
         `arguments` as `%x: type` texts, `results` the result types (no
-        result list when empty). It carries the current location."""
-        header = f"func.func @{name}({', '.join(arguments)})"
+        result list when empty); `private` for a function only the module
+        calls. It carries the current location."""
+        visibility = "private " if private else ""
+        header = f"func.func {visibility}@{name}({', '.join(arguments)})"
         if results:
             header += f" -> ({', '.join(results)})"
         return "\n".join([header + " {"] + self.lines

@@ -877,7 +877,11 @@ class _Emitter:
         self.op(f"bufferization.materialize_in_destination {x} in restrict "
                 f"writable %xout : ({xt}, {self.activation_type}) -> ()")
         self.op("return")
-        return self.b.function(name, arguments, [])
+        # On a GPU pipeline a private layer function returns without
+        # waiting for its kernels (--quant-block-gpu-data-movement's
+        # ordered-queue): a decode step synchronizes once, for the logits.
+        return self.b.function(name, arguments, [],
+                               private=bool(self.resident))
 
     def build(self, name, order, last_logits=False):
         """The module: `@forward` (embedding, a call of a layer function per

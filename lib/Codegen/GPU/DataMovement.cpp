@@ -212,6 +212,8 @@ static bool mayHoldDataBefore(Value buffer, gpu::LaunchFuncOp launch) {
 namespace {
 struct GPUDataMovementPass
     : public quant_block::impl::GPUDataMovementBase<GPUDataMovementPass> {
+  using GPUDataMovementBase::GPUDataMovementBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTableCollection symbols;
@@ -242,9 +244,18 @@ struct GPUDataMovementPass
     if (failed(checkDeviceResidentCalls(module)))
       return signalPassFailure();
 
+    if (orderedQueue)
+      findFunctionsLeavingDeviceWork(module);
     llvm::SetVector<Block *> blocks;
     for (gpu::LaunchFuncOp launch : launches)
       blocks.insert(launch->getBlock());
+    // A block that calls a function leaving device work queued keeps a
+    // chain for it, which it waits for where it settles (at a public
+    // function's return at the latest).
+    module.walk([&](func::CallOp call) {
+      if (leavesDeviceWork(call))
+        blocks.insert(call->getBlock());
+    });
     for (Block *block : blocks)
       if (failed(moveDataOfBlock(*block, symbols)))
         return signalPassFailure();
@@ -446,6 +457,76 @@ struct GPUDataMovementPass
     return token;
   }
 
+  /// Whether the return of `func` may leave its device work queued
+  /// (`ordered-queue`): a private function with a body that only calls
+  /// reach, whose callers' chains follow its work in the queue.
+  static bool returnsWithoutWaiting(func::FuncOp func) {
+    if (func.isExternal() || !func.isPrivate())
+      return false;
+    std::optional<SymbolTable::UseRange> uses =
+        SymbolTable::getSymbolUses(func, func->getParentOp());
+    return uses && llvm::all_of(*uses, [](const SymbolTable::SymbolUse &use) {
+             return isa<func::CallOp>(use.getUser());
+           });
+  }
+
+  /// Collects the functions whose return may leave device work queued:
+  /// those returning without waiting that launch kernels or call such a
+  /// function (to a fixed point, for chains of calls).
+  void findFunctionsLeavingDeviceWork(ModuleOp module) {
+    SmallVector<func::FuncOp> candidates;
+    module.walk([&](func::FuncOp func) {
+      if (returnsWithoutWaiting(func))
+        candidates.push_back(func);
+    });
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (func::FuncOp func : candidates) {
+        if (leavingDeviceWork.contains(func))
+          continue;
+        WalkResult found = func.walk([&](Operation *op) {
+          if (isa<gpu::LaunchFuncOp>(op))
+            return WalkResult::interrupt();
+          auto call = dyn_cast<func::CallOp>(op);
+          if (call && leavesDeviceWork(call))
+            return WalkResult::interrupt();
+          return WalkResult::advance();
+        });
+        if (found.wasInterrupted()) {
+          leavingDeviceWork.insert(func);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  /// Whether `call`'s callee may return with device work still queued.
+  bool leavesDeviceWork(func::CallOp call) const {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    return callee && leavingDeviceWork.contains(callee);
+  }
+
+  /// Whether the chain may go on past `op` without a wait when no kernel
+  /// wrote a live copy (`ordered-queue`): `op` calls a function of the
+  /// module (its host code cannot reach the device-only buffers and
+  /// device-resident arguments the chain works on, and its device work
+  /// queues after the chain's) or returns from a function that returns
+  /// without waiting.
+  bool goesOnWithoutWaiting(Operation *op) const {
+    if (!orderedQueue)
+      return false;
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      return callee && !callee.isExternal();
+    }
+    if (isa<func::ReturnOp>(op))
+      return returnsWithoutWaiting(op->getParentOfType<func::FuncOp>());
+    return false;
+  }
+
   /// Gives the launches of `block` device copies of the host buffers they
   /// use: a buffer's copy is made (and filled, if it may hold data the
   /// kernel needs) at its first launch and kept for the following ones,
@@ -471,8 +552,33 @@ struct GPUDataMovementPass
       }
       auto launch = dyn_cast<gpu::LaunchFuncOp>(&op);
       if (!launch) {
-        if ((!live.empty() || pending) && needsHostCopies(&op, live))
-          settle(&op, live, pending);
+        if ((!live.empty() || pending) && needsHostCopies(&op, live)) {
+          bool anyWritten = llvm::any_of(
+              live, [](const auto &entry) { return entry.second.written; });
+          if (!anyWritten && goesOnWithoutWaiting(&op)) {
+            // The read-only copies are freed in the chain; their host
+            // buffers were consumed when the copies in were made.
+            if (!live.empty()) {
+              OpBuilder builder(&op);
+              pending = settleAfter(
+                  builder, op.getLoc(),
+                  continueChain(builder, op.getLoc(), pending), live);
+            }
+            if (isa<func::ReturnOp>(op))
+              pending = Value();
+          } else {
+            settle(&op, live, pending);
+          }
+        }
+        // The callee's device work joins the queue: the chain that follows
+        // (and its wait) starts after the call.
+        auto call = dyn_cast<func::CallOp>(&op);
+        if (call && !pending && leavesDeviceWork(call)) {
+          OpBuilder builder(op.getContext());
+          builder.setInsertionPointAfter(call);
+          Value none;
+          pending = continueChain(builder, call.getLoc(), none);
+        }
         continue;
       }
       // A launch that hands its token on orders its own copies in its
@@ -601,5 +707,8 @@ struct GPUDataMovementPass
     launch.erase();
     return success();
   }
+
+  /// The functions whose return may leave device work queued.
+  llvm::SmallPtrSet<Operation *, 8> leavingDeviceWork;
 };
 } // namespace

@@ -123,9 +123,8 @@ private:
   CUcontext current = nullptr;
 };
 
-/// Whether streams and device memory of generated code are recycled
-/// (default; QUANT_BLOCK_CUDA_CACHING=0 turns it off): streams go back to a
-/// pool instead of being destroyed, and gpu.alloc / gpu.dealloc use the
+/// Whether device memory of generated code is recycled (default;
+/// QUANT_BLOCK_CUDA_CACHING=0 turns it off): gpu.alloc / gpu.dealloc use the
 /// driver's stream-ordered allocator (cuMemAllocAsync / cuMemFreeAsync on
 /// the default memory pool, which keeps freed memory for reuse) where the
 /// driver has it, instead of cuMemAlloc / cuMemFree, whose every call

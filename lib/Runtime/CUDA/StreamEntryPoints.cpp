@@ -6,7 +6,8 @@
 //
 // gpu-to-llvm turns async tokens into streams (one per gpu.wait async chain)
 // and events (to join chains); gpu.wait on a token synchronizes its stream.
-// Destroyed streams are pooled for reuse unless QUANT_BLOCK_CUDA_CACHING=0.
+// Every chain of one host thread gets the same stream, the thread's queue in
+// its context: see mgpuStreamCreate.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +15,6 @@
 #include "CudaDriver.h"
 #include "Profiler.h"
 
-#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -22,61 +22,42 @@ using namespace quant_block::cuda_runtime;
 using quant_block::gpu_runtime::LaunchCounters;
 
 namespace {
-/// Streams that generated code destroyed, kept for its next chains: every
-/// launch of a lowered function makes and destroys one, and the two driver
-/// calls cost more than a small kernel. A stream is handed out again only
-/// in its own context. One given back with work still queued is safe to
-/// reuse: the later work runs after it, in stream order.
-class StreamPool {
-public:
-  static StreamPool &get() {
-    static StreamPool pool;
-    return pool;
-  }
-  CUstream take(CUcontext context) {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (size_t i = streams.size(); i-- > 0;) {
-      if (streams[i].first != context)
-        continue;
-      CUstream stream = streams[i].second;
-      streams.erase(streams.begin() + i);
-      return stream;
-    }
-    return nullptr;
-  }
-  /// False when the pool is full (the caller destroys the stream).
-  bool give(CUcontext context, CUstream stream) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (streams.size() >= kCapacity)
-      return false;
-    streams.emplace_back(context, stream);
-    return true;
-  }
-
-private:
-  static constexpr size_t kCapacity = 16;
-  std::mutex mutex;
-  std::vector<std::pair<CUcontext, CUstream>> streams;
-};
+/// The queues of the calling host thread, one per context, made at its first
+/// chain there and kept for the thread's life (never destroyed: a thread
+/// exit may come after the driver is unloaded).
+std::vector<std::pair<CUcontext, CUstream>> &threadQueues() {
+  thread_local std::vector<std::pair<CUcontext, CUstream>> queues;
+  return queues;
+}
 } // namespace
 
-/// Non-blocking: the stream does not synchronize with the legacy default
-/// stream, so independent chains of async tokens may overlap.
+/// The calling thread's queue in the current context. Compiled code relies
+/// on it being one in-order stream for every chain: a private function of
+/// the module returns, and a call of a function of the module starts,
+/// without waiting for device work no host buffer depends on
+/// (--quant-block-gpu-data-movement's `ordered-queue`); the caller's later
+/// chains, and its wait at a public function's return, come after that work
+/// in this queue. Non-blocking: it does not synchronize with the legacy
+/// default stream, which the runtime's own copies use (they wait).
 QB_CUDA_EXPORT CUstream mgpuStreamCreate() {
   ScopedContext context(__func__);
-  if (isCaching())
-    if (CUstream stream = StreamPool::get().take(context.context()))
+  for (const auto &[owner, stream] : threadQueues())
+    if (owner == context.context())
       return stream;
   CUstream stream = nullptr;
   check(context.driver().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
         "cuStreamCreate", __func__);
+  threadQueues().emplace_back(context.context(), stream);
   return stream;
 }
 
+/// The thread's queue outlives every chain that ends here; a stream the
+/// runtime did not make (none today) would be destroyed.
 QB_CUDA_EXPORT void mgpuStreamDestroy(CUstream stream) {
+  for (const auto &queue : threadQueues())
+    if (queue.second == stream)
+      return;
   ScopedContext context(__func__);
-  if (isCaching() && StreamPool::get().give(context.context(), stream))
-    return;
   check(context.driver().cuStreamDestroy(stream), "cuStreamDestroy", __func__);
 }
 

@@ -688,7 +688,39 @@ def GPUDataMovement : Pass<"quant-block-gpu-data-movement", "ModuleOp"> {
     // After: %x gets gpu.alloc + gpu.memcpy (host to device) + gpu.dealloc
     // around the launch; %w goes to the launch unchanged.
     ```
+
+    With `ordered-queue` (the default), the runtime is taken to run every
+    chain of a host thread in one in-order queue, as both of quant-block's
+    runtimes do (upstream's `mgpu*` wrappers, one stream per chain, do
+    not). Device work then need not be waited for where no host buffer
+    depends on it: at a call of a function defined in the module, and at
+    the return of a private function that only calls reach, a chain
+    whose live device copies were not written by a kernel frees them in
+    the chain and goes on (at a call) or ends (at the return) without a
+    `gpu.wait`. The caller's later work queues behind the callee's, and a
+    public function (what the host calls) still waits before it returns,
+    so a caller sees every effect of a call when it returns. A LLaMA
+    decode step whose layers are private functions on device-resident
+    buffers then synchronizes once, for its logits, instead of once per
+    function.
+
+    ```mlir
+    func.func private @layer(%x: memref<64xf32> {quant_block.device_resident}) {
+      gpu.launch_func @kernels::@k ... args(%x : memref<64xf32>)
+      return
+    }
+    // After: %t = gpu.wait async
+    //        %u = gpu.launch_func async [%t] @kernels::@k ...
+    //        return  (no gpu.wait: the caller's chain comes after %u)
+    ```
   }];
+  let options = [
+    Option<"orderedQueue", "ordered-queue", "bool", /*default=*/"true",
+           "Leave device work unwaited at calls of the module's functions "
+           "and returns of private ones when no host buffer depends on it "
+           "(the runtime runs a host thread's chains in one in-order "
+           "queue)">,
+  ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
