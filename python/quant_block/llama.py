@@ -832,11 +832,17 @@ class _Emitter:
         # passed in would be copied (function arguments are whole buffers),
         # on the host, which cannot read device-resident tables.
         table = tensor_type((self.capacity, c.head_dim // 2), "f32")
-        arguments = [f"%xin: {self.activation_type}{r}",
-                     f"%xout: {self.activation_type}{r}", "%pos: index",
+        # The buffers a block writes are distinct buffers of the caller
+        # (llvm.noalias): on the GPU pipelines the K and V caches' stores
+        # and the activations' copies may then share a kernel, which alias
+        # analysis alone forbids between two arguments.
+        w = (" {quant_block.device_resident, llvm.noalias}" if r
+             else " {llvm.noalias}")
+        arguments = [f"%xin: {self.activation_type}{w}",
+                     f"%xout: {self.activation_type}{w}", "%pos: index",
                      "%layer: index",
-                     f"%kcache: {self.cache_type}{r}",
-                     f"%vcache: {self.cache_type}{r}",
+                     f"%kcache: {self.cache_type}{w}",
+                     f"%vcache: {self.cache_type}{w}",
                      f"%rope_cos: {table}{r}", f"%rope_sin: {table}{r}"]
         arguments += [f"{self.arg_names[p + t + '.weight']}: "
                       f"{self.weights[p + t + '.weight'].mlir_type}{r}"

@@ -21,11 +21,14 @@
 
 #include "mlir/Analysis/AliasAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::quant_block {
@@ -337,6 +340,38 @@ static bool fuseAdjacentLoops(Block &block, int64_t maxSerialIterations,
   return fused;
 }
 
+/// The argument of the enclosing function's entry block that `value` is a
+/// view of (through view-like ops such as memref.subview), or null.
+static BlockArgument getUnderlyingFunctionArgument(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>()) {
+    if (view.getViewDest() != value)
+      return {};
+    value = view.getViewSource();
+  }
+  auto argument = dyn_cast<BlockArgument>(value);
+  if (!argument || !argument.getOwner()->isEntryBlock() ||
+      !isa<FunctionOpInterface>(argument.getOwner()->getParentOp()))
+    return {};
+  return argument;
+}
+
+/// Whether `a` and `b` view two different arguments of their function, one
+/// of them marked `llvm.noalias`: as in LLVM, memory reached through such
+/// an argument is reached through no other argument during the call. The
+/// upstream alias analysis does not read the attribute: to it two
+/// arguments may always alias (a LLaMA layer's K and V caches).
+static bool areDistinctNoAliasArguments(Value a, Value b) {
+  BlockArgument first = getUnderlyingFunctionArgument(a);
+  BlockArgument second = getUnderlyingFunctionArgument(b);
+  if (!first || !second || first == second ||
+      first.getOwner() != second.getOwner())
+    return false;
+  auto function = cast<FunctionOpInterface>(first.getOwner()->getParentOp());
+  StringRef noAlias = LLVM::LLVMDialect::getNoAliasAttrName();
+  return function.getArgAttr(first.getArgNumber(), noAlias) ||
+         function.getArgAttr(second.getArgNumber(), noAlias);
+}
+
 namespace {
 struct GPUFuseParallelLoopsPass
     : public quant_block::impl::GPUFuseParallelLoopsBase<
@@ -352,7 +387,7 @@ struct GPUFuseParallelLoopsPass
     }
     AliasAnalysis &aliases = getAnalysis<AliasAnalysis>();
     auto mayAlias = [&](Value a, Value b) {
-      return !aliases.alias(a, b).isNo();
+      return !aliases.alias(a, b).isNo() && !areDistinctNoAliasArguments(a, b);
     };
     getOperation()->walk([&](Operation *op) {
       for (Region &region : op->getRegions()) {

@@ -158,6 +158,69 @@ func.func @kept_apart(%a: memref<8xf32>, %b: memref<8xf32>, %c: memref<?xf32>) {
 
 // -----
 
+// A layer's K and V cache stores: copies of %x and %y into views of two
+// arguments marked llvm.noalias (distinct buffers of the caller) at the
+// same elements become one loop. One mark is enough (LLVM's noalias: no
+// other argument reaches the marked one's memory): the store to %k1 joins
+// too, though %x and %y are not marked. The store to %v1 (unmarked) stays
+// apart, as %v1 may be %x or %y, which the fused loop reads; so do the
+// stores to %k2 and %v2 (unmarked: they may be one buffer).
+// CHECK-LABEL: func.func @noalias_arguments
+// CHECK: scf.parallel
+// CHECK-COUNT-3: memref.store
+// CHECK-NEXT: scf.reduce
+// CHECK-COUNT-3: scf.parallel
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @noalias_arguments(%k: memref<2x16x8xf32> {llvm.noalias},
+                             %v: memref<2x16x8xf32> {llvm.noalias},
+                             %k1: memref<16x8xf32> {llvm.noalias},
+                             %v1: memref<16x8xf32>,
+                             %k2: memref<16x8xf32>, %v2: memref<16x8xf32>,
+                             %x: memref<8xf32>, %y: memref<8xf32>,
+                             %pos: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %kview = memref.subview %k[1, %pos, 0] [1, 1, 8] [1, 1, 1]
+      : memref<2x16x8xf32> to memref<8xf32, strided<[1], offset: ?>>
+  %vview = memref.subview %v[1, %pos, 0] [1, 1, 8] [1, 1, 1]
+      : memref<2x16x8xf32> to memref<8xf32, strided<[1], offset: ?>>
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %a = memref.load %x[%i] : memref<8xf32>
+    memref.store %a, %kview[%i] : memref<8xf32, strided<[1], offset: ?>>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %a = memref.load %y[%i] : memref<8xf32>
+    memref.store %a, %vview[%i] : memref<8xf32, strided<[1], offset: ?>>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %a = memref.load %x[%i] : memref<8xf32>
+    memref.store %a, %k1[%pos, %i] : memref<16x8xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %a = memref.load %y[%i] : memref<8xf32>
+    memref.store %a, %v1[%pos, %i] : memref<16x8xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %a = memref.load %x[%i] : memref<8xf32>
+    memref.store %a, %k2[%pos, %i] : memref<16x8xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %a = memref.load %y[%i] : memref<8xf32>
+    memref.store %a, %v2[%pos, %i] : memref<16x8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A chain of three loops over the same elements, each writing a new
 // buffer: both later allocations move before the first loop, one loop.
 // CHECK-LABEL: func.func @chain

@@ -387,6 +387,12 @@ def GPUFuseParallelLoops : Pass<"quant-block-gpu-fuse-parallel-loops",
     result), and that depends on nothing computed after the first loop,
     moves before the first loop, so that the loops are adjacent.
 
+    Upstream's alias analysis lets any two function arguments alias. Here,
+    as in LLVM, an argument marked `llvm.noalias` shares no memory with
+    another argument during the call: views of two different arguments, one
+    of them so marked, cannot alias (quant_block.llama marks the buffers a
+    layer writes, so that its K and V caches' stores share a kernel).
+
     Loops whose leading dimensions have the same bounds and steps, one of
     them with more (trailing) dimensions, become one loop over the shared
     dimensions, the deeper loop's extra dimensions run by a nest of
