@@ -162,8 +162,8 @@ bool KernelEmitter::weightsNeverSubnormal() const {
 Value KernelEmitter::lookUpCodes(Value nibbles) {
   float table[16];
   for (int code = 0; code < 16; ++code)
-    table[code] = plan.e2m1            ? float(numerics::decodeFloat(
-                                             numerics::FloatFormatKind::F4E2M1FN, code))
+    table[code] = plan.e2m1 ? float(numerics::decodeFloat(
+                                  numerics::FloatFormatKind::F4E2M1FN, code))
                   : plan.signedStorage ? float(code < 8 ? code : code - 16)
                                        : float(code);
   return buildTableLookup(b, loc, table, nibbles);

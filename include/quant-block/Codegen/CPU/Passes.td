@@ -32,7 +32,7 @@ def CPUVectorize : Pass<"quant-block-cpu-vectorize", "func::FuncOp"> {
     (the outputs) first gets `vector-bits / widest element bits` elements,
     one chain per lane, and the reduction loops share the rest of the
     budget; the multi-reduction then adds whole vectors of outputs in k
-    order. This made the int4 matrix-vector product 2.4x faster.
+    order (bench/README.md has what this gained).
 
     The expanded block iteration space of --convert-quant-block-to-linalg is
     what makes this work for quantized ops: scales are read once per block
@@ -223,9 +223,8 @@ def CPURepackWeights : Pass<"quant-block-cpu-repack-weights",
     weight, right after the weight's definition. The kernel then reads each
     chunk of 16 rows with one load instead of transposing its bytes at
     every K step for every tile of rows; the repack is one pass over the
-    weight per call, which pays from about 128 rows (bench/README.md:
-    4096 x 4096 int4 with int8 activations on AVX-512 VNNI, one thread:
-    M = 32 1.36x slower with it, M = 128 1.11x and M = 512 1.38x faster).
+    weight per call, which pays from about 128 rows (measured in
+    bench/README.md, "Weight arguments repacked once per call").
     The same values and the same bits: only the layout changes. Dynamic
     row counts, types the layout does not take and products whose kernel
     reads row-major weights are left alone.
