@@ -18,6 +18,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::quant_block {
 #define GEN_PASS_DEF_GPUEMULATESHUFFLES
@@ -108,8 +109,9 @@ struct GPUEmulateShufflesPass
                << "cannot be emulated with workgroup memory: " << *whyNot;
 
     // Exchanges that may share one pair of barriers: consecutive shuffles
-    // of a block with the same offset and width whose values all exist at
-    // the first of them (a butterfly's step over several sums).
+    // of a block with the same width whose values all exist at the first
+    // of them (a butterfly's step over several sums, or lane 0 gathering
+    // each lane's terms by offsets 1, 2, 3, ...).
     SmallVector<SmallVector<gpu::ShuffleOp>> exchanges;
     for (gpu::ShuffleOp shuffle : shuffles) {
       if (!exchanges.empty()) {
@@ -119,8 +121,6 @@ struct GPUEmulateShufflesPass
         bool available = value.getParentBlock() != first->getBlock() ||
                          !definition || definition->isBeforeInBlock(first);
         if (shuffle->getBlock() == first->getBlock() && available &&
-            getConstantIntValue(shuffle.getOffset()) ==
-                getConstantIntValue(first.getOffset()) &&
             getConstantIntValue(shuffle.getWidth()) ==
                 getConstantIntValue(first.getWidth())) {
           exchanges.back().push_back(shuffle);
@@ -129,55 +129,61 @@ struct GPUEmulateShufflesPass
       }
       exchanges.push_back({shuffle});
     }
+    // Each distinct value of an exchange has its own slots.
+    SmallVector<llvm::MapVector<Value, int64_t>> slotsOfExchanges;
     int64_t slots = 0;
-    for (ArrayRef<gpu::ShuffleOp> exchange : exchanges)
-      slots = std::max<int64_t>(slots, exchange.size());
+    for (ArrayRef<gpu::ShuffleOp> exchange : exchanges) {
+      llvm::MapVector<Value, int64_t> &slotOf = slotsOfExchanges.emplace_back();
+      for (gpu::ShuffleOp shuffle : exchange)
+        slotOf.try_emplace(shuffle.getValue(), slotOf.size());
+      slots = std::max<int64_t>(slots, slotOf.size());
+    }
 
     Type i32 = IntegerType::get(launch.getContext(), 32);
     Value buffer = quant_block::createWorkgroupBuffer(
         launch, slots * *sizeX, workgroupMemory == "attribution");
     OpBuilder b(launch.getContext());
     Value thread = launch.getThreadIds().x;
-    for (MutableArrayRef<gpu::ShuffleOp> exchange : exchanges) {
+    for (auto [exchange, slotOf] : llvm::zip(exchanges, slotsOfExchanges)) {
       gpu::ShuffleOp first = exchange.front();
       b.setInsertionPoint(first);
-      Location exchangeLoc = first.getLoc();
       // Value i of the exchange at slot i * size + thread.
-      auto slot = [&](Value threadIndex, int64_t i) -> Value {
+      auto slot = [&](Location loc, Value threadIndex, int64_t i) -> Value {
         if (i == 0)
           return threadIndex;
         return arith::AddIOp::create(
-            b, exchangeLoc, threadIndex,
-            arith::ConstantIndexOp::create(b, exchangeLoc, i * *sizeX));
+            b, loc, threadIndex,
+            arith::ConstantIndexOp::create(b, loc, i * *sizeX));
       };
-      for (auto [i, shuffle] : llvm::enumerate(exchange)) {
-        Value value = shuffle.getValue();
-        Value bits = value.getType() == i32
-                         ? value
-                         : arith::BitcastOp::create(b, exchangeLoc, i32, value)
-                               .getResult();
-        memref::StoreOp::create(b, exchangeLoc, bits, buffer, slot(thread, i));
+      for (auto [value, i] : slotOf) {
+        Location loc = first.getLoc();
+        Value bits =
+            value.getType() == i32
+                ? value
+                : arith::BitcastOp::create(b, loc, i32, value).getResult();
+        memref::StoreOp::create(b, loc, bits, buffer, slot(loc, thread, i));
       }
-      gpu::BarrierOp::create(b, exchangeLoc);
-      Value offset = arith::IndexCastOp::create(
-          b, exchangeLoc, b.getIndexType(), first.getOffset());
-      Value partner = arith::XOrIOp::create(b, exchangeLoc, thread, offset);
-      SmallVector<Value> theirs;
-      for (auto [i, shuffle] : llvm::enumerate(exchange)) {
-        Value loaded = memref::LoadOp::create(b, exchangeLoc, buffer,
-                                              ValueRange{slot(partner, i)});
+      gpu::BarrierOp::create(b, first.getLoc());
+      // Each shuffle loads its partner's slot where it was (its value is
+      // needed there, not before), the last one followed by the barrier
+      // after which the buffer may be written again.
+      for (gpu::ShuffleOp shuffle : exchange) {
+        b.setInsertionPoint(shuffle);
+        Location loc = shuffle.getLoc();
+        Value offset = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                  shuffle.getOffset());
+        Value partner = arith::XOrIOp::create(b, loc, thread, offset);
+        Value loaded = memref::LoadOp::create(
+            b, loc, buffer,
+            ValueRange{slot(loc, partner, slotOf.lookup(shuffle.getValue()))});
         Type type = shuffle.getValue().getType();
         if (type != i32)
-          loaded = arith::BitcastOp::create(b, exchangeLoc, type, loaded);
-        theirs.push_back(loaded);
-      }
-      // The buffer is written again by the next exchange.
-      gpu::BarrierOp::create(b, exchangeLoc);
-      Value valid =
-          arith::ConstantOp::create(b, exchangeLoc, b.getBoolAttr(true));
-      for (auto [shuffle, value] : llvm::zip(exchange, theirs)) {
-        shuffle.getShuffleResult().replaceAllUsesWith(value);
-        shuffle.getValid().replaceAllUsesWith(valid);
+          loaded = arith::BitcastOp::create(b, loc, type, loaded);
+        if (shuffle == exchange.back())
+          gpu::BarrierOp::create(b, loc);
+        shuffle.getShuffleResult().replaceAllUsesWith(loaded);
+        shuffle.getValid().replaceAllUsesWith(
+            arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
         shuffle.erase();
       }
     }

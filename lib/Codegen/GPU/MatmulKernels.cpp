@@ -1060,9 +1060,7 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
   // order: lane 0 takes lane i's values with a shuffle by xor i, for i =
   // 0, 1, ..., 31. Without `contract` each lane rounds its own products
   // (the same operation lane 0 would do) and lane 0 takes those: one
-  // shuffle a term instead of two, half the code (and half the workgroup
-  // barriers where shuffles are emulated: lavapipe took 69 s to compile a
-  // Q4_K kernel of 8 activation rows with two).
+  // shuffle a term instead of two, half the code.
   Value width = i32Constant(kLanes);
   SmallVector<Value> sums(loop.getRegionIterArgs());
   // Lane 0's own product goes through a shuffle too (xor 0) where it is
@@ -1098,6 +1096,11 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
     Value product = shuffle(term.product, i, /*always=*/true);
     sum = arith::AddFOp::create(b, loc, sum, product);
   };
+  // Every row's terms first, then their shuffles: where shuffles are
+  // emulated, all of them are then one exchange through workgroup memory
+  // with one pair of barriers (lavapipe took 50-110 s to compile a Q4_K
+  // kernel of 8 activation rows with a pair per row and lane).
+  SmallVector<SmallVector<Term>> rowTerms;
   for (int64_t mi = 0; mi < plan.tileM; ++mi) {
     Value m = activationRow(m0, mi);
     Value lhsScale = quant_block::detail::emitScaleToF32(
@@ -1118,10 +1121,12 @@ SmallVector<Value> KernelEmitter::emitOrderedIntegerSums(
           arith::SelectOp::create(b, loc, valid, activationSum, zero);
       terms.push_back(makeTerm(activationSum, minScale));
     }
-    for (int64_t i = 0; i < kLanes; ++i)
-      for (const Term &term : terms)
-        addTerm(sums[mi], term, i);
+    rowTerms.push_back(std::move(terms));
   }
+  for (int64_t mi = 0; mi < plan.tileM; ++mi)
+    for (int64_t i = 0; i < kLanes; ++i)
+      for (const Term &term : rowTerms[mi])
+        addTerm(sums[mi], term, i);
   scf::YieldOp::create(b, loc, sums);
   return SmallVector<Value>(loop.getResults());
 }

@@ -5,27 +5,35 @@
 
 // BAD: error: workgroup-memory must be 'attribution' or 'alloc', not 'global'
 
-// Two xor shuffles (f32 and i32) in a loop with workgroup-uniform bounds:
-// each stores the thread's value in a workgroup buffer of 64 words, waits,
-// loads thread (t xor offset)'s, and waits again (the buffer is reused).
+// Two xor shuffles (f32 and i32, offsets 16 and 1) in a loop with
+// workgroup-uniform bounds, both of values there before the first: one
+// exchange. Each value goes to its own slots of a workgroup buffer (2 x 64
+// words), then one barrier; each shuffle loads thread (t xor offset)'s slot
+// where it was, and a barrier follows the last load (the buffer is reused).
 // CHECK-LABEL: func.func @butterfly
-// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in {{.*}} workgroup(%[[BUF:.*]] : memref<64xi32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in {{.*}} workgroup(%[[BUF:.*]] : memref<128xi32, #gpu.address_space<workgroup>>)
 // CHECK: scf.for
 // CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
 // CHECK: memref.store %[[BITS]], %[[BUF]][%[[T]]]
+// CHECK: %[[SLOT:.*]] = arith.addi %[[T]], %c64
+// CHECK-NEXT: memref.store %{{.*}}, %[[BUF]][%[[SLOT]]]
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: %[[OFF:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK-NEXT: %[[P:.*]] = arith.xori %[[T]], %[[OFF]] : index
 // CHECK-NEXT: %[[THEIRS:.*]] = memref.load %[[BUF]][%[[P]]]
 // CHECK-NEXT: %[[F:.*]] = arith.bitcast %[[THEIRS]] : i32 to f32
-// CHECK-NEXT: gpu.barrier
 // CHECK: arith.addf %{{.*}}, %[[F]] : f32
-// CHECK: memref.store %{{.*}}, %[[BUF]][%[[T]]]
-// CHECK: memref.load %[[BUF]]
+// CHECK: %[[OFF2:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK-NEXT: %[[P2:.*]] = arith.xori %[[T]], %[[OFF2]] : index
+// CHECK: %[[SLOT2:.*]] = arith.addi %[[P2]], %c64
+// CHECK-NEXT: %[[I:.*]] = memref.load %[[BUF]][%[[SLOT2]]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.store %[[I]], %{{.*}}[%[[T]]] : memref<64xi32>
+// CHECK-NOT: gpu.barrier
 // CHECK-NOT: gpu.shuffle
 // ALLOC-LABEL: func.func @butterfly
 // ALLOC: gpu.launch
-// ALLOC-NEXT: %[[BUF:.*]] = memref.alloc() : memref<64xi32, 3>
+// ALLOC-NEXT: %[[BUF:.*]] = memref.alloc() : memref<128xi32, 3>
 // ALLOC: memref.store %{{.*}}, %[[BUF]]
 // ALLOC-NOT: gpu.shuffle
 func.func @butterfly(%out: memref<64xf32>, %iout: memref<64xi32>) {
@@ -179,10 +187,10 @@ func.func @two_dimensional(%out: memref<64xf32>) {
 
 // -----
 
-// One step of a butterfly over three sums (the same offset and width, all
-// values there before the first shuffle): one exchange, three slots of 128
-// threads each, one pair of barriers. The next step (offset 32, whose
-// values are the first step's sums) is an exchange of its own.
+// One step of a butterfly over three sums (the same width, all values
+// there before the first shuffle): one exchange, three slots of 128
+// threads each, one pair of barriers. The next step (width 128, offset 32,
+// whose values are the first step's sums) is an exchange of its own.
 // CHECK-LABEL: func.func @batched
 // CHECK: workgroup(%[[BUF:.*]] : memref<384xi32, #gpu.address_space<workgroup>>)
 // CHECK: memref.store %{{.*}}, %[[BUF]][%[[T:.*]]] :
@@ -191,9 +199,10 @@ func.func @two_dimensional(%out: memref<64xf32>) {
 // CHECK: %[[S2:.*]] = arith.addi %[[T]], %c256
 // CHECK-NEXT: memref.store %{{.*}}, %[[BUF]][%[[S2]]]
 // CHECK-NEXT: gpu.barrier
-// CHECK-COUNT-3: memref.load %[[BUF]]
-// CHECK: gpu.barrier
-// CHECK-COUNT-3: arith.addf
+// CHECK-COUNT-2: memref.load %[[BUF]]
+// CHECK: memref.load %[[BUF]]
+// CHECK-NEXT: arith.bitcast
+// CHECK-NEXT: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[BUF]]
 // CHECK-NEXT: gpu.barrier
 // CHECK: memref.load %[[BUF]]
@@ -234,6 +243,57 @@ func.func @batched(%out: memref<3x128xf32>) {
     %b0 = arith.addf %a0, %u : f32
     memref.store %b0, %out[%c0, %tx] : memref<3x128xf32>
     memref.store %a1, %out[%c1, %tx] : memref<3x128xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Lane 0 gathering two terms of every lane in lane order (the integer
+// matmul kernel's sum of block terms): shuffles by xor 1, 2, 3 of two values
+// computed before the first, their results feeding a chain of FMAs. One
+// exchange: two slots (one per value, whatever its offsets), one barrier
+// after the stores, one after the last load; each load where its shuffle
+// was, so the FMAs keep their order.
+// CHECK-LABEL: func.func @gather
+// CHECK: workgroup(%[[BUF:.*]] : memref<64xi32, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-2: memref.store %{{.*}}, %[[BUF]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-2: memref.load %[[BUF]]
+// CHECK: math.fma
+// CHECK-COUNT-2: memref.load %[[BUF]]
+// CHECK: math.fma
+// CHECK: memref.load %[[BUF]]
+// CHECK: memref.load %[[BUF]]
+// CHECK-NEXT: arith.bitcast
+// CHECK-NEXT: gpu.barrier
+// CHECK: math.fma
+// CHECK-NOT: gpu.barrier
+// NATIVE-LABEL: func.func @gather
+// NATIVE-COUNT-6: gpu.shuffle xor
+// NATIVE-NOT: gpu.barrier
+func.func @gather(%out: memref<32xf32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %w = arith.constant 32 : i32
+  %o1 = arith.constant 1 : i32
+  %o2 = arith.constant 2 : i32
+  %o3 = arith.constant 3 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %t = arith.index_cast %tx : index to i32
+    %sum = arith.sitofp %t : i32 to f32
+    %scale = arith.mulf %sum, %sum : f32
+    %s1, %ok1 = gpu.shuffle xor %sum, %o1, %w : f32
+    %c1s, %okc1 = gpu.shuffle xor %scale, %o1, %w : f32
+    %a1 = math.fma %s1, %c1s, %sum : f32
+    %s2, %ok2 = gpu.shuffle xor %sum, %o2, %w : f32
+    %c2s, %okc2 = gpu.shuffle xor %scale, %o2, %w : f32
+    %a2 = math.fma %s2, %c2s, %a1 : f32
+    %s3, %ok3 = gpu.shuffle xor %sum, %o3, %w : f32
+    %c3s, %okc3 = gpu.shuffle xor %scale, %o3, %w : f32
+    %a3 = math.fma %s3, %c3s, %a2 : f32
+    memref.store %a3, %out[%tx] : memref<32xf32>
     gpu.terminator
   }
   return

@@ -277,9 +277,15 @@ def GPUEmulateShuffles : Pass<"quant-block-gpu-emulate-shuffles",
     written for warps of 32 (--quant-block-gpu-matmul-kernels) run with the
     same bits on any Vulkan device. The `valid` result is `true` (the
     partner is always within the width). Consecutive shuffles of a block
-    with the same offset and width whose values all exist at the first of
-    them (one step of a butterfly over several sums) share one pair of
-    barriers: each value has its own slots of the buffer.
+    with the same width whose values all exist at the first of them (one
+    step of a butterfly over several sums; lane 0 of the integer matmul
+    kernel gathering every lane's terms by offsets 1, 2, ..., 31) are one
+    exchange: each distinct value has its own slots of the buffer, all are
+    stored at the first shuffle, one barrier follows, each shuffle loads
+    its partner's slot where it was, and one barrier follows the last load.
+    (A pair of barriers per shuffle made lavapipe's compiler take minutes
+    over an integer kernel of 8 activation rows: 496 barriers, each a
+    coroutine suspension.)
 
     With `native-width=W` (the device's subgroup size), the xor shuffles
     whose offset is below `W` are left to the target, with their width
