@@ -856,14 +856,17 @@ class _Emitter:
         h = self.rms_norm("%x", self.arg_names[p + "attn_norm.weight"])
         if p + "attn_qkv.weight" in self.weights:
             qkv = self.linear(h, p + "attn_qkv.weight", e, qw + 2 * kvw)
-            q_rows, k_rows, v = self.columns(qkv, qw + 2 * kvw,
-                                             [qw, kvw, kvw])
+            qk_rows, v = self.columns(qkv, qw + 2 * kvw, [qw + kvw, kvw])
+            # q's and k's heads rotate alike (the same tables, pair by
+            # pair): one RoPE over both (on a GPU one kernel, not two).
+            q, k = self.columns(self.rope(qk_rows, c.n_head + c.n_head_kv),
+                                qw + kvw, [qw, kvw])
         else:
             q_rows = self.linear(h, p + "attn_q.weight", e, qw)
             k_rows = self.linear(h, p + "attn_k.weight", e, kvw)
             v = self.linear(h, p + "attn_v.weight", e, kvw)
-        q = self.rope(q_rows, c.n_head)
-        k = self.rope(k_rows, c.n_head_kv)
+            q = self.rope(q_rows, c.n_head)
+            k = self.rope(k_rows, c.n_head_kv)
         self.store("%kcache", k)
         self.store("%vcache", v)
         o = self.attention(q)
