@@ -161,11 +161,15 @@ bool KernelEmitter::weightsNeverSubnormal() const {
 /// nibble as an unsigned or two's-complement integer. Exact.
 Value KernelEmitter::lookUpCodes(Value nibbles) {
   float table[16];
-  for (int code = 0; code < 16; ++code)
-    table[code] = plan.e2m1 ? float(numerics::decodeFloat(
-                                  numerics::FloatFormatKind::F4E2M1FN, code))
-                  : plan.signedStorage ? float(code < 8 ? code : code - 16)
-                                       : float(code);
+  for (int code = 0; code < 16; ++code) {
+    if (plan.e2m1)
+      table[code] = float(
+          numerics::decodeFloat(numerics::FloatFormatKind::F4E2M1FN, code));
+    else if (plan.signedStorage)
+      table[code] = float(code < 8 ? code : code - 16);
+    else
+      table[code] = float(code);
+  }
   return buildTableLookup(b, loc, table, nibbles);
 }
 

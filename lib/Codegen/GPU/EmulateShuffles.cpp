@@ -147,6 +147,9 @@ struct GPUEmulateShufflesPass
     for (auto [exchange, slotOf] : llvm::zip(exchanges, slotsOfExchanges)) {
       gpu::ShuffleOp first = exchange.front();
       b.setInsertionPoint(first);
+      // Every shuffle's partner is within its width.
+      Value valid =
+          arith::ConstantOp::create(b, first.getLoc(), b.getBoolAttr(true));
       // Value i of the exchange at slot i * size + thread.
       auto slot = [&](Location loc, Value threadIndex, int64_t i) -> Value {
         if (i == 0)
@@ -182,8 +185,7 @@ struct GPUEmulateShufflesPass
         if (shuffle == exchange.back())
           gpu::BarrierOp::create(b, loc);
         shuffle.getShuffleResult().replaceAllUsesWith(loaded);
-        shuffle.getValid().replaceAllUsesWith(
-            arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+        shuffle.getValid().replaceAllUsesWith(valid);
         shuffle.erase();
       }
     }

@@ -19,6 +19,8 @@
 
 #include "quant-block/Codegen/GPU/Passes.h"
 
+#include "BufferViews.h"
+
 #include "mlir/Analysis/AliasAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -28,7 +30,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::quant_block {
@@ -341,14 +342,9 @@ static bool fuseAdjacentLoops(Block &block, int64_t maxSerialIterations,
 }
 
 /// The argument of the enclosing function's entry block that `value` is a
-/// view of (through view-like ops such as memref.subview), or null.
+/// view of, or null.
 static BlockArgument getUnderlyingFunctionArgument(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>()) {
-    if (view.getViewDest() != value)
-      return {};
-    value = view.getViewSource();
-  }
-  auto argument = dyn_cast<BlockArgument>(value);
+  auto argument = dyn_cast<BlockArgument>(quant_block::getRootBuffer(value));
   if (!argument || !argument.getOwner()->isEntryBlock() ||
       !isa<FunctionOpInterface>(argument.getOwner()->getParentOp()))
     return {};
