@@ -787,8 +787,8 @@ class _Emitter:
 
     def layer_tensors(self, layer):
         """The weights block `layer` takes, in order: LAYER_TENSORS, with
-        q, k, v as one `attn_qkv` and gate, up as one `ffn_gate_up` where
-        the model fused them (_fuse_products)."""
+        q, k, v as one `attn_qkv` (or q, k as one `attn_qk`) and gate, up
+        as one `ffn_gate_up` where the model fused them (_fuse_products)."""
         p = f"blk.{layer}."
         names = []
         for t in self.LAYER_TENSORS:
@@ -861,6 +861,11 @@ class _Emitter:
             # pair): one RoPE over both (on a GPU one kernel, not two).
             q, k = self.columns(self.rope(qk_rows, c.n_head + c.n_head_kv),
                                 qw + kvw, [qw, kvw])
+        elif p + "attn_qk.weight" in self.weights:
+            qk_rows = self.linear(h, p + "attn_qk.weight", e, qw + kvw)
+            q, k = self.columns(self.rope(qk_rows, c.n_head + c.n_head_kv),
+                                qw + kvw, [qw, kvw])
+            v = self.linear(h, p + "attn_v.weight", e, kvw)
         else:
             q_rows = self.linear(h, p + "attn_q.weight", e, qw)
             k_rows = self.linear(h, p + "attn_k.weight", e, kvw)
@@ -1043,9 +1048,25 @@ def _widen_q6_k(tensor, parts):
 # weights' rows concatenated at load (the same products and bits: each
 # output row's sum does not depend on the others): one quantization of the
 # activations and one pass of the threads instead of three (q, k, v) or two
-# (gate, up), fewer waits at the threads' barriers.
+# (gate, up), fewer waits at the threads' barriers. A group whose members
+# an earlier group also has is that group's fallback, made only where the
+# earlier one cannot be: q and k alone where v's type differs (Q4_K_M's
+# `use_more_bits` layers store attn_v as Q6_K), 6 threaded loops a layer
+# instead of 7.
 _FUSED_PRODUCTS = {"attn_qkv": ("attn_q", "attn_k", "attn_v"),
+                   "attn_qk": ("attn_q", "attn_k"),
                    "ffn_gate_up": ("ffn_gate", "ffn_up")}
+
+
+def _fusion_trigger(fused):
+    """The member after whose load _fuse_products tries group `fused`: its
+    last one, or for a fallback the last one of the first group that shares
+    a member with it (whether that one can be made is known only then)."""
+    members = _FUSED_PRODUCTS[fused]
+    for other in _FUSED_PRODUCTS.values():
+        if set(other) & set(members):
+            return other[-1]
+    return members[-1]
 
 
 def _fuse_rows(name, tensors, parts):
@@ -1136,9 +1157,10 @@ class Llama:
         as `row_tiles`): the float kernels and the GPU pipelines have no
         form for 6-bit codes. The logits are the same bits either way.
 
-        `fuse_products`: the q, k, v weights of a block as one product, and
-        gate and up as one, where their types and schemes agree (their rows
-        concatenated at load; the same bits). On by default: on the GPU
+        `fuse_products`: the q, k, v weights of a block as one product (or
+        q and k where v's type differs), and gate and up as one, where their
+        types and schemes agree (their rows concatenated at load; the same
+        bits). On by default: on the GPU
         pipelines too, where a fused product is one launch instead of two
         or three and the column slices of its result are views the later
         kernels read (a decode step of the tiny test model on Vulkan: 46
@@ -1252,18 +1274,23 @@ class Llama:
     def _fuse_products(self, name, parts_of):
         """If `name` is the last member of a block's fusable group (q, k, v;
         gate, up), replaces the group by its fused weight where _fuse_rows
-        can make it, in the tensors, the order and `parts_of`."""
+        can make it, in the tensors, the order and `parts_of`; where it
+        cannot, the group's fallback (q, k) likewise."""
         for fused, members in _FUSED_PRODUCTS.items():
-            suffix = "." + members[-1] + ".weight"
+            suffix = "." + _fusion_trigger(fused) + ".weight"
             if not name.startswith("blk.") or not name.endswith(suffix):
                 continue
             p = name[:-len(suffix)] + "."
             names = [p + m + ".weight" for m in members]
+            # Members fused already (by the group this one falls back
+            # from) or absent.
+            if any(n not in parts_of for n in names):
+                continue
             made = _fuse_rows(p + fused + ".weight",
                               [self.tensors[n] for n in names],
                               [parts_of[n] for n in names])
             if made is None:
-                return
+                continue
             tensor, parts = made
             self.order[self.order.index(names[0])] = tensor.name
             for n in names:
@@ -1275,15 +1302,17 @@ class Llama:
 
     def _fusable_groups(self, widen_q6_k):
         """{first member: (fused name, members, row-tiled)} of each block's
-        group (q, k, v; gate, up) whose weights can be one product: the same
-        type, scheme and K, none widened at load, and all row-tiled or
-        none."""
+        group (q, k, v, else q, k; gate, up) whose weights can be one
+        product: the same type, scheme and K, none widened at load, and all
+        row-tiled or none."""
         groups = {}
+        grouped = set()  # the members of the groups taken so far
         for fused, members in _FUSED_PRODUCTS.items():
             for block in range(self.config.n_layer):
                 prefix = f"blk.{block}."
                 names = [prefix + m + ".weight" for m in members]
-                if any(n not in self.tensors for n in names):
+                if any(n not in self.tensors or n in grouped
+                       for n in names):
                     continue
                 tensors = [self.tensors[n] for n in names]
                 first = tensors[0]
@@ -1298,6 +1327,7 @@ class Llama:
                     continue
                 groups[names[0]] = (prefix + fused + ".weight", names,
                                     tiled.pop())
+                grouped.update(names)
         return groups
 
     def _load_rows(self, name, members, tiled, threads):

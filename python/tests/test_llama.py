@@ -175,7 +175,7 @@ def test_row_tiled_weights(files, mix):
 def test_fused_products_give_the_same_bits(files, mix, activations):
     """fuse_products (the default): a block's q, k, v
     weights become one product and gate, up another where their types agree
-    (Q4_K_M: not q, k, v in the layers whose attn_v is Q6_K), their rows
+    (Q4_K_M: q and k alone in the layers whose attn_v is Q6_K), their rows
     concatenated at load; the logits of a prefill (AMX tiles for 16 rows
     where the host has them) and of decode steps are the same bits as with
     the products apart, and no weight byte is added."""
@@ -186,22 +186,28 @@ def test_fused_products_give_the_same_bits(files, mix, activations):
     layers = TINY["n_layer"]
     assert sum(".ffn_gate_up." in n for n in fused.order) == layers
     qkv = sum(".attn_qkv." in n for n in fused.order)
+    qk = sum(".attn_qk." in n for n in fused.order)
     types = {apart.tensors[f"blk.{i}.attn_{t}.weight"].type
              for i in range(layers) for t in "qkv"}
     if len(types) == 1:
-        assert qkv == layers
+        assert (qkv, qk) == (layers, 0)
     else:  # Q4_K_M: attn_v is Q6_K in the layers use_more_bits picks.
-        assert 0 < qkv < layers
-    # Each block has either the fused weight or all of its members.
+        assert 0 < qkv < layers and qkv + qk == layers
+    # Each block has q, k, v fused, or q, k fused and v apart; gate and up
+    # fused: every weight once, in the layer function's order.
     for i in range(layers):
-        for fused_name, members in (("attn_qkv", ("attn_q", "attn_k",
-                                                  "attn_v")),
-                                    ("ffn_gate_up", ("ffn_gate", "ffn_up"))):
-            present = [f"blk.{i}.{m}.weight" in fused.order for m in members]
-            if f"blk.{i}.{fused_name}.weight" in fused.order:
-                assert not any(present)
-            else:
-                assert all(present)
+        p = f"blk.{i}."
+        if p + "attn_qkv.weight" in fused.order:
+            attention = ["attn_qkv"]
+        else:
+            attention = ["attn_qk", "attn_v"]
+            assert fused.tensors[p + "attn_v.weight"].type != \
+                fused.tensors[p + "attn_qk.weight"].type
+        names = [n[len(p):-len(".weight")] for n in fused.order
+                 if n.startswith(p)]
+        assert names == (["attn_norm"] + attention +
+                         ["attn_output", "ffn_norm", "ffn_gate_up",
+                          "ffn_down"])
     products = [line for line in fused.module_text(1).splitlines()
                 if "quant_block.matmul" in line]
     assert len(products) < len([line for line in apart.module_text(1)
