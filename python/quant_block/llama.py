@@ -854,18 +854,18 @@ class _Emitter:
         self.op(f"%x = bufferization.to_tensor %xin restrict : "
                 f"{self.activation_type} to {xt}")
         h = self.rms_norm("%x", self.arg_names[p + "attn_norm.weight"])
+        qk_rows = None  # q's and k's rows side by side, where fused
         if p + "attn_qkv.weight" in self.weights:
             qkv = self.linear(h, p + "attn_qkv.weight", e, qw + 2 * kvw)
             qk_rows, v = self.columns(qkv, qw + 2 * kvw, [qw + kvw, kvw])
+        elif p + "attn_qk.weight" in self.weights:
+            qk_rows = self.linear(h, p + "attn_qk.weight", e, qw + kvw)
+            v = self.linear(h, p + "attn_v.weight", e, kvw)
+        if qk_rows is not None:
             # q's and k's heads rotate alike (the same tables, pair by
             # pair): one RoPE over both (on a GPU one kernel, not two).
             q, k = self.columns(self.rope(qk_rows, c.n_head + c.n_head_kv),
                                 qw + kvw, [qw, kvw])
-        elif p + "attn_qk.weight" in self.weights:
-            qk_rows = self.linear(h, p + "attn_qk.weight", e, qw + kvw)
-            q, k = self.columns(self.rope(qk_rows, c.n_head + c.n_head_kv),
-                                qw + kvw, [qw, kvw])
-            v = self.linear(h, p + "attn_v.weight", e, kvw)
         else:
             q_rows = self.linear(h, p + "attn_q.weight", e, qw)
             k_rows = self.linear(h, p + "attn_k.weight", e, kvw)
@@ -1272,8 +1272,8 @@ class Llama:
         self.on_device = False
 
     def _fuse_products(self, name, parts_of):
-        """If `name` is the last member of a block's fusable group (q, k, v;
-        gate, up), replaces the group by its fused weight where _fuse_rows
+        """If `name` is the member that triggers a block's fusable group
+        (q, k, v; gate, up; _fusion_trigger), replaces the group by its fused weight where _fuse_rows
         can make it, in the tensors, the order and `parts_of`; where it
         cannot, the group's fallback (q, k) likewise."""
         for fused, members in _FUSED_PRODUCTS.items():
